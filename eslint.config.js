@@ -1,0 +1,24 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/.data/**', 'bench/results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // The dependency rule of DESIGN.md: the domain is framework-free.
+    files: ['packages/domain/src/**/*.ts'],
+    ignores: ['packages/domain/src/**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      'no-restricted-imports': ['error', { patterns: ['fastify', '@fastify/*', 'kysely', 'pg', '@electric-sql/*', '@calsync/*', 'pino', 'ioredis'] }],
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'configuration is read in http-fastify/src/config only' }],
+    },
+  },
+);

@@ -1,0 +1,5 @@
+export * from './clock.js';
+export * from './random.js';
+export * from './sync-store.js';
+export * from './legacy-stats-store.js';
+export * from './auth.js';

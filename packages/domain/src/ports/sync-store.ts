@@ -1,0 +1,91 @@
+import type { RecordRow, RecordType, WireRecord } from '../records/types.js';
+
+/** A row about to be inserted: everything but the server-made id. */
+export type NewRecordRow = Omit<RecordRow, 'id'>;
+
+/**
+ * One write of a push plan. Updates replace the row's whole state (fields, version, updatedAt,
+ * deleted) and are addressed by (userId, type, uid).
+ */
+export type RowWrite =
+  | { readonly kind: 'insert'; readonly row: NewRecordRow }
+  | { readonly kind: 'update'; readonly row: RecordRow };
+
+/** A durable conflict record (spec "Conflict record"), as stored. */
+export interface ConflictRecord {
+  readonly conflictId: number;
+  readonly userId: number;
+  readonly type: RecordType;
+  readonly uid: string;
+  /** Version of the row state that won (API.md "Settled details"). */
+  readonly winnerVersion: bigint;
+  /** The losing state, with its uid and version (version may be null for a never-seen base). */
+  readonly loserSnapshot: WireRecord;
+  readonly createdAt: string;
+  readonly resolvedAt: string | null;
+}
+
+/** A conflict record about to be inserted. */
+export type NewConflict = Omit<ConflictRecord, 'conflictId' | 'resolvedAt'>;
+
+/**
+ * The stored outcome of an applied push item, keyed by (type, uid, fingerprint of op + baseVersion
+ * + fields). `result` is the item result exactly as first returned (JSON-safe).
+ */
+export interface PushReceipt {
+  readonly type: RecordType;
+  readonly uid: string;
+  readonly fingerprint: string;
+  readonly result: unknown;
+}
+
+/**
+ * Everything the sync engine may do inside one transaction that holds the caller's per-user lock.
+ * All reads and writes are scoped to that user: no method can see or touch another user's rows.
+ * Guarantees of every implementation (checked by the store contract suite in testkit):
+ * - reads see every write made earlier in the same unit of work;
+ * - nothing is visible to other units of work before the whole unit commits;
+ * - if the work throws, nothing of it persists.
+ */
+export interface SyncUnitOfWork {
+  readonly userId: number;
+  /** Rows (live or tombstone) with these uids, locked for update (`SELECT … FOR UPDATE`). */
+  lockRows(type: RecordType, uids: readonly string[]): Promise<RecordRow[]>;
+  /** Live rows of `type` whose reference field `field` (wire name) holds one of `parentUids`, locked. */
+  findLiveReferencing(type: RecordType, field: string, parentUids: readonly string[]): Promise<RecordRow[]>;
+  /** The user's live calendars with isDefault true, oldest id first, locked. */
+  findLiveDefaultCalendars(): Promise<RecordRow[]>;
+  /** `count` new versions from the one global sequence, strictly increasing. */
+  nextVersions(count: number): Promise<bigint[]>;
+  /** The global sequence's last issued value (0n when none was ever issued). */
+  currentVersion(): Promise<bigint>;
+  /**
+   * Applies the writes in order (a set-based store may group them, but an update that clears
+   * isDefault must land before one that sets it) and returns each written row's id, in order.
+   */
+  applyWrites(writes: readonly RowWrite[]): Promise<number[]>;
+  /** Receipts of earlier applied items matching these keys. */
+  findReceipts(keys: readonly Omit<PushReceipt, 'result'>[]): Promise<PushReceipt[]>;
+  /** Stores receipts; a key that already exists is left as it is. */
+  saveReceipts(receipts: readonly PushReceipt[]): Promise<void>;
+  /** Inserts conflict records, returning them with their new ids, in order. */
+  insertConflicts(conflicts: readonly NewConflict[]): Promise<ConflictRecord[]>;
+  /** The user's conflict with this id, locked; null when unknown or another user's. */
+  lockConflict(conflictId: number): Promise<ConflictRecord | null>;
+  /** Sets resolvedAt on the user's conflict. */
+  markConflictResolved(conflictId: number, resolvedAt: string): Promise<void>;
+  /** The user's unresolved conflicts with id > afterId, ascending, at most `limit`. */
+  listUnresolvedConflicts(afterId: number, limit: number): Promise<ConflictRecord[]>;
+  /** Rows (live and tombstones) with afterVersion < version <= upToVersion, ascending, at most `limit`. */
+  readChanges(type: RecordType, afterVersion: bigint, upToVersion: bigint, limit: number): Promise<RecordRow[]>;
+}
+
+/**
+ * Storage of synchronised records. `inUserTransaction` runs `work` in one READ COMMITTED
+ * transaction that first takes the per-user lock (`pg_advisory_xact_lock(userId)`), so units of
+ * work of one user serialize and different users never block each other. Versions of all types
+ * and users come from one global sequence.
+ */
+export interface SyncStore {
+  inUserTransaction<T>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T>;
+}

@@ -1,0 +1,66 @@
+import type { FieldSpec, RecordType } from './types.js';
+
+/**
+ * The field tables of the four record types (API.md "Record fields beyond the spec").
+ * Validation, patching, snapshots and the SQL row mapping all read these tables; a new field is
+ * one line here plus a migration.
+ */
+export const FIELD_TABLES: Readonly<Record<RecordType, readonly FieldSpec[]>> = {
+  calendars: [
+    { name: 'name', column: 'name', kind: 'text', nullable: false, requiredOnCreate: true, minLength: 1, maxLength: 200 },
+    { name: 'color', column: 'color', kind: 'color', nullable: true, requiredOnCreate: false },
+    { name: 'timezone', column: 'timezone', kind: 'timezone', nullable: true, requiredOnCreate: false },
+    { name: 'isDefault', column: 'is_default', kind: 'boolean', nullable: false, requiredOnCreate: false },
+  ],
+  events: [
+    { name: 'calendarUid', column: 'calendar_uid', kind: 'ref', ref: 'calendars', nullable: false, requiredOnCreate: true },
+    { name: 'title', column: 'title', kind: 'text', nullable: false, requiredOnCreate: true, minLength: 1, maxLength: 500 },
+    { name: 'description', column: 'description', kind: 'text', nullable: true, requiredOnCreate: false, maxLength: 10000 },
+    { name: 'location', column: 'location', kind: 'text', nullable: true, requiredOnCreate: false, maxLength: 1000 },
+    { name: 'startTime', column: 'start_time', kind: 'datetime', nullable: false, requiredOnCreate: true },
+    { name: 'endTime', column: 'end_time', kind: 'datetime', nullable: false, requiredOnCreate: true },
+    { name: 'allDay', column: 'all_day', kind: 'boolean', nullable: false, requiredOnCreate: false },
+    { name: 'timezone', column: 'timezone', kind: 'timezone', nullable: true, requiredOnCreate: false },
+    { name: 'rrule', column: 'rrule', kind: 'rrule', nullable: true, requiredOnCreate: false, maxLength: 2000 },
+    { name: 'exdate', column: 'exdate', kind: 'exdate', nullable: true, requiredOnCreate: false, maxLength: 20000 },
+  ],
+  tasks: [
+    { name: 'title', column: 'title', kind: 'text', nullable: false, requiredOnCreate: true, minLength: 1, maxLength: 500 },
+    { name: 'notes', column: 'notes', kind: 'text', nullable: true, requiredOnCreate: false, maxLength: 10000 },
+    { name: 'dueAt', column: 'due_at', kind: 'datetime', nullable: true, requiredOnCreate: false },
+    { name: 'completed', column: 'completed', kind: 'boolean', nullable: false, requiredOnCreate: false },
+    { name: 'completedAt', column: 'completed_at', kind: 'datetime', nullable: true, requiredOnCreate: false },
+    { name: 'priority', column: 'priority', kind: 'integer', nullable: true, requiredOnCreate: false, min: 0, max: 9 },
+    { name: 'parentTaskUid', column: 'parent_task_uid', kind: 'ref', ref: 'tasks', nullable: true, requiredOnCreate: false },
+  ],
+  reminders: [
+    { name: 'eventUid', column: 'event_uid', kind: 'ref', ref: 'events', nullable: true, requiredOnCreate: false },
+    { name: 'taskUid', column: 'task_uid', kind: 'ref', ref: 'tasks', nullable: true, requiredOnCreate: false },
+    { name: 'minutesBefore', column: 'minutes_before', kind: 'integer', nullable: true, requiredOnCreate: false, min: 0, max: 40320 },
+    { name: 'remindAt', column: 'remind_at', kind: 'datetime', nullable: true, requiredOnCreate: false },
+  ],
+};
+
+/**
+ * Defaults a created row gets for fields the item did not send (non-nullable fields that are not
+ * required on create). Nullable fields default to null.
+ */
+export const CREATE_DEFAULTS: Readonly<Record<RecordType, Readonly<Record<string, boolean>>>> = {
+  calendars: { isDefault: false },
+  events: { allDay: false },
+  tasks: { completed: false },
+  reminders: {},
+};
+
+/** SQL table of each record type. */
+export const TABLE_NAMES: Readonly<Record<RecordType, string>> = {
+  calendars: 'calendars',
+  events: 'events',
+  tasks: 'tasks',
+  reminders: 'reminders',
+};
+
+/** The fields of `type` that reference another record (the cascade and reference rules read these). */
+export function referenceFields(type: RecordType): readonly FieldSpec[] {
+  return FIELD_TABLES[type].filter((f) => f.kind === 'ref');
+}

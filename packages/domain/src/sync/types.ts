@@ -1,0 +1,71 @@
+import type { EntityType, RecordType, WireRecord } from '../records/types.js';
+
+/** One pushed item after schema validation. `fields` holds only the keys the client sent (a patch). */
+export interface PushItem {
+  readonly uid: string;
+  readonly op: 'upsert' | 'delete';
+  /** Decimal string of the last version the client saw, or null. */
+  readonly baseVersion: string | null;
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+/** A push request: four optional arrays, applied in this order. */
+export type PushChangeset = Partial<Record<RecordType, readonly PushItem[]>>;
+
+/** Stable codes of per-item push errors (API.md). */
+export type ItemErrorCode =
+  | 'UNKNOWN_REFERENCE'
+  | 'CALENDAR_REQUIRED'
+  | 'PARENT_REQUIRED'
+  | 'INVALID_RRULE'
+  | 'INVALID_EXDATE'
+  | 'INVALID_FIELD';
+
+/** The result of one pushed item, exactly as it goes on the wire. */
+export type ItemResult =
+  | {
+      readonly uid: string;
+      readonly status: 'created' | 'updated' | 'deleted' | 'conflict';
+      readonly id?: number;
+      readonly version: string | null;
+      readonly conflictId?: number;
+    }
+  | {
+      readonly uid: string;
+      readonly status: 'error';
+      readonly error: { readonly code: ItemErrorCode; readonly message: string; readonly retryable: boolean };
+    };
+
+/** A conflict record on the wire. */
+export interface ConflictDto {
+  readonly conflictId: number;
+  readonly entityType: EntityType;
+  readonly entityUid: string;
+  readonly winnerVersion: string;
+  readonly loserSnapshot: WireRecord;
+  readonly createdAt: string;
+  readonly resolvedAt: string | null;
+}
+
+/** `data` of POST /api/sync/push. */
+export type PushResponse = Record<RecordType, ItemResult[]> & { readonly conflicts: ConflictDto[] };
+
+/** `data` of GET /api/sync/changes. */
+export type PullResponse = Record<RecordType, WireRecord[]> & {
+  readonly cursorReset: boolean;
+  readonly nextCursor: string;
+  readonly hasMore: boolean;
+};
+
+/** `data` of GET /api/sync/conflicts. */
+export interface ConflictPage {
+  readonly conflicts: ConflictDto[];
+  readonly hasMore: boolean;
+  readonly nextAfterId: number | null;
+}
+
+/** `data` of POST /api/sync/conflicts/:id/resolve. */
+export interface ResolveResponse {
+  readonly conflict: ConflictDto;
+  readonly record: { readonly entityType: EntityType; readonly uid: string; readonly version: string } | null;
+}
