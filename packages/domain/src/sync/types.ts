@@ -69,3 +69,11 @@ export interface ResolveResponse {
   readonly conflict: ConflictDto;
   readonly record: { readonly entityType: EntityType; readonly uid: string; readonly version: string } | null;
 }
+
+/** What the HTTP layer needs of the sync engine (implemented by `SyncService`). */
+export interface SyncApi {
+  push(userId: number, changeset: PushChangeset): Promise<PushResponse>;
+  pull(userId: number, query: { readonly cursor?: string; readonly limit?: number }): Promise<PullResponse>;
+  listConflicts(userId: number, query: { readonly afterId?: number; readonly limit?: number }): Promise<ConflictPage>;
+  resolveConflict(userId: number, conflictId: number, action: 'restore' | 'dismiss'): Promise<ResolveResponse>;
+}
