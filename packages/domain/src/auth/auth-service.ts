@@ -1,0 +1,179 @@
+import { DomainError, ErrorCode } from '../errors.js';
+import type { AuthStore, DeviceInput } from '../ports/auth-store.js';
+import type { Clock } from '../ports/clock.js';
+import type { PasswordHasher } from '../ports/password-hasher.js';
+import type { Random } from '../ports/random.js';
+import type { SmsSender } from '../ports/sms-sender.js';
+import type { TokenSigner } from '../ports/token-signer.js';
+import type { NotificationSettings, UserProfilePatch, UserRecord, UserStore } from '../ports/user-store.js';
+import { toDeviceDto, toUserDto, type DeviceDto, type SignInResult, type TokenPair, type UserDto } from './dtos.js';
+import { assertName, assertPassword, assertPhone, normaliseEmail, PASSWORD_MAX_LENGTH } from './input-rules.js';
+import { OtpService, type OtpPolicy, type SendOtpResult } from './otp-service.js';
+import { SessionService, type AccessIdentity, type SessionPolicy } from './session-service.js';
+
+/** Everything the sign-in service needs from the outside. */
+export interface AuthServiceDeps {
+  readonly users: UserStore;
+  readonly store: AuthStore;
+  readonly sms: SmsSender;
+  readonly hasher: PasswordHasher;
+  readonly tokens: TokenSigner;
+  readonly clock: Clock;
+  readonly random: Random;
+}
+
+/** Limits and lifetimes of sign-in. */
+export interface AuthPolicy extends SessionPolicy {
+  readonly otp: OtpPolicy;
+}
+
+/** Body of PATCH /api/users/me after schema validation. */
+export interface ProfileUpdate {
+  readonly name?: string;
+  readonly email?: string;
+  readonly password?: string;
+  readonly notificationSettings?: Partial<NotificationSettings>;
+}
+
+/**
+ * Sign-in and account use cases behind the `/api/auth` and `/api/users/me` routes: SMS codes,
+ * e-mail/password, device-aware refresh families, devices and the profile.
+ */
+export class AuthService {
+  private readonly otp: OtpService;
+  private readonly sessions: SessionService;
+  private dummyHash: Promise<string> | null = null;
+
+  constructor(
+    private readonly deps: AuthServiceDeps,
+    policy: AuthPolicy,
+  ) {
+    this.otp = new OtpService(deps.store, deps.sms, deps.clock, deps.random, policy.otp);
+    this.sessions = new SessionService(deps.store, deps.tokens, deps.clock, deps.random, policy);
+  }
+
+  /** POST /api/auth/send-otp. */
+  async sendOtp(phone: string, name?: string): Promise<SendOtpResult> {
+    assertPhone(phone);
+    if (name !== undefined) assertName(name);
+    return this.otp.send(phone, name ?? null);
+  }
+
+  /** POST /api/auth/verify-otp: a new phone creates the user and its default calendar. */
+  async verifyOtp(phone: string, code: string, device?: DeviceInput): Promise<SignInResult> {
+    assertPhone(phone);
+    if (device) this.assertDevice(device);
+    const otp = await this.otp.verify(phone, code);
+    const now = this.deps.clock.now().toISOString();
+    let user = await this.deps.users.findByPhone(phone);
+    let isNewUser = false;
+    if (!user) {
+      const made = await this.deps.users.createPhoneUser({ phone, name: otp.name ?? '', calendarUid: this.deps.random.uuid(), now });
+      user = made.user;
+      isNewUser = made.created;
+    } else if (!user.isPhoneVerified) {
+      await this.deps.users.markPhoneVerified(user.id, now);
+      user = { ...user, isPhoneVerified: true };
+    }
+    return this.signIn(user, isNewUser, device);
+  }
+
+  /** POST /api/auth/login: the same answer for an unknown e-mail and a wrong password, in similar time. */
+  async login(email: string, password: string, device?: DeviceInput): Promise<SignInResult> {
+    if (device) this.assertDevice(device);
+    const normalised = email.trim().toLowerCase();
+    const user = await this.deps.users.findByEmail(normalised);
+    const usable = password.length <= PASSWORD_MAX_LENGTH;
+    let ok = false;
+    if (user?.passwordHash && usable) {
+      ok = await this.deps.hasher.verify(password, user.passwordHash);
+    } else {
+      // Spend the same work as a real check so timing does not tell which e-mails exist.
+      await this.deps.hasher.verify(password, await this.getDummyHash());
+    }
+    if (!ok || !user) throw new DomainError(ErrorCode.INVALID_CREDENTIALS, 'e-mail or password is wrong');
+    return this.signIn(user, false, device);
+  }
+
+  /** POST /api/auth/refresh. */
+  refresh(refreshToken: string, deviceUid?: string): Promise<TokenPair> {
+    return this.sessions.refresh(refreshToken, deviceUid);
+  }
+
+  /** Checks a Bearer access token: signature, expiry, type and a live family (`sid`). */
+  authenticateAccess(token: string): Promise<AccessIdentity> {
+    return this.sessions.authenticate(token);
+  }
+
+  /** POST /api/auth/logout: ends the caller's family (device or legacy). */
+  async logout(caller: AccessIdentity): Promise<{ loggedOut: true }> {
+    await this.sessions.end(caller.sessionId, 'logout');
+    return { loggedOut: true };
+  }
+
+  /** GET /api/auth/me. */
+  async me(caller: AccessIdentity): Promise<{ user: UserDto }> {
+    return { user: toUserDto(await this.requireUser(caller.userId)) };
+  }
+
+  /** GET /api/auth/devices: live devices, the caller's marked `current`. */
+  async listDevices(caller: AccessIdentity): Promise<{ devices: DeviceDto[] }> {
+    const devices = await this.deps.store.listActiveDevices(caller.userId);
+    return { devices: devices.map((d) => toDeviceDto(d, caller.deviceUid)) };
+  }
+
+  /** DELETE /api/auth/devices/:uid: NOT_FOUND unless it is a live device of the caller. */
+  async revokeDevice(caller: AccessIdentity, uid: string): Promise<{ revoked: true }> {
+    if (!(await this.sessions.revokeDevice(caller.userId, uid))) {
+      throw new DomainError(ErrorCode.NOT_FOUND, 'no such device');
+    }
+    return { revoked: true };
+  }
+
+  /** PATCH /api/users/me: name, e-mail, password (hashed), notification settings merged key by key. */
+  async updateProfile(caller: AccessIdentity, update: ProfileUpdate): Promise<{ user: UserDto }> {
+    const current = await this.requireUser(caller.userId);
+    const patch: { -readonly [K in keyof UserProfilePatch]: UserProfilePatch[K] } = {};
+    if (update.name !== undefined) {
+      assertName(update.name);
+      patch.name = update.name;
+    }
+    if (update.email !== undefined) patch.email = normaliseEmail(update.email);
+    if (update.password !== undefined) {
+      assertPassword(update.password);
+      patch.passwordHash = await this.deps.hasher.hash(update.password);
+    }
+    if (update.notificationSettings !== undefined) {
+      patch.notificationSettings = { ...current.notificationSettings, ...update.notificationSettings };
+    }
+    const user = await this.deps.users.updateProfile(caller.userId, patch, this.deps.clock.now().toISOString());
+    if (!user) throw new DomainError(ErrorCode.UNAUTHORIZED, 'user no longer exists');
+    return { user: toUserDto(user) };
+  }
+
+  private async signIn(user: UserRecord, isNewUser: boolean, deviceInput?: DeviceInput): Promise<SignInResult> {
+    const now = this.deps.clock.now().toISOString();
+    const device = deviceInput ? await this.deps.store.upsertDevice(user.id, deviceInput, now) : null;
+    const pair = await this.sessions.start(user.id, device);
+    return { ...pair, isNewUser, user: toUserDto(user), ...(device ? { device: toDeviceDto(device, device.uid) } : {}) };
+  }
+
+  private async requireUser(id: number): Promise<UserRecord> {
+    const user = await this.deps.users.findById(id);
+    if (!user) throw new DomainError(ErrorCode.UNAUTHORIZED, 'user no longer exists');
+    return user;
+  }
+
+  private assertDevice(device: DeviceInput): void {
+    if (!/^[A-Za-z0-9_.:-]{1,128}$/.test(device.uid)) {
+      throw new DomainError(ErrorCode.VALIDATION_ERROR, 'device.uid must be 1..128 characters of [A-Za-z0-9_.:-]', [{ path: '/device/uid', message: 'invalid device uid' }]);
+    }
+    if (device.name !== undefined) assertName(device.name, '/device/name');
+    if (device.platform !== undefined) assertName(device.platform, '/device/platform');
+  }
+
+  private getDummyHash(): Promise<string> {
+    this.dummyHash ??= this.deps.hasher.hash(Buffer.from(this.deps.random.bytes(16)).toString('hex'));
+    return this.dummyHash;
+  }
+}

@@ -1,0 +1,39 @@
+import { DomainError, ErrorCode } from '../errors.js';
+
+/** E.164: `+` and 8 to 15 digits (API.md). */
+export const PHONE_PATTERN = /^\+[0-9]{8,15}$/;
+/** something@domain.tld (API.md "Settled details"). */
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+/** Password length bounds; longer passwords are refused, never truncated. */
+export const PASSWORD_MIN_LENGTH = 8;
+export const PASSWORD_MAX_LENGTH = 128;
+/** Longest user or device name we keep. */
+export const NAME_MAX_LENGTH = 200;
+
+function invalid(path: string, message: string): DomainError {
+  return new DomainError(ErrorCode.VALIDATION_ERROR, message, [{ path, message }]);
+}
+
+/** Throws VALIDATION_ERROR unless `phone` is E.164. */
+export function assertPhone(phone: string): void {
+  if (!PHONE_PATTERN.test(phone)) throw invalid('/phone', 'phone must be E.164 (+ and 8 to 15 digits)');
+}
+
+/** The normalised (trimmed, lower-cased) e-mail, or VALIDATION_ERROR. */
+export function normaliseEmail(email: string): string {
+  const e = email.trim().toLowerCase();
+  if (e.length > 254 || !EMAIL_PATTERN.test(e)) throw invalid('/email', 'email must look like name@domain.tld');
+  return e;
+}
+
+/** Throws VALIDATION_ERROR unless the password has 8..128 characters. */
+export function assertPassword(password: string): void {
+  if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
+    throw invalid('/password', `password must have ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`);
+  }
+}
+
+/** Throws VALIDATION_ERROR when a name is too long. */
+export function assertName(name: string, path = '/name'): void {
+  if (name.length > NAME_MAX_LENGTH) throw invalid(path, `name must have at most ${NAME_MAX_LENGTH} characters`);
+}

@@ -1,0 +1,104 @@
+import { DomainError, ErrorCode } from '../errors.js';
+import type { AuthStore, OtpRecord } from '../ports/auth-store.js';
+import type { Clock } from '../ports/clock.js';
+import type { Random } from '../ports/random.js';
+import type { SmsSender } from '../ports/sms-sender.js';
+import { generateOtpCode, hmacEquals, otpHmac } from './otp-code.js';
+
+/** The OTP limits (API.md "Authentication", configuration `OTP_*`). */
+export interface OtpPolicy {
+  readonly ttlSeconds: number;
+  readonly maxAttempts: number;
+  readonly resendSeconds: number;
+  readonly maxSendsPerHour: number;
+  /** Server key of the HMAC that codes are stored under. */
+  readonly hmacKey: string;
+}
+
+/** The answer of send-otp. */
+export interface SendOtpResult {
+  readonly expiresInSeconds: number;
+  readonly resendAfterSeconds: number;
+}
+
+const HOUR_MS = 3_600_000;
+
+function secondsUntil(untilMs: number, nowMs: number): number {
+  return Math.max(1, Math.ceil((untilMs - nowMs) / 1000));
+}
+
+/**
+ * Issues and checks one-time codes: cooldown, hourly cap, TTL, attempt limit, single use. Returns
+ * the stored code record on success so the caller knows the name given at send time.
+ */
+export class OtpService {
+  constructor(
+    private readonly store: AuthStore,
+    private readonly sms: SmsSender,
+    private readonly clock: Clock,
+    private readonly random: Random,
+    private readonly policy: OtpPolicy,
+  ) {}
+
+  /** Sends a new code (replacing any previous one) or throws the limit that stops it. */
+  async send(phone: string, name: string | null): Promise<SendOtpResult> {
+    const now = this.clock.now();
+    const nowMs = now.getTime();
+    const previous = await this.store.findOtp(phone);
+    if (previous && previous.consumedAt === null) {
+      const allowedAt = Date.parse(previous.createdAt) + this.policy.resendSeconds * 1000;
+      if (nowMs < allowedAt) {
+        throw new DomainError(ErrorCode.OTP_RESEND_TOO_SOON, 'a code was sent recently; wait before asking again', undefined, secondsUntil(allowedAt, nowMs));
+      }
+    }
+    const sends = await this.store.listOtpSendsSince(phone, new Date(nowMs - HOUR_MS).toISOString());
+    if (sends.length >= this.policy.maxSendsPerHour) {
+      const oldest = Date.parse(sends[0] ?? now.toISOString());
+      throw new DomainError(ErrorCode.RATE_LIMITED, 'too many codes sent to this phone; try again later', undefined, secondsUntil(oldest + HOUR_MS, nowMs));
+    }
+    await this.store.recordOtpSend(phone, now.toISOString());
+    const code = generateOtpCode(this.random);
+    const codeHmac = otpHmac(this.policy.hmacKey, phone, code);
+    await this.store.saveOtp({
+      phone,
+      codeHmac,
+      name,
+      createdAt: now.toISOString(),
+      expiresAt: new Date(nowMs + this.policy.ttlSeconds * 1000).toISOString(),
+      attempts: 0,
+      consumedAt: null,
+    });
+    try {
+      await this.sms.send(phone, `Your sign-in code is ${code}. It expires in ${Math.ceil(this.policy.ttlSeconds / 60)} minutes.`);
+    } catch {
+      // No usable code may survive a failed send (neither the new one nor an older one).
+      await this.store.deleteOtp(phone);
+      throw new DomainError(ErrorCode.SMS_FAILED, 'the SMS gateway did not accept the message');
+    }
+    return { expiresInSeconds: this.policy.ttlSeconds, resendAfterSeconds: this.policy.resendSeconds };
+  }
+
+  /** Consumes the phone's code if `code` is it; throws OTP_* errors otherwise. */
+  async verify(phone: string, code: string): Promise<OtpRecord> {
+    const now = this.clock.now();
+    const otp = await this.store.findOtp(phone);
+    if (!otp || otp.consumedAt !== null || Date.parse(otp.expiresAt) <= now.getTime()) {
+      throw new DomainError(ErrorCode.OTP_EXPIRED, 'no live code for this phone; ask for a new one');
+    }
+    if (otp.attempts >= this.policy.maxAttempts) throw this.attemptsExceeded(otp, now.getTime());
+    const candidate = otpHmac(this.policy.hmacKey, phone, code);
+    if (!hmacEquals(candidate, otp.codeHmac)) {
+      const attempts = await this.store.incrementOtpAttempts(phone, otp.codeHmac);
+      if (attempts !== null && attempts > this.policy.maxAttempts) throw this.attemptsExceeded(otp, now.getTime());
+      throw new DomainError(ErrorCode.OTP_INVALID, 'wrong code');
+    }
+    const consumed = await this.store.consumeOtp(phone, otp.codeHmac, now.toISOString(), this.policy.maxAttempts);
+    if (!consumed) throw new DomainError(ErrorCode.OTP_EXPIRED, 'no live code for this phone; ask for a new one');
+    return otp;
+  }
+
+  private attemptsExceeded(otp: OtpRecord, nowMs: number): DomainError {
+    const resendAt = Date.parse(otp.createdAt) + this.policy.resendSeconds * 1000;
+    return new DomainError(ErrorCode.OTP_ATTEMPTS_EXCEEDED, 'too many wrong codes; ask for a new one', undefined, secondsUntil(resendAt, nowMs));
+  }
+}

@@ -1,0 +1,143 @@
+import { DomainError, ErrorCode } from '../errors.js';
+import type { AuthStore, DeviceRecord, SessionRevokeReason } from '../ports/auth-store.js';
+import type { Clock } from '../ports/clock.js';
+import type { Random } from '../ports/random.js';
+import type { TokenClaims, TokenSigner } from '../ports/token-signer.js';
+import type { TokenPair } from './dtos.js';
+import { SessionCheckCache } from './session-cache.js';
+import { hashRefreshToken } from './token-hash.js';
+
+/** Who is calling, as established from a live access token. */
+export interface AccessIdentity {
+  readonly userId: number;
+  readonly sessionId: string;
+  readonly deviceUid: string | null;
+}
+
+/** Token lifetimes and the session-check cache time. */
+export interface SessionPolicy {
+  readonly accessTtlSeconds: number;
+  readonly refreshTtlSeconds: number;
+  /** How long a live-session check may be reused (a few seconds at most; 0 disables). */
+  readonly sessionCacheSeconds: number;
+}
+
+function refreshInvalid(): DomainError {
+  return new DomainError(ErrorCode.REFRESH_INVALID, 'refresh token is invalid; sign in again');
+}
+
+/**
+ * Refresh families: starting one per sign-in (per device, or legacy), rotating its refresh token,
+ * detecting replays (which end the family), and checking that an access token's family is live.
+ */
+export class SessionService {
+  private readonly cache: SessionCheckCache;
+
+  constructor(
+    private readonly store: AuthStore,
+    private readonly tokens: TokenSigner,
+    private readonly clock: Clock,
+    private readonly random: Random,
+    private readonly policy: SessionPolicy,
+  ) {
+    this.cache = new SessionCheckCache(clock, policy.sessionCacheSeconds * 1000);
+  }
+
+  /** Starts a new family for the user (ending the device's, or the legacy, previous one). */
+  async start(userId: number, device: DeviceRecord | null): Promise<TokenPair> {
+    const now = this.clock.now();
+    const sid = this.random.uuid();
+    const deviceUid = device?.uid ?? null;
+    const pair = await this.issuePair(userId, sid, deviceUid, now);
+    await this.store.startSession(
+      { id: sid, userId, deviceUid, createdAt: now.toISOString() },
+      { tokenHash: hashRefreshToken(pair.refreshToken), sessionId: sid, parentHash: null, createdAt: now.toISOString(), expiresAt: pair.refreshExpiresAt },
+    );
+    // Families of this device (or legacy) just ended as superseded; forget what we cached.
+    this.cache.forgetAll();
+    return { accessToken: pair.accessToken, refreshToken: pair.refreshToken };
+  }
+
+  /** Rotates a refresh token (API.md refresh; spec "Refresh token state"). */
+  async refresh(token: string, deviceUid: string | undefined): Promise<TokenPair> {
+    const now = this.clock.now();
+    const verified = await this.tokens.verify('refresh', token, Math.floor(now.getTime() / 1000));
+    if (!verified.ok) {
+      if (verified.reason === 'wrong-type') throw new DomainError(ErrorCode.WRONG_TOKEN_TYPE, 'an access token cannot be used to refresh');
+      throw refreshInvalid();
+    }
+    const claims = verified.claims;
+    const tokenHash = hashRefreshToken(token);
+    const row = await this.store.findRefreshToken(tokenHash);
+    if (!row || row.sessionId !== claims.sid) throw refreshInvalid();
+    const session = await this.store.findSession(row.sessionId);
+    if (!session || session.revokedAt !== null || String(session.userId) !== claims.sub) throw refreshInvalid();
+    if (deviceUid !== undefined && deviceUid !== session.deviceUid) throw refreshInvalid();
+    if (Date.parse(row.expiresAt) <= now.getTime()) throw refreshInvalid();
+    if (row.replacedAt !== null) {
+      await this.end(session.id, 'replay');
+      throw refreshInvalid();
+    }
+    const pair = await this.issuePair(session.userId, session.id, session.deviceUid, now);
+    const rotated = await this.store.rotateRefreshToken(
+      tokenHash,
+      { tokenHash: hashRefreshToken(pair.refreshToken), sessionId: session.id, parentHash: tokenHash, createdAt: now.toISOString(), expiresAt: pair.refreshExpiresAt },
+      now.toISOString(),
+    );
+    if (!rotated) {
+      // Another request rotated this token first: the same as a replay.
+      await this.end(session.id, 'replay');
+      throw refreshInvalid();
+    }
+    if (session.deviceUid !== null) await this.store.touchDevice(session.userId, session.deviceUid, now.toISOString());
+    return { accessToken: pair.accessToken, refreshToken: pair.refreshToken };
+  }
+
+  /** Verifies an access token and that its family is live; throws UNAUTHORIZED, TOKEN_EXPIRED or WRONG_TOKEN_TYPE. */
+  async authenticate(token: string): Promise<AccessIdentity> {
+    const now = this.clock.now();
+    const verified = await this.tokens.verify('access', token, Math.floor(now.getTime() / 1000));
+    if (!verified.ok) {
+      if (verified.reason === 'expired') throw new DomainError(ErrorCode.TOKEN_EXPIRED, 'access token expired');
+      if (verified.reason === 'wrong-type') throw new DomainError(ErrorCode.WRONG_TOKEN_TYPE, 'a refresh token cannot be used as a Bearer token');
+      throw new DomainError(ErrorCode.UNAUTHORIZED, 'invalid access token');
+    }
+    const { sub, sid } = verified.claims;
+    const deviceUid = verified.claims.did ?? null;
+    if (!/^[1-9][0-9]{0,9}$/.test(sub)) throw new DomainError(ErrorCode.UNAUTHORIZED, 'invalid access token');
+    const userId = Number(sub);
+    if (!this.cache.isLive(sid, userId, deviceUid)) {
+      const session = await this.store.findSession(sid);
+      if (!session || session.revokedAt !== null || session.userId !== userId || session.deviceUid !== deviceUid) {
+        throw new DomainError(ErrorCode.UNAUTHORIZED, 'session ended; sign in again');
+      }
+      this.cache.remember(sid, userId, deviceUid);
+    }
+    return { userId, sessionId: sid, deviceUid };
+  }
+
+  /** Ends one family at once (its access tokens are refused from now on in this process). */
+  async end(sessionId: string, reason: SessionRevokeReason): Promise<void> {
+    await this.store.revokeSession(sessionId, reason, this.clock.now().toISOString());
+    this.cache.forget(sessionId);
+  }
+
+  /** Revokes a device and its families; false when the user has no such live device. */
+  async revokeDevice(userId: number, uid: string): Promise<boolean> {
+    const done = await this.store.revokeDevice(userId, uid, this.clock.now().toISOString());
+    this.cache.forgetAll();
+    return done;
+  }
+
+  private async issuePair(userId: number, sid: string, deviceUid: string | null, now: Date) {
+    const iat = Math.floor(now.getTime() / 1000);
+    const base = { sub: String(userId), sid, iat, ...(deviceUid !== null ? { did: deviceUid } : {}) };
+    const access: TokenClaims = { ...base, typ: 'access', jti: this.random.uuid(), exp: iat + this.policy.accessTtlSeconds };
+    const refresh: TokenClaims = { ...base, typ: 'refresh', jti: this.random.uuid(), exp: iat + this.policy.refreshTtlSeconds };
+    return {
+      accessToken: await this.tokens.sign(access),
+      refreshToken: await this.tokens.sign(refresh),
+      refreshExpiresAt: new Date((iat + this.policy.refreshTtlSeconds) * 1000).toISOString(),
+    };
+  }
+}
