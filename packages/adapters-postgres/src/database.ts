@@ -1,0 +1,94 @@
+import { mkdir } from 'node:fs/promises';
+import { resolve as resolvePath } from 'node:path';
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { PGliteDialect } from './pglite-dialect.js';
+import type { DB } from './schema.js';
+
+/** Which engine a `Database` runs on. PGlite has one session, so it serializes all transactions. */
+export type DatabaseKind = 'postgres' | 'pglite';
+
+/** An open database: the Kysely handle plus lifecycle and health check. */
+export interface Database {
+  readonly db: Kysely<DB>;
+  readonly kind: DatabaseKind;
+  /** Ends the pool (or the embedded engine). */
+  close(): Promise<void>;
+  /** True when a trivial query succeeds (readiness probe). */
+  ping(): Promise<boolean>;
+}
+
+/** Options of `createDatabase`. */
+export interface CreateDatabaseOptions {
+  /** Size of the pg pool (default 10). Ignored by PGlite. */
+  readonly poolMax?: number;
+  /** Schema to put first on the search_path of every connection (created for PGlite only). */
+  readonly schema?: string;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Opens the database named by a DATABASE_URL (API.md "Configuration"): `postgres://…` or
+ * `postgresql://…` through a pg Pool; `pglite://memory` or `pglite://<dir>` through embedded PGlite.
+ * INT8 values come back as decimal strings on both.
+ */
+export async function createDatabase(url: string, opts: CreateDatabaseOptions = {}): Promise<Database> {
+  if (opts.schema !== undefined && !SCHEMA_NAME.test(opts.schema)) {
+    throw new Error(`invalid schema name: ${opts.schema}`);
+  }
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    return openPostgres(url, opts);
+  }
+  if (url.startsWith('pglite://')) {
+    return openPGlite(url.slice('pglite://'.length), opts);
+  }
+  throw new Error('DATABASE_URL must start with postgres://, postgresql:// or pglite://');
+}
+
+function openPostgres(url: string, opts: CreateDatabaseOptions): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolMax ?? 10,
+    ...(opts.schema === undefined ? {} : { options: `-c search_path=${opts.schema}` }),
+  });
+  // An idle client losing its connection must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return wrap(db, 'postgres');
+}
+
+async function openPGlite(location: string, opts: CreateDatabaseOptions): Promise<Database> {
+  const parsers = { [pgliteTypes.INT8]: (x: string) => x };
+  let engine: PGlite;
+  if (location === 'memory' || location === '') {
+    engine = await PGlite.create({ parsers });
+  } else {
+    const dataDir = resolvePath(location);
+    await mkdir(dataDir, { recursive: true });
+    engine = await PGlite.create({ dataDir, parsers });
+  }
+  if (opts.schema !== undefined) {
+    await engine.query(`create schema if not exists ${opts.schema}`);
+    await engine.query(`set search_path to ${opts.schema}`);
+  }
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(engine) });
+  return wrap(db, 'pglite');
+}
+
+function wrap(db: Kysely<DB>, kind: DatabaseKind): Database {
+  return {
+    db,
+    kind,
+    close: () => db.destroy(),
+    async ping() {
+      try {
+        await sql`select 1`.execute(db);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}

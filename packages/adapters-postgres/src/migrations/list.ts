@@ -1,0 +1,2 @@
+// Every migration module, one line each, named `m<migration name>`. Kysely runs them in name order.
+export * as m0001_core from './0001_core.js';

@@ -1,0 +1,125 @@
+import type { PGlite } from '@electric-sql/pglite';
+import {
+  CompiledQuery,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryCompiler,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
+import { FifoLock } from './fifo-lock.js';
+
+/** The part of a PGlite instance the driver uses (structural, so tests may pass a stand-in). */
+export type PGliteLike = Pick<PGlite, 'query' | 'close'>;
+
+/** PGlite's single session seen as a Kysely connection. */
+class PGliteConnection implements DatabaseConnection {
+  constructor(private readonly pg: PGliteLike) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const result = await this.pg.query<R>(query.sql, [...query.parameters]);
+    const command = result.command?.toUpperCase();
+    const changes = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
+    return changes
+      ? { rows: result.rows, numAffectedRows: BigInt(result.rowCount ?? result.affectedRows ?? 0) }
+      : { rows: result.rows };
+  }
+
+  // eslint-disable-next-line require-yield -- streaming is not offered; the generator only throws
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streamQuery is not supported by the PGlite driver');
+  }
+}
+
+/**
+ * A Kysely driver for PGlite: one connection behind a FIFO lock, so transactions serialize
+ * (PGlite has one session, so advisory locks and FOR UPDATE cannot block across callers: this
+ * queue is what serializes them). Hand-written because kysely-pglite loses updates (STACK.md).
+ */
+class PGliteDriver implements Driver {
+  readonly #lock = new FifoLock();
+  readonly #connection: PGliteConnection;
+  #release: (() => void) | null = null;
+
+  constructor(private readonly pg: PGliteLike) {
+    this.#connection = new PGliteConnection(pg);
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    this.#release = await this.#lock.acquire();
+    return this.#connection;
+  }
+
+  async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const level = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : '';
+    const mode = settings.accessMode ? ` ${settings.accessMode}` : '';
+    await conn.executeQuery(CompiledQuery.raw(`start transaction${level}${mode}`));
+  }
+
+  async commitTransaction(conn: DatabaseConnection): Promise<void> {
+    await conn.executeQuery(CompiledQuery.raw('commit'));
+  }
+
+  async rollbackTransaction(conn: DatabaseConnection): Promise<void> {
+    await conn.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  async savepoint(conn: DatabaseConnection, name: string): Promise<void> {
+    await conn.executeQuery(CompiledQuery.raw(`savepoint ${quoteIdent(name)}`));
+  }
+
+  async rollbackToSavepoint(conn: DatabaseConnection, name: string): Promise<void> {
+    await conn.executeQuery(CompiledQuery.raw(`rollback to savepoint ${quoteIdent(name)}`));
+  }
+
+  async releaseSavepoint(conn: DatabaseConnection, name: string): Promise<void> {
+    await conn.executeQuery(CompiledQuery.raw(`release savepoint ${quoteIdent(name)}`));
+  }
+
+  async releaseConnection(): Promise<void> {
+    const release = this.#release;
+    this.#release = null;
+    release?.();
+  }
+
+  async destroy(): Promise<void> {
+    const release = await this.#lock.acquire();
+    try {
+      await this.pg.close();
+    } finally {
+      release();
+    }
+  }
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** Kysely dialect for PGlite: PostgreSQL's compiler, adapter and introspector over `PGliteDriver`. */
+export class PGliteDialect implements Dialect {
+  constructor(private readonly pg: PGliteLike) {}
+
+  createDriver(): Driver {
+    return new PGliteDriver(this.pg);
+  }
+
+  createQueryCompiler(): QueryCompiler {
+    return new PostgresQueryCompiler();
+  }
+
+  createAdapter(): PostgresAdapter {
+    return new PostgresAdapter();
+  }
+
+  createIntrospector(db: Kysely<unknown>): PostgresIntrospector {
+    return new PostgresIntrospector(db);
+  }
+}

@@ -1,0 +1,135 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** A timestamptz column: read as Date, written as Date or ISO string. */
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+/** A timestamptz column with a database default. */
+type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+/** An int8 column: node-pg and our PGlite driver both return INT8 as a decimal string. */
+type Int8 = ColumnType<string, string | bigint | number, string | bigint | number>;
+/** An int8 identity primary key. */
+type Int8Id = ColumnType<string, never, never>;
+/** A jsonb column. */
+type Json<T> = ColumnType<T, string, string>;
+
+/** `users`: accounts; the sign-in engineer's stores read and write it. */
+export interface UsersTable {
+  id: Generated<number>;
+  name: Generated<string>;
+  email: string | null;
+  phone: string | null;
+  password_hash: string | null;
+  role: Generated<string>;
+  is_phone_verified: Generated<boolean>;
+  notification_settings: ColumnType<
+    { syncNotifications: boolean; eventReminders: boolean; conflictAlerts: boolean },
+    string | undefined,
+    string
+  >;
+  last_sync_time: Timestamp | null;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+}
+
+/** `devices`: one row per (user, client-made device uid). */
+export interface DevicesTable {
+  id: Int8Id;
+  user_id: number;
+  uid: string;
+  platform: Generated<string>;
+  name: Generated<string>;
+  fcm_token: string | null;
+  created_at: DefaultTimestamp;
+  last_seen_at: DefaultTimestamp;
+  revoked_at: Timestamp | null;
+}
+
+/** Columns every synchronised record table has. */
+export interface RecordTableBase {
+  id: Int8Id;
+  user_id: number;
+  uid: string;
+  version: Int8;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted: Timestamp | null;
+}
+
+/** `calendars` (fields: FIELD_TABLES.calendars). */
+export interface CalendarsTable extends RecordTableBase {
+  name: string;
+  color: string | null;
+  timezone: string | null;
+  is_default: Generated<boolean>;
+}
+
+/** `events` (fields: FIELD_TABLES.events, plus the legacy sync_status). */
+export interface EventsTable extends RecordTableBase {
+  calendar_uid: string;
+  title: string;
+  description: string | null;
+  location: string | null;
+  start_time: Timestamp;
+  end_time: Timestamp;
+  all_day: Generated<boolean>;
+  timezone: string | null;
+  rrule: string | null;
+  exdate: string | null;
+  /** Legacy per-event protocol status: SYNCED, PENDING or CONFLICT. The sync engine never touches it. */
+  sync_status: Generated<string>;
+}
+
+/** `tasks` (fields: FIELD_TABLES.tasks). */
+export interface TasksTable extends RecordTableBase {
+  title: string;
+  notes: string | null;
+  due_at: Timestamp | null;
+  completed: Generated<boolean>;
+  completed_at: Timestamp | null;
+  priority: number | null;
+  parent_task_uid: string | null;
+}
+
+/** `reminders` (fields: FIELD_TABLES.reminders). */
+export interface RemindersTable extends RecordTableBase {
+  event_uid: string | null;
+  task_uid: string | null;
+  minutes_before: number | null;
+  remind_at: Timestamp | null;
+}
+
+/** `sync_conflicts`: durable conflict records. */
+export interface SyncConflictsTable {
+  id: Int8Id;
+  user_id: number;
+  entity_type: string;
+  entity_uid: string;
+  winner_version: Int8;
+  loser_snapshot: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+  resolved_at: Timestamp | null;
+}
+
+/** `push_receipts`: stored results of applied push items (idempotency). */
+export interface PushReceiptsTable {
+  user_id: number;
+  entity_type: string;
+  uid: string;
+  fingerprint: string;
+  result: Json<unknown>;
+  created_at: DefaultTimestamp;
+}
+
+/**
+ * The Kysely schema of the whole database. Other modules (the auth stores) extend it with their
+ * own tables by intersection, so this interface only lists the tables of migration 0001.
+ */
+export interface DB {
+  users: UsersTable;
+  devices: DevicesTable;
+  calendars: CalendarsTable;
+  events: EventsTable;
+  tasks: TasksTable;
+  reminders: RemindersTable;
+  sync_conflicts: SyncConflictsTable;
+  push_receipts: PushReceiptsTable;
+}

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { createDatabase, type Database, type DatabaseKind } from './database.js';
+import { migrateToLatest } from './migrate.js';
+
+/** The database kinds the database tests run against: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
+export function databaseKindsUnderTest(): DatabaseKind[] {
+  return process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+let announced = false;
+
+/** Logs once per test file which kinds run, so the CI log shows whether PostgreSQL ran. */
+export function announceDatabaseKinds(file: string): DatabaseKind[] {
+  const kinds = databaseKindsUnderTest();
+  if (!announced) {
+    announced = true;
+    console.info(`[db tests] ${file}: running against ${kinds.join(' and ')}`);
+  }
+  return kinds;
+}
+
+/** A migrated, isolated database for one test file; `close` throws it away. */
+export interface TestDatabase extends Database {
+  /** The PostgreSQL schema holding the tables (null for PGlite, which is private anyway). */
+  readonly schema: string | null;
+}
+
+/**
+ * Opens a fresh migrated database for tests. PGlite: in memory. PostgreSQL: a uniquely named
+ * schema in TEST_DATABASE_URL, first on every pool connection's search_path, dropped on close, so
+ * test files running at the same time never see each other's rows.
+ */
+export async function openTestDatabase(kind: DatabaseKind, opts: { poolMax?: number } = {}): Promise<TestDatabase> {
+  if (kind === 'pglite') {
+    const database = await createDatabase('pglite://memory');
+    await migrateToLatest(database.db);
+    return { ...database, schema: null };
+  }
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set');
+  const schema = `test_${randomBytes(6).toString('hex')}`;
+  await withClient(url, (client) => client.query(`create schema ${schema}`));
+  const database = await createDatabase(url, { schema, poolMax: opts.poolMax ?? 10 });
+  try {
+    await migrateToLatest(database.db);
+  } catch (error) {
+    await database.close();
+    await withClient(url, (client) => client.query(`drop schema ${schema} cascade`));
+    throw error;
+  }
+  return {
+    ...database,
+    schema,
+    async close() {
+      await database.close();
+      await withClient(url, (client) => client.query(`drop schema if exists ${schema} cascade`));
+    },
+  };
+}
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
