@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { buildTestApp } from './testing/test-app.js';
+import type { RecordingSyncApi } from './testing/fakes.js';
+
+let app: FastifyInstance;
+let sync: RecordingSyncApi;
+beforeAll(async () => {
+  ({ app, sync } = await buildTestApp({ BODY_LIMIT_BYTES: '2048' }));
+});
+afterAll(async () => {
+  await app.close();
+});
+
+const user = { 'x-test-user': '7' };
+
+describe('request id and headers', () => {
+  it('echoes a sent x-request-id and generates one otherwise', async () => {
+    const echoed = await app.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': 'abc-123' } });
+    expect(echoed.headers['x-request-id']).toBe('abc-123');
+    const made = await app.inject({ method: 'GET', url: '/health' });
+    expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+  it('replaces an unsafe x-request-id instead of echoing it', async () => {
+    const res = await app.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': 'a b<script>' } });
+    expect(res.headers['x-request-id']).not.toBe('a b<script>');
+  });
+  it('sends helmet headers, also on errors', async () => {
+    const res = await app.inject({ method: 'GET', url: '/nowhere' });
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['x-request-id']).toBeTruthy();
+  });
+});
+
+describe('error envelope for framework failures', () => {
+  it('404 NOT_FOUND for an unknown route, with or without a token', async () => {
+    for (const headers of [{}, user]) {
+      const res = await app.inject({ method: 'GET', url: '/api/nothing-here', headers });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ success: false, error: { code: 'NOT_FOUND' } });
+    }
+  });
+  it('400 INVALID_JSON for a body that does not parse', async () => {
+    const res = await app.inject({ method: 'POST', url: '/api/sync/push', headers: { ...user, 'content-type': 'application/json' }, payload: '{"events": [' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ success: false, error: { code: 'INVALID_JSON', message: expect.any(String) } });
+  });
+  it('413 PAYLOAD_TOO_LARGE above BODY_LIMIT_BYTES', async () => {
+    const res = await app.inject({ method: 'POST', url: '/api/sync/push', headers: user, payload: { calendars: [{ uid: 'a', op: 'upsert', baseVersion: null, name: 'x'.repeat(4000) }] } });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(res.json().error.message).toContain('2048');
+  });
+  it('415 UNSUPPORTED_MEDIA_TYPE for a body that is not JSON', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const res = await app.inject({ method: 'POST', url: '/api/sync/push', headers: { ...user, 'content-type': type }, payload: 'a=b' });
+      expect(res.statusCode).toBe(415);
+      expect(res.json().error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    }
+  });
+  it('500 INTERNAL without details when the engine throws something unexpected', async () => {
+    sync.failWith = new Error('relation "events" does not exist; password=hunter2');
+    try {
+      const res = await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers: user });
+      expect(res.statusCode).toBe(500);
+      expect(res.json()).toEqual({ success: false, error: { code: 'INTERNAL', message: 'Internal server error' } });
+      expect(res.body).not.toContain('hunter2');
+    } finally {
+      sync.failWith = null;
+    }
+  });
+});
+
+describe('health', () => {
+  it('GET /health answers the spec object in the envelope', async () => {
+    const res = await app.inject({ method: 'GET', url: '/health' });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.success).toBe(true);
+    expect(body.data.status).toBe('healthy');
+    expect(Number.isNaN(Date.parse(body.data.timestamp))).toBe(false);
+    expect(typeof body.data.uptime).toBe('number');
+    for (const k of ['rss', 'heapTotal', 'heapUsed']) expect(body.data.memory[k]).toBeGreaterThan(0);
+  });
+  it('live and ready answer 200 when ready', async () => {
+    expect((await app.inject({ method: 'GET', url: '/health/live' })).json()).toEqual({ success: true, data: { status: 'alive' } });
+    expect((await app.inject({ method: 'GET', url: '/health/ready' })).json()).toEqual({ success: true, data: { status: 'ready' } });
+  });
+  it('ready answers 503 NOT_READY when readiness is false or throws', async () => {
+    for (const readiness of [async () => false, async () => { throw new Error('db down'); }]) {
+      const { app: other } = await buildTestApp({}, { readiness });
+      try {
+        const res = await other.inject({ method: 'GET', url: '/health/ready' });
+        expect(res.statusCode).toBe(503);
+        expect(res.json().error.code).toBe('NOT_READY');
+      } finally {
+        await other.close();
+      }
+    }
+  });
+});

@@ -1,0 +1,75 @@
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AuthService, LegacyStatsStore, SyncApi } from '@calsync/domain';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { AppConfig } from './config-types.js';
+import { errorHandlingPlugin, sendFailure } from './plugins/error-handling.js';
+import { metricsPlugin } from './plugins/metrics.js';
+import { openApiPlugin } from './plugins/openapi.js';
+import { rateLimitPlugin } from './plugins/rate-limit.js';
+import { requestIdFrom, requestIdPlugin, REQUEST_ID_HEADER } from './plugins/request-id.js';
+import { healthRoutes } from './routes/health-routes.js';
+import { legacyRoutes } from './routes/legacy-routes.js';
+import { syncRoutes } from './routes/sync-routes.js';
+import { registerSignIn, type SignInRegistrar } from './sign-in.js';
+
+/** Everything the HTTP app needs; main.ts builds these, tests pass in-memory ones. */
+export interface BuildAppDeps {
+  readonly config: AppConfig;
+  /** pino options (or true/false) for Fastify to build its logger, or a ready logger instance. */
+  readonly logger?: FastifyServerOptions['logger'] | FastifyBaseLogger;
+  readonly sync: SyncApi;
+  readonly stats: LegacyStatsStore;
+  readonly auth: AuthService;
+  /** True when the service can serve (database reachable); /health/ready answers 503 otherwise. */
+  readonly readiness: () => Promise<boolean>;
+  /** Shared rate-limit counters across app nodes (REDIS_URL); in memory when absent. */
+  readonly redis?: Redis | undefined;
+  /** Replaces the sign-in registration (authenticate decorator and auth routes); tests only. */
+  readonly signIn?: SignInRegistrar;
+}
+
+function isLoggerInstance(logger: BuildAppDeps['logger']): logger is FastifyBaseLogger {
+  return typeof logger === 'object' && logger !== null && typeof (logger as FastifyBaseLogger).child === 'function';
+}
+
+/**
+ * Builds the Fastify app without listening (tests use `app.inject`). Order matters: request id,
+ * errors, security headers, CORS, rate limit, OpenAPI and metrics come before any route so their
+ * onRoute hooks see every route; then health, sign-in, sync and legacy routes.
+ */
+export async function buildApp(deps: BuildAppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    ...(isLoggerInstance(deps.logger) ? { loggerInstance: deps.logger } : { logger: deps.logger ?? false }),
+    bodyLimit: config.bodyLimitBytes,
+    requestIdHeader: false,
+    genReqId: requestIdFrom,
+    trustProxy: config.isProduction,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: true } },
+    // Malformed URLs and similar router failures also answer in the envelope.
+    frameworkErrors: (err, request, reply) => {
+      reply.header(REQUEST_ID_HEADER, request.id);
+      void sendFailure(reply, { status: 400, code: 'VALIDATION_ERROR', message: err.message.slice(0, 200) });
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Only JSON bodies are accepted: anything else is 415 UNSUPPORTED_MEDIA_TYPE.
+  app.removeContentTypeParser('text/plain');
+
+  await app.register(requestIdPlugin);
+  await app.register(errorHandlingPlugin, { bodyLimitBytes: config.bodyLimitBytes });
+  await app.register(helmet, { global: true });
+  await app.register(cors, { origin: config.corsOrigin, exposedHeaders: [REQUEST_ID_HEADER, 'retry-after', 'etag'] });
+  await app.register(rateLimitPlugin, { config, redis: deps.redis });
+  await app.register(openApiPlugin);
+  await app.register(metricsPlugin);
+
+  await app.register(healthRoutes, { readiness: deps.readiness });
+  await (deps.signIn ?? registerSignIn)(app, { auth: deps.auth, config });
+  await app.register(syncRoutes, { sync: deps.sync, config });
+  await app.register(legacyRoutes, { stats: deps.stats, config });
+  return app;
+}

@@ -1,0 +1,28 @@
+import type { ErrorCode } from '@calsync/domain';
+
+/** HTTP status of each stable error code (API.md table); the only place codes meet statuses. */
+export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
+  VALIDATION_ERROR: 400,
+  EMPTY_CHANGESET: 400,
+  INVALID_JSON: 400,
+  OTP_INVALID: 400,
+  OTP_EXPIRED: 400,
+  UNAUTHORIZED: 401,
+  TOKEN_EXPIRED: 401,
+  REFRESH_INVALID: 401,
+  INVALID_CREDENTIALS: 401,
+  WRONG_TOKEN_TYPE: 403,
+  NOT_FOUND: 404,
+  EMAIL_TAKEN: 409,
+  CONFLICT_RESOLVED: 409,
+  UNKNOWN_REFERENCE: 409,
+  BATCH_TOO_LARGE: 413,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  OTP_ATTEMPTS_EXCEEDED: 429,
+  OTP_RESEND_TOO_SOON: 429,
+  SMS_FAILED: 502,
+  NOT_READY: 503,
+  INTERNAL: 500,
+};

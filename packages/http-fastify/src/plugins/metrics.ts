@@ -1,0 +1,85 @@
+import type { PullResponse, PushResponse, RecordType } from '@calsync/domain';
+import { RECORD_TYPES } from '@calsync/domain';
+import type { FastifyInstance, FastifyPluginCallback } from 'fastify';
+import * as fastifyMetricsModule from 'fastify-metrics';
+import fp from 'fastify-plugin';
+
+// fastify-metrics is CommonJS with `exports.default`; Node's ESM loader and vitest disagree on
+// whether the default import is the plugin or the module object, so take whichever is callable.
+type MetricsPlugin = FastifyPluginCallback<Record<string, unknown>>;
+const metricsModule = fastifyMetricsModule as unknown as { default: MetricsPlugin | { default: MetricsPlugin } };
+const fastifyMetrics: MetricsPlugin =
+  typeof metricsModule.default === 'function' ? metricsModule.default : metricsModule.default.default;
+
+/** Sync counters derived from service responses, shown at /metrics next to the request metrics. */
+export interface SyncMetrics {
+  /** Counts pushed items by record type and result status, and the conflicts the push created. */
+  recordPush(response: PushResponse): void;
+  /** Counts pulled rows by record type and cursor resets (by whether a cursor was sent). */
+  recordPull(response: PullResponse, cursorSent: boolean): void;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Sync counters (decorated by the metrics plugin). */
+    syncMetrics: SyncMetrics;
+  }
+}
+
+/**
+ * fastify-metrics at /metrics (request counts and latency histograms by route, method and status,
+ * plus process metrics) and the sync counters. Registered before the routes so they are measured.
+ * The prom-client registry is process-wide; each new app clears it (one live app per process).
+ */
+export const metricsPlugin = fp(
+  async (app: FastifyInstance) => {
+    await app.register(fastifyMetrics, {
+      endpoint: '/metrics',
+      clearRegisterOnInit: true,
+      defaultMetrics: { enabled: true },
+      routeMetrics: { enabled: { histogram: true, summary: false }, registeredRoutesOnly: true },
+    });
+    const client = app.metrics.client;
+    const pushed = new client.Counter({
+      name: 'calsync_sync_push_items_total',
+      help: 'Pushed sync items by record type and result status',
+      labelNames: ['type', 'status'],
+    });
+    const conflicts = new client.Counter({
+      name: 'calsync_sync_conflicts_created_total',
+      help: 'Conflict records created by pushes, by entity type',
+      labelNames: ['entity_type'],
+    });
+    const pulled = new client.Counter({
+      name: 'calsync_sync_pull_rows_total',
+      help: 'Rows returned by pulls, by record type',
+      labelNames: ['type'],
+    });
+    const resets = new client.Counter({
+      name: 'calsync_sync_cursor_resets_total',
+      help: 'Pulls answered with a full snapshot (cursorReset), by whether the client sent a cursor',
+      labelNames: ['cursor_sent'],
+    });
+    // Touch the label sets once so the series exist (at 0) before the first sync.
+    for (const type of RECORD_TYPES) pulled.inc({ type }, 0);
+    resets.inc({ cursor_sent: 'true' }, 0);
+    resets.inc({ cursor_sent: 'false' }, 0);
+
+    app.decorate('syncMetrics', {
+      recordPush(response: PushResponse) {
+        for (const type of RECORD_TYPES) {
+          for (const item of response[type as RecordType] ?? []) pushed.inc({ type, status: item.status });
+        }
+        for (const c of response.conflicts) conflicts.inc({ entity_type: c.entityType });
+      },
+      recordPull(response: PullResponse, cursorSent: boolean) {
+        for (const type of RECORD_TYPES) {
+          const n = response[type as RecordType]?.length ?? 0;
+          if (n > 0) pulled.inc({ type }, n);
+        }
+        if (response.cursorReset) resets.inc({ cursor_sent: String(cursorSent) });
+      },
+    } satisfies SyncMetrics);
+  },
+  { name: 'calsync-metrics' },
+);

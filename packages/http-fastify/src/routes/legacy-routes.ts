@@ -1,0 +1,60 @@
+import type { LegacyStatsStore } from '@calsync/domain';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { requireAuth } from '../auth-context.js';
+import type { AppConfig } from '../config-types.js';
+import { ok } from '../envelope.js';
+import { privateCacheOnSend } from '../plugins/private-cache.js';
+import { perUserRateLimit } from '../plugins/rate-limit.js';
+import { envelopeSchema, errorEnvelopeSchema } from '../schemas/sync-schemas.js';
+
+/** Options of the legacy routes. */
+export interface LegacyRoutesOptions {
+  readonly stats: LegacyStatsStore;
+  readonly config: AppConfig;
+}
+
+const statsSchema = Type.Object({
+  calendars: Type.Integer(),
+  events: Type.Integer(),
+  tasks: Type.Integer(),
+  reminders: Type.Integer(),
+  unresolvedConflicts: Type.Integer(),
+  devices: Type.Integer(),
+  lastSyncTime: Type.Union([Type.String(), Type.Null()]),
+  syncStatus: Type.Object({ SYNCED: Type.Integer(), PENDING: Type.Integer(), CONFLICT: Type.Integer() }),
+});
+
+/**
+ * The older per-event protocol's two routes (API.md "Legacy"): stats reads syncStatus and
+ * lastSyncTime, reset-sync (a debugging tool) resets them. Neither touches versions.
+ */
+export async function legacyRoutes(app: FastifyInstance, opts: LegacyRoutesOptions): Promise<void> {
+  const rateLimit = perUserRateLimit(opts.config);
+  const security = [{ bearerAuth: [] }];
+  const errors = { 401: errorEnvelopeSchema, 429: errorEnvelopeSchema };
+  app.get(
+    '/api/users/stats',
+    {
+      onRequest: app.authenticate,
+      onSend: privateCacheOnSend,
+      config: { rateLimit },
+      schema: { tags: ['legacy'], summary: 'Counts of live records, conflicts, devices and legacy sync fields', security, response: { 200: envelopeSchema(statsSchema), ...errors } },
+    },
+    async (request) => ok(await opts.stats.stats(requireAuth(request).userId)),
+  );
+  app.post(
+    '/api/users/reset-sync',
+    {
+      onRequest: app.authenticate,
+      config: { rateLimit },
+      schema: {
+        tags: ['legacy'],
+        summary: "Debugging tool: every event's syncStatus to SYNCED, lastSyncTime to null (no new versions)",
+        security,
+        response: { 200: envelopeSchema(Type.Object({ reset: Type.Literal(true), eventsReset: Type.Integer() })), ...errors },
+      },
+    },
+    async (request) => ok({ reset: true as const, eventsReset: await opts.stats.resetSync(requireAuth(request).userId) }),
+  );
+}

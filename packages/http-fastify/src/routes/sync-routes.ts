@@ -1,0 +1,192 @@
+import {
+  DomainError,
+  FIELD_TABLES,
+  RECORD_TYPES,
+  type PushChangeset,
+  type PushItem,
+  type RecordType,
+  type SyncApi,
+} from '@calsync/domain';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { requireAuth } from '../auth-context.js';
+import type { AppConfig } from '../config-types.js';
+import { ok } from '../envelope.js';
+import { privateCacheOnSend } from '../plugins/private-cache.js';
+import { perUserRateLimit } from '../plugins/rate-limit.js';
+import { MAX_PUSH_ITEMS_PER_ARRAY, pushBodySchema } from '../schemas/record-schemas.js';
+import {
+  conflictListQuerySchema,
+  conflictPageSchema,
+  envelopeSchema,
+  errorEnvelopeSchema,
+  pullQuerySchema,
+  pullResponseSchema,
+  pushResponseSchema,
+  resolveBodySchema,
+  resolveParamsSchema,
+  resolveResponseSchema,
+} from '../schemas/sync-schemas.js';
+
+/** Options of the sync routes: the engine and the configuration (rate limit). */
+export interface SyncRoutesOptions {
+  readonly sync: SyncApi;
+  readonly config: AppConfig;
+}
+
+/** Default and bounds of the pull page size (spec "Limits"). */
+export const PULL_LIMIT = { min: 1, max: 1000, default: 500 } as const;
+/** Default and bounds of the conflict list page size (API.md). */
+export const CONFLICT_LIMIT = { min: 1, max: 200, default: 50 } as const;
+
+/** Parses an integer query value already checked by the schema and clamps it into bounds. */
+export function clampInt(text: string | undefined, bounds: { min: number; max: number; default: number }): number {
+  if (text === undefined) return bounds.default;
+  const n = Number(text);
+  return Math.min(bounds.max, Math.max(bounds.min, n));
+}
+
+type RawItem = Readonly<Record<string, unknown>> & { uid: string; op: 'upsert' | 'delete'; baseVersion?: string | null };
+
+/** Keeps only the item's record fields (the table's names); ignored stamps are dropped. */
+function toPushItem(type: RecordType, raw: RawItem): PushItem {
+  const fields: Record<string, unknown> = {};
+  for (const f of FIELD_TABLES[type]) {
+    if (Object.hasOwn(raw, f.name)) fields[f.name] = raw[f.name];
+  }
+  return { uid: raw.uid, op: raw.op, baseVersion: raw.baseVersion ?? null, fields };
+}
+
+/**
+ * preValidation of push: refuses an array of more than 1000 items with 413 BATCH_TOO_LARGE before
+ * the (costly) per-item schema validation runs, so a huge batch is cheap to refuse.
+ */
+export async function refuseOversizedBatch(request: FastifyRequest): Promise<void> {
+  const body = request.body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
+  for (const type of RECORD_TYPES) {
+    const arr = (body as Record<string, unknown>)[type];
+    if (Array.isArray(arr) && arr.length > MAX_PUSH_ITEMS_PER_ARRAY) {
+      throw new DomainError('BATCH_TOO_LARGE', `${type} has ${arr.length} items; at most ${MAX_PUSH_ITEMS_PER_ARRAY} per array, split the batch`, {
+        array: type,
+        items: arr.length,
+        max: MAX_PUSH_ITEMS_PER_ARRAY,
+      });
+    }
+  }
+}
+
+const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 429: errorEnvelopeSchema };
+
+/**
+ * The sync routes under /api/sync (spec "Synchronisation routes"). All are protected
+ * (authenticated at onRequest, before the body is even parsed) and limited per user.
+ */
+export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOptions): Promise<void> {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  // Response schemas here document the API; serialising with JSON.stringify keeps every record
+  // field (fast-json-stringify would drop keys a schema does not list). Scoped to this plugin.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  const rateLimit = perUserRateLimit(opts.config);
+  const security = [{ bearerAuth: [] }];
+
+  app.post(
+    '/api/sync/push',
+    {
+      onRequest: app.authenticate,
+      preValidation: refuseOversizedBatch,
+      config: { rateLimit },
+      schema: {
+        tags: ['sync'],
+        summary: 'Push local changes (per-item results; conflicts are results, HTTP 200)',
+        security,
+        body: pushBodySchema(),
+        response: { 200: envelopeSchema(pushResponseSchema), ...errors, 413: errorEnvelopeSchema },
+      },
+    },
+    async (request) => {
+      const { userId } = requireAuth(request);
+      const body = request.body as Partial<Record<RecordType, RawItem[]>>;
+      const changeset: Partial<Record<RecordType, PushItem[]>> = {};
+      let total = 0;
+      for (const type of RECORD_TYPES) {
+        const items = body[type];
+        if (items === undefined) continue;
+        changeset[type] = items.map((raw) => toPushItem(type, raw));
+        total += items.length;
+      }
+      if (total === 0) throw new DomainError('EMPTY_CHANGESET', 'The changeset is empty: send at least one item');
+      const response = await opts.sync.push(userId, changeset as PushChangeset);
+      app.syncMetrics.recordPush(response);
+      return ok(response);
+    },
+  );
+
+  app.get(
+    '/api/sync/changes',
+    {
+      onRequest: app.authenticate,
+      onSend: privateCacheOnSend,
+      config: { rateLimit },
+      schema: {
+        tags: ['sync'],
+        summary: 'Pull changes after the cursor (full snapshot with cursorReset when it is missing or invalid)',
+        security,
+        querystring: pullQuerySchema,
+        response: { 200: envelopeSchema(pullResponseSchema), ...errors },
+      },
+    },
+    async (request) => {
+      const { userId } = requireAuth(request);
+      const query = request.query as { cursor?: string; limit?: string };
+      const cursor = query.cursor === undefined || query.cursor === '' ? undefined : query.cursor;
+      const response = await opts.sync.pull(userId, { ...(cursor === undefined ? {} : { cursor }), limit: clampInt(query.limit, PULL_LIMIT) });
+      app.syncMetrics.recordPull(response, cursor !== undefined);
+      return ok(response);
+    },
+  );
+
+  app.get(
+    '/api/sync/conflicts',
+    {
+      onRequest: app.authenticate,
+      onSend: privateCacheOnSend,
+      config: { rateLimit },
+      schema: {
+        tags: ['sync'],
+        summary: 'Unresolved conflicts with conflictId > afterId, ascending',
+        security,
+        querystring: conflictListQuerySchema,
+        response: { 200: envelopeSchema(conflictPageSchema), ...errors },
+      },
+    },
+    async (request) => {
+      const { userId } = requireAuth(request);
+      const query = request.query as { afterId?: string; limit?: string };
+      const afterId = query.afterId === undefined ? 0 : Math.max(0, Number(query.afterId));
+      return ok(await opts.sync.listConflicts(userId, { afterId, limit: clampInt(query.limit, CONFLICT_LIMIT) }));
+    },
+  );
+
+  app.post(
+    '/api/sync/conflicts/:id/resolve',
+    {
+      onRequest: app.authenticate,
+      config: { rateLimit },
+      schema: {
+        tags: ['sync'],
+        summary: 'Resolve a conflict: restore the loser snapshot or dismiss it',
+        security,
+        params: resolveParamsSchema,
+        body: resolveBodySchema,
+        response: { 200: envelopeSchema(resolveResponseSchema), ...errors, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+      },
+    },
+    async (request) => {
+      const { userId } = requireAuth(request);
+      const { id } = request.params as { id: string };
+      const { action } = request.body as { action: 'restore' | 'dismiss' };
+      return ok(await opts.sync.resolveConflict(userId, Number(id), action));
+    },
+  );
+}

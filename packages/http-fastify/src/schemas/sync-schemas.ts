@@ -1,0 +1,100 @@
+import { RECORD_TYPES, type RecordType } from '@calsync/domain';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { wireRecordSchema } from './record-schemas.js';
+
+/** Wraps a `data` schema in the success envelope (for the OpenAPI description). */
+export function envelopeSchema(data: TSchema): TSchema {
+  return Type.Object({ success: Type.Literal(true), data });
+}
+
+/** The error envelope (for the OpenAPI description). */
+export const errorEnvelopeSchema = Type.Object({
+  success: Type.Literal(false),
+  error: Type.Object({ code: Type.String(), message: Type.String(), details: Type.Optional(Type.Unknown()) }),
+});
+
+/** An integer in a query string or path: digits only (query values arrive as strings). */
+export const INTEGER_TEXT = '^-?[0-9]{1,15}$';
+
+const itemResult = Type.Union([
+  Type.Object({
+    uid: Type.String(),
+    status: Type.Union(['created', 'updated', 'deleted', 'conflict'].map((s) => Type.Literal(s))),
+    id: Type.Optional(Type.Integer()),
+    version: Type.Union([Type.String(), Type.Null()]),
+    conflictId: Type.Optional(Type.Integer()),
+  }),
+  Type.Object({
+    uid: Type.String(),
+    status: Type.Literal('error'),
+    error: Type.Object({ code: Type.String(), message: Type.String(), retryable: Type.Boolean() }),
+  }),
+]);
+
+/** A conflict record on the wire. */
+export const conflictSchema = Type.Object({
+  conflictId: Type.Integer(),
+  entityType: Type.Union(['CALENDAR', 'EVENT', 'TASK', 'REMINDER'].map((s) => Type.Literal(s))),
+  entityUid: Type.String(),
+  winnerVersion: Type.String(),
+  loserSnapshot: Type.Object({ uid: Type.String(), version: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: true }),
+  createdAt: Type.String(),
+  resolvedAt: Type.Union([Type.String(), Type.Null()]),
+});
+
+function perType(make: (type: RecordType) => TSchema): Record<string, TSchema> {
+  const props: Record<string, TSchema> = {};
+  for (const type of RECORD_TYPES) props[type] = make(type);
+  return props;
+}
+
+/** `data` of POST /api/sync/push. */
+export const pushResponseSchema = Type.Object({ ...perType(() => Type.Array(itemResult)), conflicts: Type.Array(conflictSchema) });
+
+/** `data` of GET /api/sync/changes. */
+export const pullResponseSchema = Type.Object({
+  cursorReset: Type.Boolean(),
+  nextCursor: Type.String(),
+  hasMore: Type.Boolean(),
+  ...perType((type) => Type.Array(wireRecordSchema(type))),
+});
+
+/** Query of GET /api/sync/changes. */
+export const pullQuerySchema = Type.Object(
+  {
+    cursor: Type.Optional(Type.String({ maxLength: 4096, description: 'opaque nextCursor of an earlier pull' })),
+    limit: Type.Optional(Type.String({ pattern: INTEGER_TEXT, description: 'integer; clamped to 1..1000; default 500' })),
+  },
+);
+
+/** Query of GET /api/sync/conflicts. */
+export const conflictListQuerySchema = Type.Object(
+  {
+    afterId: Type.Optional(Type.String({ pattern: INTEGER_TEXT, description: 'integer; conflicts with a greater id' })),
+    limit: Type.Optional(Type.String({ pattern: INTEGER_TEXT, description: 'integer; clamped to 1..200; default 50' })),
+  },
+);
+
+/** `data` of GET /api/sync/conflicts. */
+export const conflictPageSchema = Type.Object({
+  conflicts: Type.Array(conflictSchema),
+  hasMore: Type.Boolean(),
+  nextAfterId: Type.Union([Type.Integer(), Type.Null()]),
+});
+
+/** Path and body of POST /api/sync/conflicts/:id/resolve. */
+export const resolveParamsSchema = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,15}$', description: 'conflictId' }) });
+/** Body of POST /api/sync/conflicts/:id/resolve. */
+export const resolveBodySchema = Type.Object(
+  { action: Type.Union([Type.Literal('restore'), Type.Literal('dismiss')]) },
+  { additionalProperties: false },
+);
+
+/** `data` of POST /api/sync/conflicts/:id/resolve. */
+export const resolveResponseSchema = Type.Object({
+  conflict: conflictSchema,
+  record: Type.Union([
+    Type.Object({ entityType: Type.String(), uid: Type.String(), version: Type.String() }),
+    Type.Null(),
+  ]),
+});

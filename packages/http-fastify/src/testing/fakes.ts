@@ -1,0 +1,79 @@
+import {
+  DomainError,
+  RECORD_TYPES,
+  type ConflictPage,
+  type LegacyStatsStore,
+  type PullResponse,
+  type PushChangeset,
+  type PushResponse,
+  type ResolveResponse,
+  type SyncApi,
+  type UserSyncStats,
+} from '@calsync/domain';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { SignInRegistrar } from '../sign-in.js';
+
+/**
+ * A SyncApi that records calls and answers canned, well-formed responses: lets HTTP tests check
+ * what the routes pass to the engine without the engine itself.
+ */
+export class RecordingSyncApi implements SyncApi {
+  readonly calls: { method: string; userId: number; arg: unknown }[] = [];
+  failWith: Error | null = null;
+
+  async push(userId: number, changeset: PushChangeset): Promise<PushResponse> {
+    this.record('push', userId, changeset);
+    const out = { calendars: [], events: [], tasks: [], reminders: [], conflicts: [] } as unknown as PushResponse;
+    for (const type of RECORD_TYPES) {
+      out[type] = (changeset[type] ?? []).map((item, i) => ({ uid: item.uid, status: item.op === 'delete' ? 'deleted' : 'created', id: i + 1, version: String(i + 1) }));
+    }
+    return out;
+  }
+
+  async pull(userId: number, query: { cursor?: string; limit?: number }): Promise<PullResponse> {
+    this.record('pull', userId, query);
+    return { calendars: [{ uid: 'cal-1', version: '1', deleted: null, name: 'Personal', isDefault: true }], events: [], tasks: [], reminders: [], cursorReset: query.cursor === undefined, nextCursor: 'c.1', hasMore: false };
+  }
+
+  async listConflicts(userId: number, query: { afterId?: number; limit?: number }): Promise<ConflictPage> {
+    this.record('listConflicts', userId, query);
+    return { conflicts: [], hasMore: false, nextAfterId: null };
+  }
+
+  async resolveConflict(userId: number, conflictId: number, action: 'restore' | 'dismiss'): Promise<ResolveResponse> {
+    this.record('resolveConflict', userId, { conflictId, action });
+    if (conflictId === 404) throw new DomainError('NOT_FOUND', 'Conflict not found');
+    return {
+      conflict: { conflictId, entityType: 'EVENT', entityUid: 'e1', winnerVersion: '5', loserSnapshot: { uid: 'e1', version: '4' }, createdAt: '2026-01-01T00:00:00.000Z', resolvedAt: '2026-01-02T00:00:00.000Z' },
+      record: action === 'restore' ? { entityType: 'EVENT', uid: 'e1', version: '6' } : null,
+    };
+  }
+
+  private record(method: string, userId: number, arg: unknown): void {
+    if (this.failWith) throw this.failWith;
+    this.calls.push({ method, userId, arg });
+  }
+}
+
+/** Legacy stats with fixed numbers. */
+export class FixedLegacyStats implements LegacyStatsStore {
+  async stats(): Promise<UserSyncStats> {
+    return { calendars: 1, events: 2, tasks: 0, reminders: 0, unresolvedConflicts: 0, devices: 1, lastSyncTime: null, syncStatus: { SYNCED: 2, PENDING: 0, CONFLICT: 0 } };
+  }
+  async resetSync(): Promise<number> {
+    return 2;
+  }
+}
+
+/**
+ * Stand-in sign-in for HTTP tests of the sync routes: `authenticate` trusts an `x-test-user`
+ * header holding a user id; no header answers 401 UNAUTHORIZED like the real plugin.
+ */
+export const headerSignIn: SignInRegistrar = async (app) => {
+  app.decorateRequest('auth', null);
+  app.decorate('authenticate', async (request: FastifyRequest, _reply: FastifyReply) => {
+    const header = request.headers['x-test-user'];
+    if (typeof header !== 'string' || !/^[0-9]+$/.test(header)) throw new DomainError('UNAUTHORIZED', 'Missing or invalid access token');
+    request.auth = { userId: Number(header), sessionId: 's', deviceUid: null };
+  });
+};
