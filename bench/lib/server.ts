@@ -1,0 +1,81 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../packages/http-fastify/dist/main.js', import.meta.url));
+
+/** A free TCP port on the loopback interface. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** The real server process, started from the compiled main.js with the given environment. */
+export class ServerProcess {
+  private child: ChildProcess | null = null;
+  private output = '';
+  baseUrl = '';
+
+  constructor(private readonly env: Record<string, string>) {}
+
+  async start(): Promise<void> {
+    const port = await freePort();
+    this.baseUrl = `http://127.0.0.1:${port}`;
+    this.child = spawn(process.execPath, [MAIN], {
+      env: { ...process.env, ...this.env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stdout!.on('data', (c: Buffer) => (this.output = (this.output + c.toString()).slice(-20000)));
+    this.child.stderr!.on('data', (c: Buffer) => (this.output = (this.output + c.toString()).slice(-20000)));
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      if (this.child.exitCode !== null) throw new Error(`server exited early:\n${this.output}`);
+      try {
+        const res = await fetch(`${this.baseUrl}/health/ready`);
+        if (res.ok) return;
+      } catch {
+        /* not listening yet */
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`server did not become ready:\n${this.output}`);
+  }
+
+  /** Resident set size of the server process in MB (Linux /proc). */
+  rssMb(): number {
+    const status = readFileSync(`/proc/${this.child!.pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 'NaN');
+    return kb / 1024;
+  }
+
+  /** Samples RSS every `everyMs` until the returned stop function is called; it returns the peak. */
+  sampleRss(everyMs = 20): () => number {
+    let peak = this.rssMb();
+    const timer = setInterval(() => (peak = Math.max(peak, this.rssMb())), everyMs);
+    return () => {
+      clearInterval(timer);
+      return Math.max(peak, this.rssMb());
+    };
+  }
+
+  log(): string {
+    return this.output;
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 12_000).unref();
+    });
+  }
+}

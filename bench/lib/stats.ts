@@ -1,0 +1,18 @@
+/** Percentile of already-collected samples (nearest-rank), in the samples' unit. */
+export function percentile(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+/** Milliseconds since `start` (a `performance.now()` reading). */
+export function msSince(start: number): number {
+  return performance.now() - start;
+}
+
+/** Rounds for printing and JSON: figures keep three significant decimals at most. */
+export function round(x: number, digits = 2): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}

@@ -1,0 +1,103 @@
+/**
+ * `pnpm bench [--quick] [--pglite]`: starts the real server process, drives it over HTTP and
+ * compares against floors measured through `pg` on the same database in the same run. Prints a
+ * table and writes bench/results/<date>.json. Not part of `pnpm test`.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { signIn } from './lib/client.js';
+import { connect, recreateDatabase } from './lib/db.js';
+import { StandInGateway } from './lib/gateway.js';
+import { ServerProcess } from './lib/server.js';
+import { round } from './lib/stats.js';
+import { runConflicts } from './workloads/conflicts.js';
+import { runIncremental } from './workloads/incremental.js';
+import { runInitialSync } from './workloads/initial-sync.js';
+import { runManyDevices } from './workloads/many-devices.js';
+import { runUpload } from './workloads/upload.js';
+
+const quick = process.argv.includes('--quick');
+const usePglite = process.argv.includes('--pglite');
+const sizes = quick
+  ? { upload: 2000, small: 10_000, large: 100_000, rounds: 50, users: 10, manySeconds: 5, conflictSeconds: 4 }
+  : { upload: 10_000, small: 10_000, large: 1_000_000, rounds: 200, users: 50, manySeconds: 30, conflictSeconds: 15 };
+const dbUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/calsync_bench';
+
+async function main(): Promise<void> {
+  const gateway = new StandInGateway();
+  await gateway.start();
+  let databaseUrl = dbUrl;
+  if (usePglite) databaseUrl = `pglite://${mkdtempSync(join(tmpdir(), 'calsync-bench-'))}`;
+  else await recreateDatabase(dbUrl);
+
+  const server = new ServerProcess({
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET: 'bench-access-secret-0123456789abcdef',
+    JWT_REFRESH_SECRET: 'bench-refresh-secret-0123456789abcdef',
+    SYNC_CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef',
+    SMS_GATEWAY_URL: gateway.url,
+    SMS_GATEWAY_API_KEY: 'bench-key',
+    SMS_GATEWAY_SENDER: 'calsync',
+    RATE_LIMIT_MAX_REQUESTS: '100000000',
+    AUTH_RATE_LIMIT_MAX_REQUESTS: '100000000',
+    OTP_RESEND_SECONDS: '0',
+    OTP_MAX_SENDS_PER_HOUR: '1000000',
+  });
+  await server.start();
+  const client = usePglite ? null : await connect(dbUrl);
+  const figures: Record<string, unknown> = {};
+  try {
+    const phone = '+15550000001';
+    const writer = await signIn(server.baseUrl, gateway, phone, 'bench-writer');
+    const reader = await signIn(server.baseUrl, gateway, phone, 'bench-reader');
+    console.log(`bench: server at ${server.baseUrl} on ${usePglite ? 'PGlite' : dbUrl}${quick ? ' (quick)' : ''}`);
+
+    if (client) {
+      const upload = await runUpload(server.baseUrl, writer, client, sizes.upload);
+      figures.upload = upload;
+      figures.initialSync = await runInitialSync(server.baseUrl, reader, server, client);
+      figures.incremental = await runIncremental(server.baseUrl, writer, reader, upload.calendarUid, client, sizes);
+    } else {
+      console.log('bench: --pglite has no second connection to its database: baselines and the incremental fill are skipped');
+    }
+    figures.manyDevices = await runManyDevices(server.baseUrl, gateway, { users: sizes.users, seconds: sizes.manySeconds });
+    figures.conflicts = await runConflicts(server.baseUrl, gateway, { seconds: sizes.conflictSeconds });
+  } finally {
+    await client?.end();
+    await server.stop();
+    await gateway.stop();
+  }
+  report(figures);
+}
+
+function report(figures: Record<string, unknown>): void {
+  const rows: Array<[string, string]> = [];
+  for (const [workload, value] of Object.entries(figures)) {
+    for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+      if (typeof v === 'number') rows.push([`${workload}.${key}`, String(round(v))]);
+      else if (typeof v === 'boolean') rows.push([`${workload}.${key}`, String(v)]);
+    }
+  }
+  const width = Math.max(...rows.map(([k]) => k.length));
+  for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
+  const out = {
+    date: new Date().toISOString(),
+    mode: { quick, pglite: usePglite },
+    machine: { node: process.version, cpus: cpus().length },
+    ...figures,
+  };
+  const dir = fileURLToPath(new URL('./results/', import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${out.date.slice(0, 10)}${quick ? '-quick' : ''}${usePglite ? '-pglite' : ''}.json`);
+  writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
+  console.log(`bench: wrote ${file}`);
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

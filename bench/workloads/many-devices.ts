@@ -1,0 +1,92 @@
+import type { StandInGateway } from '../lib/gateway.js';
+import { pullAll, signIn } from '../lib/client.js';
+import { BenchDevice } from '../lib/device.js';
+import { newEvent, uid } from '../lib/ids.js';
+import { msSince, percentile } from '../lib/stats.js';
+
+/** Figures of the many-devices workload. */
+export interface ManyDevicesFigures {
+  users: number;
+  devices: number;
+  seconds: number;
+  roundTrips: number;
+  roundTripsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  converged: boolean;
+}
+
+/**
+ * `users` users with 2 devices each loop (edit 1-5 events, push, pull) for `seconds` over
+ * keep-alive connections. Errors are non-2xx answers and per-item `error` results. At the end every
+ * device pulls once more and must hold exactly the live events a fresh full pull shows.
+ */
+export async function runManyDevices(baseUrl: string, gateway: StandInGateway, opts: { users: number; seconds: number }): Promise<ManyDevicesFigures> {
+  const devices: BenchDevice[] = [];
+  for (let u = 0; u < opts.users; u++) {
+    const phone = `+1888${String(u).padStart(7, '0')}`;
+    for (const d of ['a', 'b']) {
+      const session = await signIn(baseUrl, gateway, phone, `many-${u}-${d}`);
+      const device = new BenchDevice(baseUrl, session);
+      await device.pullAll();
+      devices.push(device);
+    }
+  }
+  const latencies: number[] = [];
+  let errors = 0;
+  const deadline = performance.now() + opts.seconds * 1000;
+  const t0 = performance.now();
+  let counter = 0;
+
+  await Promise.all(
+    devices.map(async (device) => {
+      const calendarUid = [...device.calendars.keys()][0]!;
+      while (performance.now() < deadline) {
+        const n = 1 + Math.floor(Math.random() * 5);
+        const items = [];
+        const known = [...device.events.entries()];
+        for (let i = 0; i < n; i++) {
+          if (known.length > 0 && Math.random() < 0.6) {
+            const [eventUid, local] = known[Math.floor(Math.random() * known.length)]!;
+            items.push({ uid: eventUid, op: 'upsert', baseVersion: local.version, title: `edit ${++counter}` });
+          } else {
+            items.push({ ...newEvent(calendarUid, ++counter), uid: uid('md-') });
+          }
+        }
+        const unique = [...new Map(items.map((it) => [it.uid, it])).values()];
+        const start = performance.now();
+        try {
+          const results = await device.pushEvents(unique);
+          errors += results.filter((r) => r.status === 'error').length;
+          await device.pullAll();
+          latencies.push(msSince(start));
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  const seconds = msSince(t0) / 1000;
+
+  let converged = true;
+  for (const device of devices) {
+    await device.pullAll();
+    const truth = await pullAll(baseUrl, device.session.token, undefined, 1000);
+    const live = new Map<string, string>();
+    for (const page of truth.pages) for (const e of page.events) if (!e.deleted) live.set(e.uid, e.version);
+    if (live.size !== device.events.size) converged = false;
+    for (const [eventUid, version] of live) if (device.events.get(eventUid)?.version !== version) converged = false;
+  }
+  return {
+    users: opts.users,
+    devices: devices.length,
+    seconds,
+    roundTrips: latencies.length,
+    roundTripsPerSecond: latencies.length / seconds,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    errors,
+    converged,
+  };
+}
