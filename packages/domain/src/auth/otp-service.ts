@@ -51,7 +51,7 @@ export class OtpService {
         throw new DomainError(ErrorCode.OTP_RESEND_TOO_SOON, 'a code was sent recently; wait before asking again', undefined, secondsUntil(allowedAt, nowMs));
       }
     }
-    const sends = await this.store.listOtpSendsSince(phone, new Date(nowMs - HOUR_MS).toISOString());
+    const sends = await this.store.listOtpSendsSince(phone, new Date(nowMs - HOUR_MS + 1).toISOString());
     if (sends.length >= this.policy.maxSendsPerHour) {
       const oldest = Date.parse(sends[0] ?? now.toISOString());
       throw new DomainError(ErrorCode.RATE_LIMITED, 'too many codes sent to this phone; try again later', undefined, secondsUntil(oldest + HOUR_MS, nowMs));
