@@ -1,0 +1,2 @@
+export * from './http-sms-sender.js';
+export * from './logging-sms-sender.js';
