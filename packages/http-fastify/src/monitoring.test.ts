@@ -1,0 +1,87 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { buildTestApp } from './testing/test-app.js';
+
+let app: FastifyInstance | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+const user = { 'x-test-user': '7' };
+
+describe('rate limit', () => {
+  it('429 RATE_LIMITED with Retry-After after RATE_LIMIT_MAX_REQUESTS per user, other users unaffected', async () => {
+    ({ app } = await buildTestApp({ RATE_LIMIT_MAX_REQUESTS: '3', RATE_LIMIT_WINDOW_MS: '60000' }));
+    for (let i = 0; i < 3; i++) {
+      expect((await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers: user })).statusCode).toBe(200);
+    }
+    const limited = await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers: user });
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toMatchObject({ success: false, error: { code: 'RATE_LIMITED' } });
+    const retryAfter = Number(limited.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(limited.headers['x-request-id']).toBeTruthy();
+    const other = await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers: { 'x-test-user': '8' } });
+    expect(other.statusCode).toBe(200);
+  });
+  it('does not limit the public health routes', async () => {
+    ({ app } = await buildTestApp({ RATE_LIMIT_MAX_REQUESTS: '1' }));
+    for (let i = 0; i < 3; i++) expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+  });
+});
+
+describe('/metrics', () => {
+  it('shows request histograms by route and status and the sync counters', async () => {
+    ({ app } = await buildTestApp());
+    await app.inject({ method: 'POST', url: '/api/sync/push', headers: user, payload: { events: [{ uid: 'e1', op: 'upsert', baseVersion: null, title: 't' }, { uid: 'e2', op: 'delete', baseVersion: '1' }] } });
+    await app.inject({ method: 'GET', url: '/api/sync/changes', headers: user });
+    const res = await app.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/plain');
+    const text = res.body;
+    expect(text).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/api\/sync\/push"[^}]*status_code="200"[^}]*\} 1/);
+    expect(text).toContain('calsync_sync_push_items_total{type="events",status="created"} 1');
+    expect(text).toContain('calsync_sync_push_items_total{type="events",status="deleted"} 1');
+    expect(text).toContain('calsync_sync_pull_rows_total{type="calendars"} 1');
+    expect(text).toContain('calsync_sync_cursor_resets_total{cursor_sent="false"} 1');
+    expect(text).toContain('calsync_sync_conflicts_created_total');
+  });
+});
+
+describe('OpenAPI', () => {
+  it('/api-docs-json is a valid OpenAPI 3 description listing every route', async () => {
+    ({ app } = await buildTestApp());
+    const res = await app.inject({ method: 'GET', url: '/api-docs-json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    const validator = new Validator();
+    const result = await validator.validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(doc.openapi).toMatch(/^3\./);
+    const expected: [string, string][] = [
+      ['/api/sync/push', 'post'],
+      ['/api/sync/changes', 'get'],
+      ['/api/sync/conflicts', 'get'],
+      ['/api/sync/conflicts/{id}/resolve', 'post'],
+      ['/api/users/stats', 'get'],
+      ['/api/users/reset-sync', 'post'],
+      ['/health', 'get'],
+      ['/health/live', 'get'],
+      ['/health/ready', 'get'],
+    ];
+    for (const [path, method] of expected) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    const pushItem = doc.paths['/api/sync/push'].post.requestBody.content['application/json'].schema.properties.events.items;
+    expect(pushItem.properties.calendarUid).toBeDefined();
+    expect(pushItem.additionalProperties).toBe(false);
+  });
+  it('serves Swagger UI at /api-docs', async () => {
+    ({ app } = await buildTestApp());
+    const res = await app.inject({ method: 'GET', url: '/api-docs/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/html');
+  });
+});
