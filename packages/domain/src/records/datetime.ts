@@ -1,0 +1,51 @@
+/**
+ * ISO 8601 parsing shared by datetime fields and exdate lists. Accepts the extended form
+ * (`2024-05-01T10:00:00.000Z`, offsets `+02:00`, a bare date) and the basic form used by iCalendar
+ * (`20240501T100000Z`). A date-time without an offset is read as UTC so results never depend on the
+ * server's time zone. Impossible calendar dates (Feb 30) are refused rather than rolled over.
+ */
+const EXTENDED =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const BASIC = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})?(Z|[+-]\d{4})?)?$/;
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+interface Parts {
+  y: string;
+  mo: string;
+  d: string;
+  h: string;
+  mi: string;
+  s: string;
+  frac: string;
+  off: string;
+}
+
+function split(text: string): Parts | null {
+  const e = EXTENDED.exec(text);
+  if (e) {
+    return { y: e[1]!, mo: e[2]!, d: e[3]!, h: e[4] ?? '00', mi: e[5] ?? '00', s: e[6] ?? '00', frac: e[7] ?? '', off: e[8] ?? 'Z' };
+  }
+  const b = BASIC.exec(text);
+  if (b) {
+    return { y: b[1]!, mo: b[2]!, d: b[3]!, h: b[4] ?? '00', mi: b[5] ?? '00', s: b[6] ?? '00', frac: '', off: b[7] ?? 'Z' };
+  }
+  return null;
+}
+
+/** Parses an ISO 8601 instant; returns null when the text is not one. */
+export function parseIsoInstant(text: string): Date | null {
+  const p = split(text);
+  if (!p) return null;
+  const month = Number(p.mo);
+  const day = Number(p.d);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(Number(p.y), month)) return null;
+  if (Number(p.h) > 23 || Number(p.mi) > 59 || Number(p.s) > 59) return null;
+  const off = p.off === 'Z' ? 'Z' : `${p.off.slice(0, 3)}:${p.off.slice(-2)}`;
+  if (off !== 'Z' && (Number(off.slice(1, 3)) > 23 || Number(off.slice(4, 6)) > 59)) return null;
+  const ms = p.frac.padEnd(3, '0').slice(0, 3);
+  const date = new Date(`${p.y}-${p.mo}-${p.d}T${p.h}:${p.mi}:${p.s}.${ms}${off}`);
+  return Number.isNaN(date.getTime()) ? null : date;
+}

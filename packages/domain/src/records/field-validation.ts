@@ -1,0 +1,112 @@
+import { parseIsoInstant } from './datetime.js';
+import { FIELD_TABLES } from './field-tables.js';
+import { type Checked, fail, itemError, ok } from './item-error.js';
+import { isValidRrule } from './rrule.js';
+import type { FieldSpec, FieldValue, FieldValues, RecordType } from './types.js';
+
+/** The form of a record uid and of every reference to one (API.md). */
+export const UID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * Keys a client may send that are server stamps or legacy fields: silently dropped, never applied
+ * (spec: createdAt/updatedAt are "ignored and never applied in push"; legacy fields are ignored).
+ */
+export const IGNORED_PUSH_KEYS: ReadonlySet<string> = new Set([
+  'id', 'uid', 'op', 'baseVersion', 'version', 'createdAt', 'updatedAt', 'deleted', 'syncStatus', 'lastSyncTime',
+]);
+
+const COLOR = /^#[0-9A-Fa-f]{6}$/;
+const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
+const KNOWN_ZONES: ReadonlySet<string> = new Set([...Intl.supportedValuesOf('timeZone'), 'UTC']);
+
+/** True for an IANA zone name (canonical names, plus aliases the runtime knows, such as Etc/UTC). */
+export function isValidTimezone(zone: string): boolean {
+  if (KNOWN_ZONES.has(zone)) return true;
+  if (!ZONE_NAME.test(zone)) return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True for a comma-separated list of ISO 8601 instants (blanks around items tolerated). */
+export function isValidExdate(text: string): boolean {
+  return text.split(',').every((p) => parseIsoInstant(p.trim()) !== null);
+}
+
+function invalid(spec: FieldSpec, why: string): Checked<FieldValue> {
+  return fail(itemError('INVALID_FIELD', `${spec.name}: ${why}`));
+}
+
+/** Checks one non-null value against its field spec and returns the normalised value. */
+function validateValue(spec: FieldSpec, value: unknown): Checked<FieldValue> {
+  switch (spec.kind) {
+    case 'text': {
+      if (typeof value !== 'string') return invalid(spec, 'must be a string');
+      if (spec.minLength !== undefined && value.length < spec.minLength) {
+        return invalid(spec, `must have at least ${spec.minLength} characters`);
+      }
+      if (spec.maxLength !== undefined && value.length > spec.maxLength) {
+        return invalid(spec, `must have at most ${spec.maxLength} characters`);
+      }
+      return ok(value);
+    }
+    case 'boolean':
+      return typeof value === 'boolean' ? ok(value) : invalid(spec, 'must be a boolean');
+    case 'integer': {
+      if (typeof value !== 'number' || !Number.isSafeInteger(value)) return invalid(spec, 'must be an integer');
+      if ((spec.min !== undefined && value < spec.min) || (spec.max !== undefined && value > spec.max)) {
+        return invalid(spec, `must be between ${spec.min ?? '-inf'} and ${spec.max ?? 'inf'}`);
+      }
+      return ok(value);
+    }
+    case 'datetime': {
+      const date = typeof value === 'string' ? parseIsoInstant(value) : null;
+      return date ? ok(date.toISOString()) : invalid(spec, 'must be an ISO 8601 date-time');
+    }
+    case 'color':
+      return typeof value === 'string' && COLOR.test(value) ? ok(value) : invalid(spec, 'must be #RRGGBB');
+    case 'timezone':
+      return typeof value === 'string' && isValidTimezone(value) ? ok(value) : invalid(spec, 'must be an IANA time zone');
+    case 'rrule': {
+      const good =
+        typeof value === 'string' && (spec.maxLength === undefined || value.length <= spec.maxLength) && isValidRrule(value);
+      return good ? ok(value) : fail(itemError('INVALID_RRULE', 'invalid rrule'));
+    }
+    case 'exdate': {
+      const good =
+        typeof value === 'string' && (spec.maxLength === undefined || value.length <= spec.maxLength) && isValidExdate(value);
+      return good ? ok(value) : fail(itemError('INVALID_EXDATE', 'invalid exdate'));
+    }
+    case 'ref':
+      return typeof value === 'string' && UID_PATTERN.test(value) ? ok(value) : invalid(spec, 'must be a uid');
+  }
+}
+
+/**
+ * Validates and normalises the field patch of a pushed upsert against the type's field table.
+ * Unknown keys are INVALID_FIELD; server stamps and legacy fields are dropped; null is accepted only
+ * for nullable fields; datetimes come back in `Date#toISOString()` form.
+ */
+export function validatePatch(type: RecordType, fields: Readonly<Record<string, unknown>>): Checked<FieldValues> {
+  const specs = FIELD_TABLES[type];
+  const patch: Record<string, FieldValue> = {};
+  for (const key of Object.keys(fields).sort()) {
+    if (IGNORED_PUSH_KEYS.has(key)) continue;
+    const spec = specs.find((s) => s.name === key);
+    if (spec === undefined) return fail(itemError('INVALID_FIELD', `unknown field ${key}`));
+    const value = fields[key];
+    if (value === undefined) continue;
+    if (value === null) {
+      if (!spec.nullable) return fail(itemError('INVALID_FIELD', `${key}: may not be null`));
+      patch[key] = null;
+      continue;
+    }
+    const checked = validateValue(spec, value);
+    if (!checked.ok) return checked;
+    patch[key] = checked.value;
+  }
+  return ok(patch);
+}

@@ -1,0 +1,26 @@
+import type { ItemErrorCode } from '../sync/types.js';
+
+/** A per-item push error as it goes on the wire; per-item errors are results, not exceptions. */
+export interface ItemError {
+  readonly code: ItemErrorCode;
+  readonly message: string;
+  readonly retryable: boolean;
+}
+
+/** Builds a non-retryable per-item error (every validation error is one). */
+export function itemError(code: ItemErrorCode, message: string, retryable = false): ItemError {
+  return { code, message, retryable };
+}
+
+/** Either a value or a per-item error: validation steps return this instead of throwing. */
+export type Checked<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ItemError };
+
+/** Wraps a successful value. */
+export function ok<T>(value: T): Checked<T> {
+  return { ok: true, value };
+}
+
+/** Wraps a per-item error. */
+export function fail<T>(error: ItemError): Checked<T> {
+  return { ok: false, error };
+}

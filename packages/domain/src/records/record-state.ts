@@ -1,0 +1,56 @@
+import { CREATE_DEFAULTS, FIELD_TABLES } from './field-tables.js';
+import { type ItemError, itemError } from './item-error.js';
+import type { FieldValue, FieldValues, RecordType } from './types.js';
+
+/** Applies a patch: an absent key leaves the field unchanged, null clears it. */
+export function applyPatch(fields: FieldValues, patch: FieldValues): FieldValues {
+  return { ...fields, ...patch };
+}
+
+/**
+ * The full field state of a new row: every field of the table present, taken from the patch, else
+ * the create default (non-nullable optional fields), else null.
+ */
+export function createFields(type: RecordType, patch: FieldValues): FieldValues {
+  const defaults = CREATE_DEFAULTS[type];
+  const fields: Record<string, FieldValue> = {};
+  for (const spec of FIELD_TABLES[type]) {
+    const sent = patch[spec.name];
+    fields[spec.name] = sent !== undefined ? sent : (defaults[spec.name] ?? null);
+  }
+  return fields;
+}
+
+/** Fields that must be present on create, with the error a missing one gives. */
+export function checkRequiredOnCreate(type: RecordType, fields: FieldValues): ItemError | null {
+  if (type === 'reminders' && fields.eventUid == null && fields.taskUid == null) {
+    return itemError('PARENT_REQUIRED', 'eventUid or taskUid required for create');
+  }
+  for (const spec of FIELD_TABLES[type]) {
+    if (!spec.requiredOnCreate || fields[spec.name] != null) continue;
+    if (spec.name === 'calendarUid') return itemError('CALENDAR_REQUIRED', 'calendarUid required for create');
+    return itemError('INVALID_FIELD', `${spec.name} required for create`);
+  }
+  return null;
+}
+
+/** Rules over the merged state of a row: an event ends no earlier than it starts; a reminder has one parent. */
+export function checkInvariants(type: RecordType, fields: FieldValues): ItemError | null {
+  if (type === 'events' && typeof fields.startTime === 'string' && typeof fields.endTime === 'string') {
+    if (Date.parse(fields.endTime) < Date.parse(fields.startTime)) {
+      return itemError('INVALID_FIELD', 'endTime: must not be before startTime');
+    }
+  }
+  if (type === 'reminders') {
+    if (fields.eventUid != null && fields.taskUid != null) {
+      return itemError('INVALID_FIELD', 'a reminder has exactly one of eventUid or taskUid, not both');
+    }
+    if (fields.eventUid == null && fields.taskUid == null) {
+      return itemError('INVALID_FIELD', 'a reminder needs one of eventUid or taskUid');
+    }
+  }
+  for (const spec of FIELD_TABLES[type]) {
+    if (!spec.nullable && fields[spec.name] === null) return itemError('INVALID_FIELD', `${spec.name}: may not be null`);
+  }
+  return null;
+}

@@ -1,0 +1,29 @@
+import { FIELD_TABLES } from './field-tables.js';
+import type { FieldValue, FieldValues, RecordRow, RecordType, WireRecord } from './types.js';
+
+/** Every field of the type's table, missing ones as null: the shape of a record on the wire. */
+export function completeFields(type: RecordType, fields: FieldValues): Record<string, FieldValue> {
+  const out: Record<string, FieldValue> = {};
+  for (const spec of FIELD_TABLES[type]) out[spec.name] = fields[spec.name] ?? null;
+  return out;
+}
+
+/** A stored row as pull and loser snapshots send it: fields plus stamps, version as a decimal string. */
+export function toWireRecord(row: RecordRow): WireRecord {
+  return {
+    ...completeFields(row.type, row.fields),
+    id: row.id,
+    uid: row.uid,
+    version: row.version.toString(),
+    deleted: row.deleted,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** The field values a wire record holds for `type` (stamps left out), e.g. to restore a loser snapshot. */
+export function fieldsOfWireRecord(type: RecordType, record: WireRecord): FieldValues {
+  const out: Record<string, FieldValue> = {};
+  for (const spec of FIELD_TABLES[type]) out[spec.name] = record[spec.name] ?? null;
+  return out;
+}

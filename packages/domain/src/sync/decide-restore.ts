@@ -1,0 +1,21 @@
+import { DomainError } from '../errors.js';
+import type { FieldValues, RecordType } from '../records/types.js';
+import { promotionDemotions } from './decide-push-item.js';
+import { checkReferences } from './reference-rules.js';
+import type { RowChange, RowView } from './row-view.js';
+
+/**
+ * Decides the restore of a loser snapshot (spec "Conflict state"): the snapshot's fields go back on
+ * the row with a new version and any tombstone is cleared; restoring a default calendar demotes the
+ * others first. Not a push: no loser is stored. Throws UNKNOWN_REFERENCE when a parent it names is
+ * no longer live, NOT_FOUND when the row itself is gone.
+ */
+export function decideRestore(type: RecordType, uid: string, fields: FieldValues, view: RowView): RowChange[] {
+  if (view.get(type, uid) === null) throw new DomainError('NOT_FOUND', 'record not found');
+  const problem = checkReferences(type, uid, fields, view);
+  if (problem !== null) {
+    if (problem.code === 'UNKNOWN_REFERENCE') throw new DomainError('UNKNOWN_REFERENCE', problem.message);
+    throw new DomainError('VALIDATION_ERROR', problem.message);
+  }
+  return [...promotionDemotions(type, uid, fields, view), { type, uid, fields, deleted: false }];
+}

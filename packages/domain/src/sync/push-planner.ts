@@ -1,0 +1,212 @@
+import type { ConflictRecord, PushReceipt, RowWrite, SyncUnitOfWork } from '../ports/sync-store.js';
+import { fieldsOfWireRecord, completeFields } from '../records/snapshot.js';
+import { ENTITY_TYPE, RECORD_TYPES, type RecordType, type WireRecord } from '../records/types.js';
+import { decidePushItem, type LoserSpec } from './decide-push-item.js';
+import { decideRestore } from './decide-restore.js';
+import { pushItemFingerprint } from './fingerprint.js';
+import { RowOverlay } from './row-overlay.js';
+import type { ConflictDto, ItemResult, PushChangeset, PushItem, PushResponse } from './types.js';
+
+/** A result whose id and version may still be placeholders, or a final result. */
+type PendingResult =
+  | { readonly type: RecordType; readonly final: ItemResult }
+  | { readonly type: RecordType; readonly sameAs: number }
+  | {
+      readonly type: RecordType;
+      readonly uid: string;
+      readonly status: 'created' | 'updated' | 'deleted' | 'conflict';
+      readonly id: number | null;
+      readonly version: bigint | null;
+      readonly conflict: number | null;
+    };
+
+interface PendingConflict {
+  readonly type: RecordType;
+  readonly uid: string;
+  readonly winnerVersion: bigint;
+  readonly loser: LoserSpec;
+}
+
+const receiptKey = (type: RecordType, uid: string, fingerprint: string): string => `${type}\u0000${uid}\u0000${fingerprint}`;
+
+/** Turns a stored conflict into its wire form. */
+export function toConflictDto(c: ConflictRecord): ConflictDto {
+  return {
+    conflictId: c.conflictId,
+    entityType: ENTITY_TYPE[c.type],
+    entityUid: c.uid,
+    winnerVersion: c.winnerVersion.toString(),
+    loserSnapshot: c.loserSnapshot,
+    createdAt: c.createdAt,
+    resolvedAt: c.resolvedAt,
+  };
+}
+
+/**
+ * Plans pushed items (and restores) inside one unit of work: each item is decided in order on a
+ * `RowOverlay`, then `commit` takes the versions, writes the rows, conflicts and receipts. One
+ * planner per unit of work; per-item mode uses one per item, batch mode one per push.
+ */
+export class PushPlanner {
+  readonly #uow: SyncUnitOfWork;
+  readonly #now: string;
+  readonly #overlay: RowOverlay;
+  readonly #results: PendingResult[] = [];
+  readonly #conflicts: PendingConflict[] = [];
+  readonly #stored = new Map<string, unknown>();
+  readonly #batchReceipts = new Map<string, number>();
+  readonly #toSave: { type: RecordType; uid: string; fingerprint: string; index: number }[] = [];
+
+  constructor(uow: SyncUnitOfWork, now: string) {
+    this.#uow = uow;
+    this.#now = now;
+    this.#overlay = new RowOverlay(uow, now);
+  }
+
+  /** Loads, in a few round trips, the rows and receipts the items of `changeset` name. */
+  async prefetch(changeset: PushChangeset): Promise<void> {
+    const keys: Omit<PushReceipt, 'result'>[] = [];
+    for (const type of RECORD_TYPES) {
+      const items = changeset[type] ?? [];
+      await this.#overlay.load(type, items.map((i) => i.uid));
+      for (const item of items) {
+        const fingerprint = pushItemFingerprint(type, item);
+        if (fingerprint !== null) keys.push({ type, uid: item.uid, fingerprint });
+      }
+    }
+    if (keys.length > 0) {
+      for (const r of await this.#uow.findReceipts(keys)) this.#stored.set(receiptKey(r.type, r.uid, r.fingerprint), r.result);
+    }
+  }
+
+  /** Decides one item on the overlay; its result is produced by `commit`. */
+  async planItem(type: RecordType, item: PushItem): Promise<void> {
+    const fingerprint = pushItemFingerprint(type, item);
+    const key = fingerprint === null ? null : receiptKey(type, item.uid, fingerprint);
+    if (key !== null) {
+      const earlier = this.#batchReceipts.get(key);
+      if (earlier !== undefined) return void this.#results.push({ type, sameAs: earlier });
+      if (this.#stored.has(key)) return void this.#results.push({ type, final: this.#stored.get(key) as ItemResult });
+    }
+    await this.#prepare(type, item);
+    const decision = decidePushItem({ type, item, view: this.#overlay });
+    if (decision.kind === 'error') {
+      return void this.#results.push({ type, final: { uid: item.uid, status: 'error', error: decision.error } });
+    }
+    for (const change of decision.writes) this.#overlay.apply(change);
+    const reported = decision.report ? this.#overlay.get(decision.report.type, decision.report.uid) : null;
+    let conflict: number | null = null;
+    if (decision.loser && reported) {
+      conflict = this.#conflicts.length;
+      this.#conflicts.push({ type, uid: item.uid, winnerVersion: reported.version, loser: decision.loser });
+    }
+    const index = this.#results.length;
+    this.#results.push({
+      type,
+      uid: decision.report?.uid ?? item.uid,
+      status: decision.status,
+      id: reported?.id ?? null,
+      version: reported?.version ?? null,
+      conflict,
+    });
+    if (key !== null && fingerprint !== null) {
+      this.#batchReceipts.set(key, index);
+      this.#toSave.push({ type, uid: item.uid, fingerprint, index });
+    }
+  }
+
+  async #prepare(type: RecordType, item: PushItem): Promise<void> {
+    await this.#overlay.load(type, [item.uid]);
+    if (item.op === 'delete') return this.#overlay.loadDescendants(type, item.uid);
+    await this.#overlay.loadReferences(type, item.fields);
+    if (type === 'calendars') await this.#overlay.loadDefaults();
+  }
+
+  /** Plans the restore of a conflict's loser snapshot; returns nothing until `commit`. */
+  async planRestore(conflict: ConflictRecord): Promise<void> {
+    const fields = fieldsOfWireRecord(conflict.type, conflict.loserSnapshot);
+    await this.#overlay.load(conflict.type, [conflict.uid]);
+    await this.#overlay.loadReferences(conflict.type, fields);
+    if (conflict.type === 'calendars') await this.#overlay.loadDefaults();
+    for (const change of decideRestore(conflict.type, conflict.uid, fields, this.#overlay)) this.#overlay.apply(change);
+  }
+
+  /**
+   * Takes real versions, writes rows (demotions first), conflicts and receipts, and returns the
+   * results in push order plus the conflicts this unit of work produced.
+   */
+  async commit(): Promise<{ results: { type: RecordType; result: ItemResult }[]; conflicts: ConflictDto[]; versionOf: (type: RecordType, uid: string) => bigint | null }> {
+    const count = this.#overlay.placeholderCount;
+    const real = count > 0 ? await this.#uow.nextVersions(count) : [];
+    const version = (v: bigint): bigint => (v < 0n ? real[Number(-v) - 1]! : v);
+    const changed = this.#overlay.changedRows();
+    const writes: RowWrite[] = changed.map(({ row, existed }) => {
+      const stamped = { ...row, version: version(row.version) };
+      if (existed) return { kind: 'update', row: stamped };
+      const { id: _placeholder, ...insert } = stamped;
+      return { kind: 'insert', row: insert };
+    });
+    const ids = writes.length > 0 ? await this.#uow.applyWrites(writes) : [];
+    const idMap = new Map<number, number>();
+    changed.forEach(({ row }, i) => idMap.set(row.id, ids[i]!));
+    const id = (n: number): number => (n < 0 ? idMap.get(n)! : n);
+
+    const stored = this.#conflicts.length
+      ? await this.#uow.insertConflicts(
+          this.#conflicts.map((c) => ({
+            userId: this.#uow.userId,
+            type: c.type,
+            uid: c.uid,
+            winnerVersion: version(c.winnerVersion),
+            loserSnapshot: this.#loserSnapshot(c.type, c.loser, version, id),
+            createdAt: this.#now,
+          })),
+        )
+      : [];
+
+    const results: { type: RecordType; result: ItemResult }[] = [];
+    for (const pending of this.#results) {
+      if ('final' in pending) results.push({ type: pending.type, result: pending.final });
+      else if ('sameAs' in pending) results.push({ type: pending.type, result: results[pending.sameAs]!.result });
+      else {
+        const result: { uid: string; status: typeof pending.status; id?: number; version: string | null; conflictId?: number } = {
+          uid: pending.uid,
+          status: pending.status,
+          version: pending.version === null ? null : version(pending.version).toString(),
+        };
+        if (pending.id !== null) result.id = id(pending.id);
+        if (pending.conflict !== null) result.conflictId = stored[pending.conflict]!.conflictId;
+        results.push({ type: pending.type, result });
+      }
+    }
+    if (this.#toSave.length > 0) {
+      await this.#uow.saveReceipts(
+        this.#toSave.map((r) => ({ type: r.type, uid: r.uid, fingerprint: r.fingerprint, result: results[r.index]!.result })),
+      );
+    }
+    const versionOf = (type: RecordType, uid: string): bigint | null => {
+      const row = this.#overlay.get(type, uid);
+      return row === null ? null : version(row.version);
+    };
+    return { results, conflicts: stored.map(toConflictDto), versionOf };
+  }
+
+  #loserSnapshot(type: RecordType, loser: LoserSpec, version: (v: bigint) => bigint, id: (n: number) => number): WireRecord {
+    return {
+      ...completeFields(type, loser.fields),
+      id: id(loser.row.id),
+      uid: loser.row.uid,
+      version: loser.version === null ? null : version(loser.version).toString(),
+      deleted: null,
+      createdAt: loser.row.createdAt,
+      updatedAt: loser.row.updatedAt,
+    };
+  }
+}
+
+/** Groups planned results into the push response arrays. */
+export function toPushResponse(results: readonly { type: RecordType; result: ItemResult }[], conflicts: ConflictDto[]): PushResponse {
+  const response: PushResponse = { calendars: [], events: [], tasks: [], reminders: [], conflicts };
+  for (const { type, result } of results) response[type].push(result);
+  return response;
+}

@@ -1,0 +1,170 @@
+import { FIELD_TABLES } from '../records/field-tables.js';
+import type { RecordRow, RecordType } from '../records/types.js';
+import type { SyncUnitOfWork } from '../ports/sync-store.js';
+import { childLinks } from './reference-rules.js';
+import type { RowChange, RowView } from './row-view.js';
+
+const keyOf = (type: RecordType, uid: string): string => `${type}\u0000${uid}`;
+
+/**
+ * The store's rows a plan has loaded, with every change decided so far laid over them. New rows
+ * and versions get negative placeholders (ids -1, -2…, versions -1n, -2n… in decision order)
+ * until `PushPlanner.commit` takes real ones, so later decisions see earlier ones exactly as if
+ * each item had been committed on its own.
+ */
+export class RowOverlay implements RowView {
+  readonly #uow: SyncUnitOfWork;
+  readonly #now: string;
+  readonly #rows = new Map<string, RecordRow | null>();
+  /** The state each row had in the store when first loaded (null: absent). */
+  readonly #origin = new Map<string, RecordRow | null>();
+  /** Keys of changed rows, in the order they were first changed. */
+  readonly #touched: string[] = [];
+  readonly #touchedSet = new Set<string>();
+  readonly #childrenLoaded = new Set<string>();
+  #defaultsLoaded = false;
+  #versions = 0;
+  #ids = 0;
+
+  constructor(uow: SyncUnitOfWork, now: string) {
+    this.#uow = uow;
+    this.#now = now;
+  }
+
+  /** Number of placeholder versions handed out so far. */
+  get placeholderCount(): number {
+    return this.#versions;
+  }
+
+  get(type: RecordType, uid: string): RecordRow | null {
+    return this.#rows.get(keyOf(type, uid)) ?? null;
+  }
+
+  liveDefaultCalendars(): readonly RecordRow[] {
+    const rank = (id: number): number => (id > 0 ? id : Number.MAX_SAFE_INTEGER / 2 - id);
+    return this.#scan('calendars', (r) => r.fields.isDefault === true).sort((a, b) => rank(a.id) - rank(b.id));
+  }
+
+  liveReferencing(type: RecordType, field: string, parentUid: string): readonly RecordRow[] {
+    return this.#scan(type, (r) => r.fields[field] === parentUid);
+  }
+
+  #scan(type: RecordType, match: (row: RecordRow) => boolean): RecordRow[] {
+    const out: RecordRow[] = [];
+    for (const row of this.#rows.values()) {
+      if (row !== null && row.type === type && row.deleted === null && match(row)) out.push(row);
+    }
+    return out;
+  }
+
+  #remember(row: RecordRow): void {
+    const key = keyOf(row.type, row.uid);
+    if (this.#rows.has(key)) return;
+    this.#rows.set(key, row);
+    this.#origin.set(key, row);
+  }
+
+  /** Loads (and locks) the rows of these uids that are not known yet. */
+  async load(type: RecordType, uids: Iterable<string>): Promise<void> {
+    const missing = [...new Set(uids)].filter((uid) => !this.#rows.has(keyOf(type, uid)));
+    if (missing.length === 0) return;
+    for (const row of await this.#uow.lockRows(type, missing)) this.#remember(row);
+    for (const uid of missing) {
+      const key = keyOf(type, uid);
+      if (!this.#rows.has(key)) {
+        this.#rows.set(key, null);
+        this.#origin.set(key, null);
+      }
+    }
+  }
+
+  /** Loads the rows referenced by `fields` and, for self-references (task parents), their ancestor chains. */
+  async loadReferences(type: RecordType, fields: Readonly<Record<string, unknown>>): Promise<void> {
+    for (const spec of FIELD_TABLES[type]) {
+      let target = fields[spec.name];
+      if (spec.kind !== 'ref' || spec.ref === undefined) continue;
+      const seen = new Set<string>();
+      while (typeof target === 'string' && !seen.has(target)) {
+        seen.add(target);
+        await this.load(spec.ref, [target]);
+        if (spec.ref !== type) break;
+        target = this.get(spec.ref, target)?.fields[spec.name];
+      }
+    }
+  }
+
+  /** Loads the user's live default calendars once. */
+  async loadDefaults(): Promise<void> {
+    if (this.#defaultsLoaded) return;
+    this.#defaultsLoaded = true;
+    for (const row of await this.#uow.findLiveDefaultCalendars()) this.#remember(row);
+  }
+
+  /** Loads every live descendant of the row (what a delete would cascade to), level by level. */
+  async loadDescendants(type: RecordType, uid: string): Promise<void> {
+    let level: RecordRow[] = [];
+    const root = this.get(type, uid);
+    if (root !== null) level = [root];
+    const seen = new Set<string>();
+    while (level.length > 0) {
+      const next: RecordRow[] = [];
+      for (const parent of level) {
+        const key = keyOf(parent.type, parent.uid);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        for (const link of childLinks(parent.type)) {
+          const loadKey = `${link.type}:${link.field}:${parent.uid}`;
+          if (!this.#childrenLoaded.has(loadKey)) {
+            this.#childrenLoaded.add(loadKey);
+            for (const row of await this.#uow.findLiveReferencing(link.type, link.field, [parent.uid])) this.#remember(row);
+          }
+          next.push(...this.liveReferencing(link.type, link.field, parent.uid));
+        }
+      }
+      level = next;
+    }
+  }
+
+  /** Lays a decided change over the rows with the next placeholder version. */
+  apply(change: RowChange): RecordRow {
+    const key = keyOf(change.type, change.uid);
+    const prev = this.#rows.get(key) ?? null;
+    this.#versions += 1;
+    const row: RecordRow = {
+      type: change.type,
+      id: prev?.id ?? -(++this.#ids),
+      userId: this.#uow.userId,
+      uid: change.uid,
+      version: -BigInt(this.#versions),
+      createdAt: prev?.createdAt ?? this.#now,
+      updatedAt: this.#now,
+      deleted: change.deleted ? (prev?.deleted ?? this.#now) : null,
+      fields: change.fields,
+    };
+    if (!this.#touchedSet.has(key)) {
+      this.#touchedSet.add(key);
+      this.#touched.push(key);
+    }
+    this.#rows.set(key, row);
+    return row;
+  }
+
+  /**
+   * The changed rows, final state each, in the order to write them: first the updates that take
+   * the default flag away from a stored default calendar (the partial unique index allows one live
+   * default), then everything else in first-change order (so inserts get ids in decision order).
+   */
+  changedRows(): { readonly row: RecordRow; readonly existed: boolean }[] {
+    const isLiveDefault = (r: RecordRow | null): boolean =>
+      r !== null && r.type === 'calendars' && r.deleted === null && r.fields.isDefault === true;
+    const first: { row: RecordRow; existed: boolean }[] = [];
+    const rest: { row: RecordRow; existed: boolean }[] = [];
+    for (const key of this.#touched) {
+      const row = this.#rows.get(key)!;
+      const origin = this.#origin.get(key) ?? null;
+      const entry = { row: row!, existed: origin !== null };
+      (isLiveDefault(origin) && !isLiveDefault(row) ? first : rest).push(entry);
+    }
+    return [...first, ...rest];
+  }
+}

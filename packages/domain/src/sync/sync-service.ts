@@ -1,0 +1,120 @@
+import type { CursorCodec, Watermarks } from '../cursor/cursor-codec.js';
+import { DomainError } from '../errors.js';
+import type { Clock } from '../ports/clock.js';
+import type { SyncStore } from '../ports/sync-store.js';
+import { toWireRecord } from '../records/snapshot.js';
+import { ENTITY_TYPE, RECORD_TYPES, type RecordType, type WireRecord } from '../records/types.js';
+import { PushPlanner, toConflictDto, toPushResponse } from './push-planner.js';
+import type { ConflictPage, ItemResult, PullResponse, PushChangeset, PushResponse, ResolveResponse, SyncApi } from './types.js';
+
+/** Dependencies of `SyncService`. */
+export interface SyncServiceDeps {
+  readonly store: SyncStore;
+  readonly clock: Clock;
+  readonly cursorCodec: CursorCodec;
+  /** 'per-item' (default): one unit of work per item; 'batch': the whole push in one, same results. */
+  readonly pushMode?: 'per-item' | 'batch';
+}
+
+/** Clamps an optional integer query value into lo..hi, falling back to `fallback` when absent or not a number. */
+export function clampLimit(value: number | undefined, lo: number, hi: number, fallback: number): number {
+  if (value === undefined || !Number.isFinite(value)) return fallback;
+  return Math.min(hi, Math.max(lo, Math.trunc(value)));
+}
+
+/** The sync engine behind `/api/sync/*`: push, pull, and conflict listing and resolution. */
+export class SyncService implements SyncApi {
+  readonly #store: SyncStore;
+  readonly #clock: Clock;
+  readonly #codec: CursorCodec;
+  readonly #mode: 'per-item' | 'batch';
+
+  constructor(deps: SyncServiceDeps) {
+    this.#store = deps.store;
+    this.#clock = deps.clock;
+    this.#codec = deps.cursorCodec;
+    this.#mode = deps.pushMode ?? 'per-item';
+  }
+
+  async push(userId: number, changeset: PushChangeset): Promise<PushResponse> {
+    if (this.#mode === 'batch') {
+      const out = await this.#store.inUserTransaction(userId, async (uow) => {
+        const planner = new PushPlanner(uow, this.#clock.now().toISOString());
+        await planner.prefetch(changeset);
+        for (const type of RECORD_TYPES) for (const item of changeset[type] ?? []) await planner.planItem(type, item);
+        return planner.commit();
+      });
+      return toPushResponse(out.results, out.conflicts);
+    }
+    const results: { type: RecordType; result: ItemResult }[] = [];
+    const conflicts: PushResponse['conflicts'] = [];
+    for (const type of RECORD_TYPES) {
+      for (const item of changeset[type] ?? []) {
+        const out = await this.#store.inUserTransaction(userId, async (uow) => {
+          const planner = new PushPlanner(uow, this.#clock.now().toISOString());
+          await planner.prefetch({ [type]: [item] });
+          await planner.planItem(type, item);
+          return planner.commit();
+        });
+        results.push(...out.results);
+        conflicts.push(...out.conflicts);
+      }
+    }
+    return toPushResponse(results, conflicts);
+  }
+
+  async pull(userId: number, query: { readonly cursor?: string; readonly limit?: number }): Promise<PullResponse> {
+    const limit = clampLimit(query.limit, 1, 1000, 500);
+    const decoded = this.#codec.decode(query.cursor, userId);
+    return this.#store.inUserTransaction(userId, async (uow) => {
+      const bound = await uow.currentVersion();
+      const next: Record<RecordType, bigint> = { ...decoded.watermarks };
+      const records = {} as Record<RecordType, WireRecord[]>;
+      let hasMore = false;
+      for (const type of RECORD_TYPES) {
+        const from = decoded.watermarks[type];
+        const rows = from >= bound ? [] : await uow.readChanges(type, from, bound, limit + 1);
+        const page = rows.slice(0, limit);
+        records[type] = page.map(toWireRecord);
+        if (rows.length > limit) {
+          hasMore = true;
+          next[type] = page[page.length - 1]!.version;
+        } else if (bound > from) {
+          next[type] = bound;
+        }
+      }
+      const nextCursor = this.#codec.encode(userId, next as Watermarks);
+      return { ...records, cursorReset: decoded.reset, nextCursor, hasMore };
+    });
+  }
+
+  async listConflicts(userId: number, query: { readonly afterId?: number; readonly limit?: number }): Promise<ConflictPage> {
+    const limit = clampLimit(query.limit, 1, 200, 50);
+    const afterId = query.afterId !== undefined && Number.isFinite(query.afterId) ? Math.max(0, Math.trunc(query.afterId)) : 0;
+    const rows = await this.#store.inUserTransaction(userId, (uow) => uow.listUnresolvedConflicts(afterId, limit + 1));
+    const page = rows.slice(0, limit);
+    const hasMore = rows.length > limit;
+    return { conflicts: page.map(toConflictDto), hasMore, nextAfterId: hasMore ? page[page.length - 1]!.conflictId : null };
+  }
+
+  async resolveConflict(userId: number, conflictId: number, action: 'restore' | 'dismiss'): Promise<ResolveResponse> {
+    return this.#store.inUserTransaction(userId, async (uow) => {
+      const conflict = await uow.lockConflict(conflictId);
+      if (conflict === null) throw new DomainError('NOT_FOUND', 'conflict not found');
+      if (conflict.resolvedAt !== null) throw new DomainError('CONFLICT_RESOLVED', 'conflict already resolved');
+      const now = this.#clock.now().toISOString();
+      let record: ResolveResponse['record'] = null;
+      if (action === 'restore') {
+        const planner = new PushPlanner(uow, now);
+        await planner.planRestore(conflict);
+        const { versionOf } = await planner.commit();
+        const version = versionOf(conflict.type, conflict.uid)!;
+        record = { entityType: ENTITY_TYPE[conflict.type], uid: conflict.uid, version: version.toString() };
+      } else if (action !== 'dismiss') {
+        throw new DomainError('VALIDATION_ERROR', 'action must be restore or dismiss');
+      }
+      await uow.markConflictResolved(conflictId, now);
+      return { conflict: toConflictDto({ ...conflict, resolvedAt: now }), record };
+    });
+  }
+}
