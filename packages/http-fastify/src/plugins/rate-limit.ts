@@ -21,7 +21,8 @@ export const rateLimitPlugin = fp<RateLimitPluginOptions>(
     await app.register(rateLimit, {
       global: false,
       timeWindow: opts.config.rateLimit.windowMs,
-      ...(opts.redis ? { redis: opts.redis, nameSpace: 'calsync-rl-' } : {}),
+      // A Redis outage must not take the API down: requests pass unlimited while the store fails.
+      ...(opts.redis ? { redis: opts.redis, nameSpace: 'calsync-rl-', skipOnError: true } : {}),
       errorResponseBuilder: (_request, context) =>
         new DomainError('RATE_LIMITED', 'Too many requests, retry later', undefined, Math.max(1, Math.ceil(context.ttl / 1000))),
     });
