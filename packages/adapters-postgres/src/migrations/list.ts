@@ -1,2 +1,3 @@
 // Every migration module, one line each, named `m<migration name>`. Kysely runs them in name order.
 export * as m0001_core from './0001_core.js';
+export * as m0002_auth from './0002_auth.js';
