@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { CONFIG_TABLE } from './config.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const known = new Set(CONFIG_TABLE.map((v) => v.name));
+
+describe('docker-compose.yml', () => {
+  const compose = parse(readFileSync(`${root}docker-compose.yml`, 'utf8')) as {
+    services: Record<string, { image?: string; build?: unknown; environment?: Record<string, unknown>; depends_on?: Record<string, unknown> }>;
+  };
+
+  it('runs PostgreSQL 15 and the service built from this repository', () => {
+    expect(compose.services.postgres?.image).toBe('postgres:15');
+    expect(compose.services.app?.build).toBeDefined();
+    expect(Object.keys(compose.services.app?.depends_on ?? {})).toContain('postgres');
+  });
+
+  it('sets only variables the config table knows on the service', () => {
+    const env = Object.keys(compose.services.app?.environment ?? {});
+    expect(env.length).toBeGreaterThan(5);
+    expect(env.filter((name) => !known.has(name))).toEqual([]);
+    expect(String(compose.services.app?.environment?.DATABASE_URL)).toMatch(/^postgres:\/\/.+@postgres:5432\//);
+  });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = readFileSync(`${root}Dockerfile`, 'utf8');
+  it('is multi-stage, installs from the lockfile, compiles, and runs dist/main.js as a non-root user', () => {
+    expect(dockerfile.match(/^FROM node:20/gm)?.length).toBeGreaterThanOrEqual(2);
+    expect(dockerfile).toContain('pnpm install --frozen-lockfile');
+    expect(dockerfile).toContain('tsc -b packages/http-fastify');
+    expect(dockerfile).toMatch(/^USER node$/m);
+    expect(dockerfile).toContain('packages/http-fastify/dist/main.js');
+  });
+});
