@@ -1,0 +1,3 @@
+export { runSyncStoreContract } from './sync-store-contract.js';
+export type { ContractOptions } from './transaction-cases.js';
+export type { MakeStore, StoreHarness } from './fixtures.js';

@@ -1,0 +1,192 @@
+import type {
+  ConflictRecord,
+  NewConflict,
+  PushReceipt,
+  RecordRow,
+  RecordType,
+  RowWrite,
+  SyncStore,
+  SyncUnitOfWork,
+} from '@calsync/domain';
+import { KeyedMutex } from './user-mutex.js';
+
+/** One user's committed data. Rows and conflicts are immutable objects, so copies are shallow. */
+interface UserData {
+  readonly rows: Record<RecordType, Map<string, RecordRow>>;
+  readonly conflicts: Map<number, ConflictRecord>;
+  readonly receipts: Map<string, PushReceipt>;
+}
+
+function emptyUser(): UserData {
+  return {
+    rows: { calendars: new Map(), events: new Map(), tasks: new Map(), reminders: new Map() },
+    conflicts: new Map(),
+    receipts: new Map(),
+  };
+}
+
+function copyUser(d: UserData): UserData {
+  return {
+    rows: {
+      calendars: new Map(d.rows.calendars),
+      events: new Map(d.rows.events),
+      tasks: new Map(d.rows.tasks),
+      reminders: new Map(d.rows.reminders),
+    },
+    conflicts: new Map(d.conflicts),
+    receipts: new Map(d.receipts),
+  };
+}
+
+const receiptKey = (r: Omit<PushReceipt, 'result'>): string => `${r.type}\u0000${r.uid}\u0000${r.fingerprint}`;
+const isLiveDefault = (r: RecordRow): boolean => r.type === 'calendars' && r.deleted === null && r.fields.isDefault === true;
+
+/**
+ * `SyncStore` in memory with PostgreSQL's semantics: one global version sequence for all types
+ * and users (not rolled back, like a sequence), per-table ids, a per-user lock, copy-on-write units
+ * of work (a unit that throws persists nothing; nothing is visible before it finishes), unique
+ * (user, type, uid) and at most one live default calendar per user (the partial unique index).
+ */
+export class InMemorySyncStore implements SyncStore {
+  readonly #users = new Map<number, UserData>();
+  readonly #mutex = new KeyedMutex<number>();
+  #sequence = 0n;
+  #conflictIds = 0;
+  readonly #rowIds: Record<RecordType, number> = { calendars: 0, events: 0, tasks: 0, reminders: 0 };
+
+  async inUserTransaction<T>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T> {
+    return this.#mutex.run(userId, async () => {
+      const staged = copyUser(this.#users.get(userId) ?? emptyUser());
+      let open = true;
+      const uow = this.#unitOfWork(userId, staged, () => open);
+      try {
+        const result = await work(uow);
+        this.#users.set(userId, staged);
+        return result;
+      } finally {
+        open = false;
+      }
+    });
+  }
+
+  /** Every row of a user (live and tombstones), for assertions in tests. */
+  snapshotRows(userId: number, type: RecordType): RecordRow[] {
+    return [...(this.#users.get(userId)?.rows[type].values() ?? [])].sort((a, b) => a.id - b.id);
+  }
+
+  /** Every conflict of a user, resolved or not, for assertions in tests. */
+  snapshotConflicts(userId: number): ConflictRecord[] {
+    return [...(this.#users.get(userId)?.conflicts.values() ?? [])].sort((a, b) => a.conflictId - b.conflictId);
+  }
+
+  /** The global sequence's last value. */
+  get lastVersion(): bigint {
+    return this.#sequence;
+  }
+
+  #unitOfWork(userId: number, d: UserData, isOpen: () => boolean): SyncUnitOfWork {
+    const guard = (): void => {
+      if (!isOpen()) throw new Error('unit of work used after it finished');
+    };
+    const live = (type: RecordType): RecordRow[] => [...d.rows[type].values()].filter((r) => r.deleted === null);
+    return {
+      userId,
+      lockRows: async (type, uids) => {
+        guard();
+        return [...new Set(uids)].flatMap((uid) => {
+          const row = d.rows[type].get(uid);
+          return row ? [row] : [];
+        });
+      },
+      findLiveReferencing: async (type, field, parentUids) => {
+        guard();
+        const parents = new Set(parentUids);
+        return live(type)
+          .filter((r) => typeof r.fields[field] === 'string' && parents.has(r.fields[field] as string))
+          .sort((a, b) => a.id - b.id);
+      },
+      findLiveDefaultCalendars: async () => {
+        guard();
+        return live('calendars').filter(isLiveDefault).sort((a, b) => a.id - b.id);
+      },
+      nextVersions: async (count) => {
+        guard();
+        const out: bigint[] = [];
+        for (let i = 0; i < count; i++) out.push(++this.#sequence);
+        return out;
+      },
+      currentVersion: async () => {
+        guard();
+        return this.#sequence;
+      },
+      applyWrites: async (writes: readonly RowWrite[]) => {
+        guard();
+        return writes.map((w) => this.#write(userId, d, w));
+      },
+      findReceipts: async (keys) => {
+        guard();
+        return keys.flatMap((k) => {
+          const r = d.receipts.get(receiptKey(k));
+          return r ? [r] : [];
+        });
+      },
+      saveReceipts: async (receipts) => {
+        guard();
+        for (const r of receipts) if (!d.receipts.has(receiptKey(r))) d.receipts.set(receiptKey(r), structuredClone(r));
+      },
+      insertConflicts: async (conflicts: readonly NewConflict[]) => {
+        guard();
+        return conflicts.map((c) => {
+          if (c.userId !== userId) throw new Error('conflict for another user');
+          const stored: ConflictRecord = { ...structuredClone(c), conflictId: ++this.#conflictIds, resolvedAt: null };
+          d.conflicts.set(stored.conflictId, stored);
+          return stored;
+        });
+      },
+      lockConflict: async (conflictId) => {
+        guard();
+        return d.conflicts.get(conflictId) ?? null;
+      },
+      markConflictResolved: async (conflictId, resolvedAt) => {
+        guard();
+        const c = d.conflicts.get(conflictId);
+        if (c) d.conflicts.set(conflictId, { ...c, resolvedAt });
+      },
+      listUnresolvedConflicts: async (afterId, limit) => {
+        guard();
+        return [...d.conflicts.values()]
+          .filter((c) => c.resolvedAt === null && c.conflictId > afterId)
+          .sort((a, b) => a.conflictId - b.conflictId)
+          .slice(0, limit);
+      },
+      readChanges: async (type, afterVersion, upToVersion, limit) => {
+        guard();
+        return [...d.rows[type].values()]
+          .filter((r) => r.version > afterVersion && r.version <= upToVersion)
+          .sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0))
+          .slice(0, limit);
+      },
+    };
+  }
+
+  #write(userId: number, d: UserData, w: RowWrite): number {
+    const table = d.rows[w.row.type];
+    if (w.row.userId !== userId) throw new Error('write for another user');
+    const existing = table.get(w.row.uid);
+    let row: RecordRow;
+    if (w.kind === 'insert') {
+      if (existing) throw new Error(`duplicate key (user_id, uid)=(${userId}, ${w.row.uid}) in ${w.row.type}`);
+      row = { ...w.row, fields: { ...w.row.fields }, id: ++this.#rowIds[w.row.type] };
+    } else {
+      if (!existing) throw new Error(`update of a missing row ${w.row.type}/${w.row.uid}`);
+      row = { ...w.row, fields: { ...w.row.fields }, id: existing.id, createdAt: existing.createdAt };
+    }
+    if (isLiveDefault(row)) {
+      for (const other of table.values()) {
+        if (other.uid !== row.uid && isLiveDefault(other)) throw new Error('a second live default calendar (partial unique index)');
+      }
+    }
+    table.set(row.uid, row);
+    return row.id;
+  }
+}
