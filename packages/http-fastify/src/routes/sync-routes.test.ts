@@ -186,3 +186,14 @@ describe('legacy routes', () => {
     expect((await app.inject({ method: 'POST', url: '/api/users/reset-sync' })).statusCode).toBe(401);
   });
 });
+
+describe('baseVersion bounds', () => {
+  it('400 for leading zeros or a value beyond 64 bits', async () => {
+    for (const baseVersion of ['007', '9223372036854775808', '12345678901234567890']) {
+      const res = await push({ events: [{ uid: 'e', op: 'delete', baseVersion }] });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.details[0].path).toBe('body/events/0/baseVersion');
+    }
+    expect((await push({ events: [{ uid: 'e', op: 'delete', baseVersion: '9223372036854775807' }] })).statusCode).toBe(200);
+  });
+});

@@ -14,7 +14,7 @@ import type { AppConfig } from '../config-types.js';
 import { ok } from '../envelope.js';
 import { privateCacheOnSend } from '../plugins/private-cache.js';
 import { perUserRateLimit } from '../plugins/rate-limit.js';
-import { MAX_PUSH_ITEMS_PER_ARRAY, pushBodySchema } from '../schemas/record-schemas.js';
+import { MAX_PUSH_ITEMS_PER_ARRAY, MAX_VERSION, pushBodySchema } from '../schemas/record-schemas.js';
 import {
   conflictListQuerySchema,
   conflictPageSchema,
@@ -112,6 +112,11 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
       for (const type of RECORD_TYPES) {
         const items = body[type];
         if (items === undefined) continue;
+        items.forEach((raw, i) => {
+          if (typeof raw.baseVersion === 'string' && BigInt(raw.baseVersion) > MAX_VERSION) {
+            throw new DomainError('VALIDATION_ERROR', 'Request validation failed', [{ path: `body/${type}/${i}/baseVersion`, message: 'must be a 64-bit version' }]);
+          }
+        });
         changeset[type] = items.map((raw) => toPushItem(type, raw));
         total += items.length;
       }

@@ -7,8 +7,11 @@ export const MAX_PUSH_ITEMS_PER_ARRAY = 1000;
 /** Pattern of a record uid (API.md): 1..128 of `[A-Za-z0-9_-]`. */
 export const UID_PATTERN = '^[A-Za-z0-9_-]{1,128}$';
 
-/** Pattern of a version on the wire: decimal digits of a 64-bit integer. */
-export const VERSION_PATTERN = '^[0-9]{1,20}$';
+/** Pattern of a version on the wire: decimal digits without leading zeros, at most 19 (a 64-bit integer). */
+export const VERSION_PATTERN = '^(0|[1-9][0-9]{0,18})$';
+
+/** Largest version a BIGINT holds; a baseVersion above it cannot name any row. */
+export const MAX_VERSION = (1n << 63n) - 1n;
 
 /**
  * Stamps the server owns (plus legacy syncStatus / lastSyncTime): a client may send them back in a
