@@ -4,3 +4,5 @@ export * from './migrate.js';
 export { MIGRATIONS } from './migrations/index.js';
 export * from './testing.js';
 export * from './auth/index.js';
+export * from './postgres-sync-store.js';
+export * from './postgres-legacy-stats-store.js';

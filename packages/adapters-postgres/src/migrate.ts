@@ -1,4 +1,4 @@
-import { Migrator, type Kysely } from 'kysely';
+import { Migrator, sql, type Kysely } from 'kysely';
 import { staticMigrationProvider } from './migrations/index.js';
 
 /** Names of the migrations a run applied. */
@@ -8,7 +8,11 @@ export interface MigrationOutcome {
 
 /** Migrates the schema to the latest migration; throws when one fails. Run at start-up and by `pnpm migrate`. */
 export async function migrateToLatest<T>(db: Kysely<T>): Promise<MigrationOutcome> {
-  const migrator = new Migrator({ db, provider: staticMigrationProvider });
+  // Kysely looks for its bookkeeping tables in every schema unless told which one: name the current
+  // schema, so databases that share a server in different schemas (tests) do not see each other's.
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  const migrationTableSchema = rows[0]?.schema ?? 'public';
+  const migrator = new Migrator({ db, provider: staticMigrationProvider, migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;

@@ -1,0 +1,176 @@
+import { sql, type Transaction } from 'kysely';
+import {
+  ENTITY_TYPE,
+  type ConflictRecord,
+  type NewConflict,
+  type PushReceipt,
+  type RecordRow,
+  type RecordType,
+  type RowWrite,
+  type SyncUnitOfWork,
+} from '@calsync/domain';
+import { conflictFromSql, recordTypeOfEntity } from './conflict-mapping.js';
+import {
+  fieldAssignments,
+  recordFromSql,
+  recordSelectList,
+  referenceColumn,
+  stampAssignments,
+  type SqlRecordRow,
+} from './record-mapping.js';
+import type { DB } from './schema.js';
+import { orderForDefaultCalendar } from './write-order.js';
+
+const CONFLICT_COLUMNS = sql.raw('id, user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at, resolved_at');
+
+/**
+ * `SyncUnitOfWork` over one Kysely transaction that already holds the user's advisory lock.
+ * Every statement is scoped by `user_id`; record tables are addressed through their field tables.
+ */
+export class PostgresUnitOfWork implements SyncUnitOfWork {
+  constructor(
+    private readonly trx: Transaction<DB>,
+    readonly userId: number,
+  ) {}
+
+  async lockRows(type: RecordType, uids: readonly string[]): Promise<RecordRow[]> {
+    if (uids.length === 0) return [];
+    return this.selectRecords(type, sql`uid = any(cast(${[...uids]} as text[]))`, sql`order by id for update`);
+  }
+
+  async findLiveReferencing(type: RecordType, field: string, parentUids: readonly string[]): Promise<RecordRow[]> {
+    const column = referenceColumn(type, field);
+    if (parentUids.length === 0) return [];
+    return this.selectRecords(
+      type,
+      sql`${sql.ref(column)} = any(cast(${[...parentUids]} as text[])) and deleted is null`,
+      sql`order by id for update`,
+    );
+  }
+
+  async findLiveDefaultCalendars(): Promise<RecordRow[]> {
+    return this.selectRecords('calendars', sql`is_default and deleted is null`, sql`order by id for update`);
+  }
+
+  async nextVersions(count: number): Promise<bigint[]> {
+    if (count <= 0) return [];
+    const { rows } = await sql<{ v: string }>`
+      select nextval('record_version_seq') as v from generate_series(1, ${count}::integer) order by v`.execute(this.trx);
+    return rows.map((r) => BigInt(r.v)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  async currentVersion(): Promise<bigint> {
+    const { rows } = await sql<{ last_value: string; is_called: boolean }>`
+      select last_value, is_called from record_version_seq`.execute(this.trx);
+    const row = rows[0];
+    return row === undefined || !row.is_called ? 0n : BigInt(row.last_value);
+  }
+
+  async applyWrites(writes: readonly RowWrite[]): Promise<number[]> {
+    const ids = new Array<number>(writes.length);
+    for (const index of orderForDefaultCalendar(writes)) {
+      const write = writes[index]!;
+      ids[index] = write.kind === 'insert' ? await this.insertRecord(write.row) : await this.updateRecord(write.row);
+    }
+    return ids;
+  }
+
+  async findReceipts(keys: readonly Omit<PushReceipt, 'result'>[]): Promise<PushReceipt[]> {
+    if (keys.length === 0) return [];
+    const { rows } = await sql<{ entity_type: string; uid: string; fingerprint: string; result: unknown }>`
+      select r.entity_type, r.uid, r.fingerprint, r.result
+      from push_receipts r
+      join unnest(cast(${keys.map((k) => ENTITY_TYPE[k.type])} as text[]), cast(${keys.map((k) => k.uid)} as text[]),
+                  cast(${keys.map((k) => k.fingerprint)} as text[])) as k(entity_type, uid, fingerprint)
+        on r.entity_type = k.entity_type and r.uid = k.uid and r.fingerprint = k.fingerprint
+      where r.user_id = ${this.userId}`.execute(this.trx);
+    return rows.map((r) => ({ type: recordTypeOfEntity(r.entity_type), uid: r.uid, fingerprint: r.fingerprint, result: r.result }));
+  }
+
+  async saveReceipts(receipts: readonly PushReceipt[]): Promise<void> {
+    if (receipts.length === 0) return;
+    await sql`
+      insert into push_receipts (user_id, entity_type, uid, fingerprint, result)
+      select cast(${this.userId} as integer), k.entity_type, k.uid, k.fingerprint, cast(k.result as jsonb)
+      from unnest(cast(${receipts.map((r) => ENTITY_TYPE[r.type])} as text[]), cast(${receipts.map((r) => r.uid)} as text[]),
+                  cast(${receipts.map((r) => r.fingerprint)} as text[]), cast(${receipts.map((r) => JSON.stringify(r.result))} as text[]))
+        as k(entity_type, uid, fingerprint, result)
+      on conflict do nothing`.execute(this.trx);
+  }
+
+  async insertConflicts(conflicts: readonly NewConflict[]): Promise<ConflictRecord[]> {
+    const inserted: ConflictRecord[] = [];
+    for (const c of conflicts) {
+      this.assertOwnUser(c.userId);
+      const { rows } = await sql<Record<string, unknown>>`
+        insert into sync_conflicts (user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at)
+        values (${this.userId}, ${ENTITY_TYPE[c.type]}, ${c.uid}, cast(${c.winnerVersion.toString()} as bigint),
+                cast(cast(${JSON.stringify(c.loserSnapshot)} as text) as jsonb), cast(${c.createdAt} as timestamptz))
+        returning ${CONFLICT_COLUMNS}`.execute(this.trx);
+      inserted.push(conflictFromSql(rows[0]!));
+    }
+    return inserted;
+  }
+
+  async lockConflict(conflictId: number): Promise<ConflictRecord | null> {
+    const { rows } = await sql<Record<string, unknown>>`
+      select ${CONFLICT_COLUMNS} from sync_conflicts
+      where user_id = ${this.userId} and id = cast(${conflictId} as bigint) for update`.execute(this.trx);
+    return rows[0] === undefined ? null : conflictFromSql(rows[0]);
+  }
+
+  async markConflictResolved(conflictId: number, resolvedAt: string): Promise<void> {
+    await sql`
+      update sync_conflicts set resolved_at = cast(${resolvedAt} as timestamptz)
+      where user_id = ${this.userId} and id = cast(${conflictId} as bigint)`.execute(this.trx);
+  }
+
+  async listUnresolvedConflicts(afterId: number, limit: number): Promise<ConflictRecord[]> {
+    const { rows } = await sql<Record<string, unknown>>`
+      select ${CONFLICT_COLUMNS} from sync_conflicts
+      where user_id = ${this.userId} and resolved_at is null and id > cast(${afterId} as bigint)
+      order by id limit ${limit}::integer`.execute(this.trx);
+    return rows.map(conflictFromSql);
+  }
+
+  async readChanges(type: RecordType, afterVersion: bigint, upToVersion: bigint, limit: number): Promise<RecordRow[]> {
+    if (limit <= 0) return [];
+    return this.selectRecords(
+      type,
+      sql`version > cast(${afterVersion.toString()} as bigint) and version <= cast(${upToVersion.toString()} as bigint)`,
+      sql`order by version limit ${limit}::integer`,
+    );
+  }
+
+  private async selectRecords(type: RecordType, condition: ReturnType<typeof sql>, tail: ReturnType<typeof sql>): Promise<RecordRow[]> {
+    const { rows } = await sql<SqlRecordRow>`
+      select ${recordSelectList(type)} from ${sql.table(type)}
+      where user_id = ${this.userId} and ${condition} ${tail}`.execute(this.trx);
+    return rows.map((r) => recordFromSql(type, r));
+  }
+
+  private async insertRecord(row: RowWrite['row']): Promise<number> {
+    this.assertOwnUser(row.userId);
+    const assignments = [...stampAssignments(row), ...fieldAssignments(row.type, row)];
+    const { rows } = await sql<{ id: string }>`
+      insert into ${sql.table(row.type)} (user_id, uid, created_at, ${sql.join(assignments.map((a) => sql.ref(a.column)))})
+      values (${this.userId}, ${row.uid}, cast(${row.createdAt} as timestamptz), ${sql.join(assignments.map((a) => a.value))})
+      returning id`.execute(this.trx);
+    return Number(rows[0]!.id);
+  }
+
+  private async updateRecord(row: RowWrite['row']): Promise<number> {
+    this.assertOwnUser(row.userId);
+    const assignments = [...stampAssignments(row), ...fieldAssignments(row.type, row)];
+    const { rows } = await sql<{ id: string }>`
+      update ${sql.table(row.type)} set ${sql.join(assignments.map((a) => sql`${sql.ref(a.column)} = ${a.value}`))}
+      where user_id = ${this.userId} and uid = ${row.uid}
+      returning id`.execute(this.trx);
+    if (rows[0] === undefined) throw new Error(`update of a missing ${row.type} row`);
+    return Number(rows[0].id);
+  }
+
+  private assertOwnUser(userId: number): void {
+    if (userId !== this.userId) throw new Error('a unit of work only writes rows of its own user');
+  }
+}

@@ -1,0 +1,91 @@
+import { sql, type RawBuilder } from 'kysely';
+import {
+  FIELD_TABLES,
+  type FieldSpec,
+  type FieldValue,
+  type NewRecordRow,
+  type RecordRow,
+  type RecordType,
+} from '@calsync/domain';
+import { SQL_TYPE_OF_KIND } from './record-columns.js';
+
+/** A record table row as the driver returns it (int8 as string, timestamptz as Date). */
+export type SqlRecordRow = Readonly<Record<string, unknown>>;
+
+const STAMP_COLUMNS = ['id', 'user_id', 'uid', 'version', 'created_at', 'updated_at', 'deleted'] as const;
+
+/** The select list of a record table: stamps plus the field columns of its field table. */
+export function recordSelectList(type: RecordType): RawBuilder<unknown> {
+  const columns = [...STAMP_COLUMNS, ...FIELD_TABLES[type].map((f) => f.column)];
+  return sql.join(columns.map((c) => sql.ref(c)));
+}
+
+/** An ISO 8601 string (`Date#toISOString()` form) from a timestamptz value. */
+export function isoFromSql(value: unknown): string {
+  return (value instanceof Date ? value : new Date(String(value))).toISOString();
+}
+
+/** Like `isoFromSql`, keeping null. */
+export function isoOrNullFromSql(value: unknown): string | null {
+  return value === null || value === undefined ? null : isoFromSql(value);
+}
+
+function fieldFromSql(field: FieldSpec, value: unknown): FieldValue {
+  if (value === null || value === undefined) return null;
+  switch (SQL_TYPE_OF_KIND[field.kind]) {
+    case 'timestamptz':
+      return isoFromSql(value);
+    case 'integer':
+      return Number(value);
+    case 'boolean':
+      return Boolean(value);
+    default:
+      return String(value);
+  }
+}
+
+/** Maps a record table row to the domain's `RecordRow`, driven by the field table of `type`. */
+export function recordFromSql(type: RecordType, raw: SqlRecordRow): RecordRow {
+  const fields: Record<string, FieldValue> = {};
+  for (const field of FIELD_TABLES[type]) fields[field.name] = fieldFromSql(field, raw[field.column]);
+  return {
+    type,
+    id: Number(raw.id),
+    userId: Number(raw.user_id),
+    uid: String(raw.uid),
+    version: BigInt(String(raw.version)),
+    createdAt: isoFromSql(raw.created_at),
+    updatedAt: isoFromSql(raw.updated_at),
+    deleted: isoOrNullFromSql(raw.deleted),
+    fields,
+  };
+}
+
+/** A parameter typed for its column, so pg and PGlite both parse it the same way. */
+function typedParam(sqlType: string, value: unknown): RawBuilder<unknown> {
+  return sql`cast(${value} as ${sql.raw(sqlType)})`;
+}
+
+/** Column-to-value pairs of a row's fields (absent fields become null), driven by the field table. */
+export function fieldAssignments(type: RecordType, row: NewRecordRow | RecordRow): { column: string; value: RawBuilder<unknown> }[] {
+  return FIELD_TABLES[type].map((field) => {
+    const value = row.fields[field.name];
+    return { column: field.column, value: typedParam(SQL_TYPE_OF_KIND[field.kind], value ?? null) };
+  });
+}
+
+/** The stamp columns written by an insert or an update (never id, user_id or uid). */
+export function stampAssignments(row: NewRecordRow | RecordRow): { column: string; value: RawBuilder<unknown> }[] {
+  return [
+    { column: 'version', value: typedParam('bigint', row.version.toString()) },
+    { column: 'updated_at', value: typedParam('timestamptz', row.updatedAt) },
+    { column: 'deleted', value: typedParam('timestamptz', row.deleted) },
+  ];
+}
+
+/** The column of the reference field `field` (wire name) of `type`; throws for a non-reference. */
+export function referenceColumn(type: RecordType, field: string): string {
+  const spec = FIELD_TABLES[type].find((f) => f.name === field && f.kind === 'ref');
+  if (spec === undefined) throw new Error(`${field} is not a reference field of ${type}`);
+  return spec.column;
+}

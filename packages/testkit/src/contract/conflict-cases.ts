@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import type { NewConflict } from '@calsync/domain';
+import { T1, T2, type StoreHarness } from './fixtures.js';
+
+function conflict(userId: number, uid: string, winner: bigint): NewConflict {
+  return {
+    userId,
+    type: 'events',
+    uid,
+    winnerVersion: winner,
+    loserSnapshot: { uid, version: null, title: 'lost edit', allDay: false, priority: 3, deleted: null },
+    createdAt: T1,
+  };
+}
+
+/** Push receipt and conflict record cases. */
+export function conflictCases(harness: () => StoreHarness): void {
+  describe('receipts and conflicts', () => {
+    it('saves a receipt once: a second save of the same key keeps the first result', async () => {
+      const { store, createUser } = harness();
+      const [user, other] = [await createUser(), await createUser()];
+      const key = { type: 'events' as const, uid: 'rcp-1', fingerprint: 'f1' };
+      const result = { uid: 'rcp-1', status: 'created', id: 7, version: '12', nested: { a: [1, 'x', null] } };
+      await store.inUserTransaction(user, (uow) => uow.saveReceipts([{ ...key, result }]));
+      await store.inUserTransaction(user, (uow) => uow.saveReceipts([{ ...key, result: { status: 'other' } }, { ...key, fingerprint: 'f2', result: 2 }]));
+      await store.inUserTransaction(user, async (uow) => {
+        const found = await uow.findReceipts([key, { ...key, fingerprint: 'f2' }, { ...key, fingerprint: 'f3' }, { ...key, type: 'tasks' }]);
+        const byFingerprint = Object.fromEntries(found.map((r) => [r.fingerprint, r]));
+        expect(found).toHaveLength(2);
+        expect(byFingerprint.f1).toEqual({ ...key, result });
+        expect(byFingerprint.f2!.result).toBe(2);
+        expect(await uow.findReceipts([])).toEqual([]);
+      });
+      await store.inUserTransaction(other, async (uow) => expect(await uow.findReceipts([key])).toEqual([]));
+    });
+
+    it('inserts conflicts with increasing ids, then locks, resolves and pages them per user', async () => {
+      const { store, createUser } = harness();
+      const [user, other] = [await createUser(), await createUser()];
+      const inserted = await store.inUserTransaction(user, (uow) =>
+        uow.insertConflicts([conflict(user, 'c-1', 11n), conflict(user, 'c-2', 12n), conflict(user, 'c-3', 9007199254740993n)]),
+      );
+      const [theirs] = await store.inUserTransaction(other, (uow) => uow.insertConflicts([conflict(other, 'c-1', 5n)]));
+      expect(inserted.map((c) => c.uid)).toEqual(['c-1', 'c-2', 'c-3']);
+      expect(inserted[0]).toEqual({ ...conflict(user, 'c-1', 11n), conflictId: inserted[0]!.conflictId, resolvedAt: null });
+      expect(inserted[2]!.winnerVersion).toBe(9007199254740993n);
+      expect(inserted[1]!.conflictId > inserted[0]!.conflictId && inserted[2]!.conflictId > inserted[1]!.conflictId).toBe(true);
+      const [c1, c2, c3] = inserted.map((c) => c.conflictId) as [number, number, number];
+
+      await store.inUserTransaction(user, async (uow) => {
+        expect(await uow.lockConflict(c2)).toEqual(inserted[1]);
+        expect(await uow.lockConflict(theirs!.conflictId)).toBeNull();
+        expect(await uow.lockConflict(c3 + 1000)).toBeNull();
+        await uow.markConflictResolved(c2, T2);
+        expect((await uow.lockConflict(c2))!.resolvedAt).toBe(T2);
+        expect((await uow.listUnresolvedConflicts(0, 50)).map((c) => c.conflictId)).toEqual([c1, c3]);
+        expect((await uow.listUnresolvedConflicts(0, 1)).map((c) => c.conflictId)).toEqual([c1]);
+        expect((await uow.listUnresolvedConflicts(c1, 1)).map((c) => c.conflictId)).toEqual([c3]);
+        expect(await uow.listUnresolvedConflicts(c3, 50)).toEqual([]);
+      });
+      await store.inUserTransaction(other, async (uow) => {
+        await uow.markConflictResolved(c1, T2);
+        expect((await uow.listUnresolvedConflicts(0, 50)).map((c) => c.uid)).toEqual(['c-1']);
+      });
+      await store.inUserTransaction(user, async (uow) => expect((await uow.lockConflict(c1))!.resolvedAt).toBeNull());
+    });
+  });
+}

@@ -1,0 +1,94 @@
+import type { FieldValues, NewRecordRow, RecordRow, RecordType, SyncStore } from '@calsync/domain';
+
+/** What the contract suite needs from one store under test. */
+export interface StoreHarness {
+  readonly store: SyncStore;
+  /** Creates a user and returns its id (records reference users in SQL stores). */
+  createUser(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Opens a fresh, empty store. */
+export type MakeStore = () => Promise<StoreHarness>;
+
+/** Fixed instants, so round-trips compare exact strings. */
+export const T1 = '2024-03-01T08:30:00.123Z';
+/** A later fixed instant. */
+export const T2 = '2024-03-02T09:45:10.500Z';
+
+/** Fields of a record of each type using every field kind, references pointing at `refs`. */
+export function sampleFields(type: RecordType, refs: { calendarUid?: string; eventUid?: string; taskUid?: string } = {}): FieldValues {
+  switch (type) {
+    case 'calendars':
+      return { name: 'Work', color: '#12ab9F', timezone: 'Europe/Berlin', isDefault: false };
+    case 'events':
+      return {
+        calendarUid: refs.calendarUid ?? 'cal-missing',
+        title: 'Stand-up',
+        description: null,
+        location: 'Room 4',
+        startTime: T1,
+        endTime: T2,
+        allDay: true,
+        timezone: null,
+        rrule: 'FREQ=WEEKLY;COUNT=4;BYDAY=MO,WE',
+        exdate: '2024-03-04T08:30:00.000Z,2024-03-06T08:30:00.000Z',
+      };
+    case 'tasks':
+      return {
+        title: 'File taxes',
+        notes: null,
+        dueAt: T2,
+        completed: false,
+        completedAt: null,
+        priority: 7,
+        parentTaskUid: refs.taskUid ?? null,
+      };
+    case 'reminders':
+      return { eventUid: refs.eventUid ?? null, taskUid: refs.taskUid ?? null, minutesBefore: 15, remindAt: null };
+  }
+}
+
+/** A new row of `type` for `userId`, with version and stamps as given. */
+export function newRow(type: RecordType, userId: number, uid: string, version: bigint, fields: FieldValues, deleted: string | null = null): NewRecordRow {
+  return { type, userId, uid, version, createdAt: T1, updatedAt: T1, deleted, fields };
+}
+
+/** Inserts rows in one unit of work with fresh versions; returns them as stored (with ids). */
+export async function insertRows(
+  store: SyncStore,
+  userId: number,
+  rows: readonly { type: RecordType; uid: string; fields: FieldValues; deleted?: string | null }[],
+): Promise<RecordRow[]> {
+  return store.inUserTransaction(userId, async (uow) => {
+    const versions = await uow.nextVersions(rows.length);
+    const news = rows.map((r, i) => newRow(r.type, userId, r.uid, versions[i]!, r.fields, r.deleted ?? null));
+    const ids = await uow.applyWrites(news.map((row) => ({ kind: 'insert' as const, row })));
+    return news.map((row, i) => ({ ...row, id: ids[i]! }));
+  });
+}
+
+/** A calendar, an event in it, a task with a subtask, and a reminder on the event. */
+export async function insertFamily(store: SyncStore, userId: number, prefix: string): Promise<RecordRow[]> {
+  return insertRows(store, userId, [
+    { type: 'calendars', uid: `${prefix}-cal`, fields: sampleFields('calendars') },
+    { type: 'events', uid: `${prefix}-ev`, fields: sampleFields('events', { calendarUid: `${prefix}-cal` }) },
+    { type: 'tasks', uid: `${prefix}-task`, fields: sampleFields('tasks') },
+    { type: 'tasks', uid: `${prefix}-sub`, fields: sampleFields('tasks', { taskUid: `${prefix}-task` }) },
+    { type: 'reminders', uid: `${prefix}-rem`, fields: sampleFields('reminders', { eventUid: `${prefix}-ev` }) },
+  ]);
+}
+
+/** A promise with its resolve function, to hold a unit of work open. */
+export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** Waits `ms` milliseconds (gives a blocked unit of work the chance to misbehave; never asserted as a timing). */
+export function pause(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import type { RecordRow } from '@calsync/domain';
+import { T2, insertFamily, insertRows, sampleFields, type StoreHarness } from './fixtures.js';
+
+/** Row round-trip, update, lookup, reference and default-calendar cases. */
+export function rowCases(harness: () => StoreHarness): void {
+  describe('rows', () => {
+    it('round-trips rows of every type with every field kind and null', async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      const written = await insertFamily(store, user, 'rt');
+      for (const row of written) {
+        const [read] = await store.inUserTransaction(user, (uow) => uow.lockRows(row.type, [row.uid]));
+        expect(read).toEqual(row);
+      }
+      const taskIds = written.filter((r) => r.type === 'tasks').map((r) => r.id);
+      expect(new Set(taskIds).size).toBe(taskIds.length);
+    });
+
+    it('an update replaces fields, version, updatedAt and deleted, keeping id and createdAt', async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      const [, event] = await insertFamily(store, user, 'up');
+      const before = event!;
+      const after = await store.inUserTransaction(user, async (uow) => {
+        const [version] = await uow.nextVersions(1);
+        const row: RecordRow = {
+          ...before,
+          version: version!,
+          updatedAt: T2,
+          deleted: T2,
+          fields: { ...before.fields, title: 'Renamed', location: null, allDay: false, rrule: null, description: 'now set' },
+        };
+        const [id] = await uow.applyWrites([{ kind: 'update', row }]);
+        expect(id).toBe(before.id);
+        return row;
+      });
+      const [read] = await store.inUserTransaction(user, (uow) => uow.lockRows('events', [before.uid]));
+      expect(read).toEqual(after);
+      expect(read!.createdAt).toBe(before.createdAt);
+    });
+
+    it('lockRows returns only the asked uids, tombstones included, and nothing for unknown or empty lists', async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      await insertRows(store, user, [
+        { type: 'tasks', uid: 'lr-a', fields: sampleFields('tasks') },
+        { type: 'tasks', uid: 'lr-b', fields: sampleFields('tasks'), deleted: T2 },
+        { type: 'tasks', uid: 'lr-c', fields: sampleFields('tasks') },
+      ]);
+      await store.inUserTransaction(user, async (uow) => {
+        const rows = await uow.lockRows('tasks', ['lr-a', 'lr-b', 'lr-unknown']);
+        expect(rows.map((r) => r.uid).sort()).toEqual(['lr-a', 'lr-b']);
+        expect(rows.find((r) => r.uid === 'lr-b')!.deleted).toBe(T2);
+        expect(await uow.lockRows('tasks', [])).toEqual([]);
+        expect(await uow.lockRows('events', ['lr-a'])).toEqual([]);
+      });
+    });
+
+    it('findLiveReferencing returns live children of the given parents only, scoped to the user', async () => {
+      const { store, createUser } = harness();
+      const [user, other] = [await createUser(), await createUser()];
+      for (const u of [user, other]) {
+        await insertRows(store, u, [
+          { type: 'calendars', uid: 'fr-cal1', fields: sampleFields('calendars') },
+          { type: 'calendars', uid: 'fr-cal2', fields: sampleFields('calendars') },
+          { type: 'events', uid: 'fr-e1', fields: sampleFields('events', { calendarUid: 'fr-cal1' }) },
+          { type: 'events', uid: 'fr-e2', fields: sampleFields('events', { calendarUid: 'fr-cal1' }), deleted: T2 },
+          { type: 'events', uid: 'fr-e3', fields: sampleFields('events', { calendarUid: 'fr-cal2' }) },
+          { type: 'tasks', uid: 'fr-t1', fields: sampleFields('tasks') },
+          { type: 'tasks', uid: 'fr-t2', fields: sampleFields('tasks', { taskUid: 'fr-t1' }) },
+          { type: 'reminders', uid: 'fr-r1', fields: sampleFields('reminders', { taskUid: 'fr-t1' }) },
+        ]);
+      }
+      await store.inUserTransaction(user, async (uow) => {
+        const events = await uow.findLiveReferencing('events', 'calendarUid', ['fr-cal1']);
+        expect(events.map((r) => [r.uid, r.userId])).toEqual([['fr-e1', user]]);
+        const both = await uow.findLiveReferencing('events', 'calendarUid', ['fr-cal1', 'fr-cal2']);
+        expect(both.map((r) => r.uid).sort()).toEqual(['fr-e1', 'fr-e3']);
+        expect((await uow.findLiveReferencing('tasks', 'parentTaskUid', ['fr-t1'])).map((r) => r.uid)).toEqual(['fr-t2']);
+        expect((await uow.findLiveReferencing('reminders', 'taskUid', ['fr-t1'])).map((r) => r.uid)).toEqual(['fr-r1']);
+        expect(await uow.findLiveReferencing('reminders', 'eventUid', ['fr-t1'])).toEqual([]);
+        expect(await uow.findLiveReferencing('events', 'calendarUid', [])).toEqual([]);
+      });
+    });
+
+    it('findLiveDefaultCalendars returns the live default only, scoped to the user', async () => {
+      const { store, createUser } = harness();
+      const [user, other] = [await createUser(), await createUser()];
+      await insertRows(store, other, [{ type: 'calendars', uid: 'dc-o', fields: { ...sampleFields('calendars'), isDefault: true } }]);
+      await store.inUserTransaction(user, async (uow) => expect(await uow.findLiveDefaultCalendars()).toEqual([]));
+      await insertRows(store, user, [
+        { type: 'calendars', uid: 'dc-dead', fields: { ...sampleFields('calendars'), isDefault: true }, deleted: T2 },
+        { type: 'calendars', uid: 'dc-plain', fields: sampleFields('calendars') },
+        { type: 'calendars', uid: 'dc-live', fields: { ...sampleFields('calendars'), isDefault: true } },
+      ]);
+      await store.inUserTransaction(user, async (uow) => {
+        const defaults = await uow.findLiveDefaultCalendars();
+        expect(defaults.map((r) => [r.uid, r.userId])).toEqual([['dc-live', user]]);
+      });
+    });
+
+    it('applyWrites accepts a new default listed before the demotion of the old one', async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      const [old] = await insertRows(store, user, [{ type: 'calendars', uid: 'pd-old', fields: { ...sampleFields('calendars'), isDefault: true } }]);
+      const ids = await store.inUserTransaction(user, async (uow) => {
+        const [v1, v2] = await uow.nextVersions(2);
+        const promoted = { type: 'calendars' as const, userId: user, uid: 'pd-new', version: v1!, createdAt: T2, updatedAt: T2, deleted: null, fields: { ...sampleFields('calendars'), isDefault: true } };
+        const demoted = { ...old!, version: v2!, updatedAt: T2, fields: { ...old!.fields, isDefault: false } };
+        return uow.applyWrites([{ kind: 'insert', row: promoted }, { kind: 'update', row: demoted }]);
+      });
+      expect(ids[1]).toBe(old!.id);
+      await store.inUserTransaction(user, async (uow) => {
+        expect((await uow.findLiveDefaultCalendars()).map((r) => [r.uid, r.id])).toEqual([['pd-new', ids[0]]]);
+      });
+    });
+  });
+}
