@@ -1,0 +1,359 @@
+import { CursorCodec, DomainError, SyncService, type PushItem, type PushChangeset, type RecordType } from '@calsync/domain';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FixedClock } from './clocks.js';
+import { InMemorySyncStore } from './in-memory-sync-store.js';
+
+const U = 1;
+const T0 = '2024-05-01T10:00:00.000Z';
+const T1 = '2024-05-01T11:00:00.000Z';
+
+let currentMode: 'per-item' | 'batch' = 'per-item';
+function setup(pushMode: 'per-item' | 'batch' = currentMode) {
+  const store = new InMemorySyncStore();
+  const svc = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec('k'), pushMode });
+  return { store, svc };
+}
+const up = (uid: string, fields: Record<string, unknown> = {}, baseVersion: string | null = null): PushItem => ({ uid, op: 'upsert', baseVersion, fields });
+const del = (uid: string, baseVersion: string | null = null): PushItem => ({ uid, op: 'delete', baseVersion, fields: {} });
+const cal = (uid: string, extra: Record<string, unknown> = {}) => up(uid, { name: `cal ${uid}`, ...extra });
+const ev = (uid: string, calendarUid: string, extra: Record<string, unknown> = {}) =>
+  up(uid, { calendarUid, title: `ev ${uid}`, startTime: T0, endTime: T1, ...extra });
+const task = (uid: string, extra: Record<string, unknown> = {}) => up(uid, { title: `task ${uid}`, ...extra });
+
+type Svc = ReturnType<typeof setup>['svc'];
+async function one(svc: Svc, type: RecordType, item: PushItem, user = U) {
+  const res = await svc.push(user, { [type]: [item] } as PushChangeset);
+  return { result: res[type][0]!, conflicts: res.conflicts };
+}
+const row = (store: InMemorySyncStore, type: RecordType, uid: string, user = U) => store.snapshotRows(user, type).find((r) => r.uid === uid);
+
+describe.each(['per-item', 'batch'] as const)('pushMode %s', (mode) => {
+  beforeAll(() => {
+    currentMode = mode;
+  });
+
+  describe('record state table', () => {
+    it('absent + upsert → created with a new version and id', async () => {
+      const { svc, store } = setup();
+      const { result } = await one(svc, 'calendars', cal('c1', { color: '#112233' }));
+      expect(result).toEqual({ uid: 'c1', status: 'created', id: 1, version: '1' });
+      expect(row(store, 'calendars', 'c1')?.fields).toEqual({ name: 'cal c1', color: '#112233', timezone: null, isDefault: false });
+    });
+
+    it('absent + upsert of a default calendar while one exists → the existing default, no new row', async () => {
+      const { svc, store } = setup();
+      const first = await one(svc, 'calendars', cal('home', { isDefault: true }));
+      const { result } = await one(svc, 'calendars', cal('mine', { isDefault: true, name: 'Other' }));
+      expect(result).toEqual({ uid: 'home', status: 'created', id: (first.result as { id: number }).id, version: '1' });
+      expect(store.snapshotRows(U, 'calendars').map((r) => r.uid)).toEqual(['home']);
+      expect(row(store, 'calendars', 'home')?.fields.name).toBe('cal home');
+      expect(store.lastVersion).toBe(1n);
+    });
+
+    it('absent + delete → deleted with version null, nothing changes', async () => {
+      const { svc, store } = setup();
+      const { result } = await one(svc, 'events', del('nope', '4'));
+      expect(result).toEqual({ uid: 'nope', status: 'deleted', version: null });
+      expect(store.lastVersion).toBe(0n);
+    });
+
+    it('live + upsert with baseVersion null → created with the current version, fields discarded', async () => {
+      const { svc, store } = setup();
+      await one(svc, 'calendars', cal('c1'));
+      const { result } = await one(svc, 'calendars', cal('c1', { name: 'changed' }));
+      expect(result).toEqual({ uid: 'c1', status: 'created', id: 1, version: '1' });
+      expect(row(store, 'calendars', 'c1')?.fields.name).toBe('cal c1');
+    });
+
+    it('live + clean upsert → updated with a new version', async () => {
+      const { svc, store } = setup();
+      await one(svc, 'calendars', cal('c1'));
+      const { result, conflicts } = await one(svc, 'calendars', up('c1', { name: 'renamed', color: null }, '1'));
+      expect(result).toMatchObject({ uid: 'c1', status: 'updated', version: '2' });
+      expect(conflicts).toEqual([]);
+      expect(row(store, 'calendars', 'c1')?.fields.name).toBe('renamed');
+    });
+
+    it('live + stale upsert → conflict; the client write wins and the replaced row is the loser', async () => {
+      const { svc, store } = setup();
+      await one(svc, 'calendars', cal('c1'));
+      await one(svc, 'calendars', up('c1', { name: 'second' }, '1'));
+      const { result, conflicts } = await one(svc, 'calendars', up('c1', { color: '#000000' }, '1'));
+      expect(result).toEqual({ uid: 'c1', status: 'conflict', id: 1, version: '3', conflictId: 1 });
+      expect(row(store, 'calendars', 'c1')?.fields).toMatchObject({ name: 'second', color: '#000000' });
+      expect(conflicts).toEqual([
+        {
+          conflictId: 1, entityType: 'CALENDAR', entityUid: 'c1', winnerVersion: '3',
+          loserSnapshot: { uid: 'c1', id: 1, version: '2', name: 'second', color: null, timezone: null, isDefault: false, deleted: null, createdAt: expect.any(String), updatedAt: expect.any(String) },
+          createdAt: expect.any(String), resolvedAt: null,
+        },
+      ]);
+    });
+
+    it('live + clean delete → tombstone with a new version', async () => {
+      const { svc, store } = setup();
+      await one(svc, 'tasks', task('t1'));
+      const { result } = await one(svc, 'tasks', del('t1', '1'));
+      expect(result).toMatchObject({ uid: 't1', status: 'deleted', version: '2' });
+      expect(row(store, 'tasks', 't1')?.deleted).not.toBeNull();
+    });
+
+    it('live + stale delete → conflict, tombstone, the pre-delete row is the loser', async () => {
+      const { svc, store } = setup();
+      await one(svc, 'tasks', task('t1'));
+      await one(svc, 'tasks', up('t1', { notes: 'n' }, '1'));
+      const { result, conflicts } = await one(svc, 'tasks', del('t1', '1'));
+      expect(result).toMatchObject({ status: 'conflict', version: '3', conflictId: 1 });
+      expect(row(store, 'tasks', 't1')?.deleted).not.toBeNull();
+      expect(conflicts[0]).toMatchObject({ entityType: 'TASK', winnerVersion: '3', loserSnapshot: { uid: 't1', version: '2', notes: 'n', deleted: null } });
+    });
+
+    it('tombstone + upsert → conflict with the tombstone version; the edit over the tombstone is the loser', async () => {
+      const { svc, store } = setup();
+      await one(svc, 'tasks', task('t1', { notes: 'keep' }));
+      await one(svc, 'tasks', del('t1', '1'));
+      const { result, conflicts } = await one(svc, 'tasks', up('t1', { title: 'edited' }, '1'));
+      expect(result).toEqual({ uid: 't1', status: 'conflict', id: 1, version: '2', conflictId: 1 });
+      expect(conflicts[0]).toMatchObject({ winnerVersion: '2', loserSnapshot: { uid: 't1', version: '1', title: 'edited', notes: 'keep' } });
+      expect(row(store, 'tasks', 't1')).toMatchObject({ version: 2n, fields: { title: 'task t1' } });
+      expect(store.lastVersion).toBe(2n);
+    });
+
+    it('tombstone + delete → deleted with the tombstone version, no change', async () => {
+      const { svc, store } = setup();
+      await one(svc, 'tasks', task('t1'));
+      await one(svc, 'tasks', del('t1', '1'));
+      const { result } = await one(svc, 'tasks', del('t1', '1'));
+      expect(result).toMatchObject({ status: 'deleted', version: '2' });
+      expect(store.lastVersion).toBe(2n);
+    });
+  });
+
+  describe('per-item errors', () => {
+    it.each([
+      ['events', up('e1', { title: 'x', startTime: T0, endTime: T1 }), 'CALENDAR_REQUIRED', 'calendarUid required for create'],
+      ['reminders', up('r1', { minutesBefore: 5 }), 'PARENT_REQUIRED', 'eventUid or taskUid required for create'],
+      ['events', ev('e1', 'ghost'), 'UNKNOWN_REFERENCE', 'unknown calendarUid'],
+      ['reminders', up('r1', { eventUid: 'ghost' }), 'UNKNOWN_REFERENCE', 'unknown eventUid'],
+      ['reminders', up('r1', { taskUid: 'ghost' }), 'UNKNOWN_REFERENCE', 'unknown taskUid'],
+      ['tasks', task('t1', { parentTaskUid: 'ghost' }), 'UNKNOWN_REFERENCE', 'unknown parentTaskUid'],
+    ] as const)('%s %o → %s', async (type, item, code, message) => {
+      const { svc, store } = setup();
+      const { result } = await one(svc, type, item);
+      expect(result).toEqual({ uid: item.uid, status: 'error', error: { code, message, retryable: code === 'UNKNOWN_REFERENCE' } });
+      expect(store.lastVersion).toBe(0n);
+    });
+
+    it('validation errors leave everything unchanged', async () => {
+      const { svc, store } = setup();
+      await svc.push(U, { calendars: [cal('c')], events: [ev('e', 'c')], tasks: [task('t')] });
+      const before = store.lastVersion;
+      const bad: [RecordType, PushItem, string][] = [
+        ['events', up('e', { rrule: 'FREQ=SOMETIMES' }, '2'), 'INVALID_RRULE'],
+        ['events', up('e', { exdate: 'yesterday' }, '2'), 'INVALID_EXDATE'],
+        ['events', up('e', { endTime: '2024-04-01T00:00:00Z' }, '2'), 'INVALID_FIELD'],
+        ['reminders', up('r', { eventUid: 'e', taskUid: 't' }), 'INVALID_FIELD'],
+        ['tasks', up('t2', {}), 'INVALID_FIELD'],
+        ['tasks', up('t', { parentTaskUid: 't' }, '3'), 'INVALID_FIELD'],
+        ['calendars', up('c', { shade: 'blue' }, '1'), 'INVALID_FIELD'],
+      ];
+      for (const [type, item, code] of bad) {
+        const { result } = await one(svc, type, item);
+        expect(result, JSON.stringify(item)).toMatchObject({ status: 'error', error: { code, retryable: false } });
+      }
+      expect(store.lastVersion).toBe(before);
+      expect(store.snapshotRows(U, 'reminders')).toEqual([]);
+    });
+
+    it('a task may not become its own ancestor', async () => {
+      const { svc } = setup();
+      await svc.push(U, { tasks: [task('a'), task('b', { parentTaskUid: 'a' }), task('c', { parentTaskUid: 'b' })] });
+      const { result } = await one(svc, 'tasks', up('a', { parentTaskUid: 'c' }, '1'));
+      expect(result).toMatchObject({ status: 'error', error: { code: 'INVALID_FIELD' } });
+    });
+
+    it('an item that failed is evaluated afresh: a retry after the parent arrives succeeds', async () => {
+      const { svc } = setup();
+      const item = ev('e1', 'c1');
+      expect((await one(svc, 'events', item)).result.status).toBe('error');
+      await one(svc, 'calendars', cal('c1'));
+      expect((await one(svc, 'events', item)).result).toMatchObject({ status: 'created', version: '2' });
+    });
+
+    it('a parent earlier in the same batch resolves references; a subtask before its parent fails', async () => {
+      const { svc } = setup();
+      const res = await svc.push(U, {
+        calendars: [cal('c1')],
+        events: [ev('e1', 'c1')],
+        tasks: [task('sub', { parentTaskUid: 'top' }), task('top')],
+        reminders: [up('r1', { eventUid: 'e1', minutesBefore: 5 })],
+      });
+      expect(res.events[0]!.status).toBe('created');
+      expect(res.tasks.map((r) => r.status)).toEqual(['error', 'created']);
+      expect(res.reminders[0]!.status).toBe('created');
+    });
+  });
+
+  describe('cascades', () => {
+    it('deleting a calendar tombstones its events and their reminders, each with its own version', async () => {
+      const { svc, store } = setup();
+      await svc.push(U, {
+        calendars: [cal('c1'), cal('c2')],
+        events: [ev('e1', 'c1'), ev('e2', 'c1'), ev('e3', 'c2')],
+        reminders: [up('r1', { eventUid: 'e1' }), up('r3', { eventUid: 'e3' })],
+      });
+      const { result } = await one(svc, 'calendars', del('c1', '1'));
+      expect(result).toMatchObject({ status: 'deleted', version: '8' });
+      const dead = (type: RecordType) => store.snapshotRows(U, type).filter((r) => r.deleted !== null).map((r) => [r.uid, r.version]);
+      expect(dead('events')).toEqual([['e1', 9n], ['e2', 10n]]);
+      expect(dead('reminders')).toEqual([['r1', 11n]]);
+      expect(store.lastVersion).toBe(11n);
+    });
+
+    it('deleting a task tombstones its subtasks recursively and their reminders', async () => {
+      const { svc, store } = setup();
+      await svc.push(U, {
+        tasks: [task('a'), task('b', { parentTaskUid: 'a' }), task('c', { parentTaskUid: 'b' }), task('x')],
+        reminders: [up('rc', { taskUid: 'c' }), up('rx', { taskUid: 'x' })],
+      });
+      await one(svc, 'tasks', del('a', '1'));
+      const dead = store.snapshotRows(U, 'tasks').filter((r) => r.deleted).map((r) => r.uid);
+      expect(dead.sort()).toEqual(['a', 'b', 'c']);
+      expect(store.snapshotRows(U, 'reminders').filter((r) => r.deleted).map((r) => r.uid)).toEqual(['rc']);
+    });
+  });
+
+  describe('default calendar', () => {
+    it('making a calendar default demotes the others first, each with a new version', async () => {
+      const { svc, store } = setup();
+      await svc.push(U, { calendars: [cal('a', { isDefault: true }), cal('b')] });
+      const { result } = await one(svc, 'calendars', up('b', { isDefault: true }, '2'));
+      expect(result).toMatchObject({ status: 'updated', version: '4' });
+      expect(row(store, 'calendars', 'a')).toMatchObject({ version: 3n, fields: { isDefault: false } });
+      expect(row(store, 'calendars', 'b')?.fields.isDefault).toBe(true);
+    });
+  });
+
+  describe('idempotency', () => {
+    it('replaying an applied push returns the original results and changes nothing', async () => {
+      const { svc, store } = setup();
+      await svc.push(U, { calendars: [cal('c')] });
+      const changes: PushChangeset = { calendars: [up('c', { name: 'x' }, '0')], tasks: [task('t'), del('gone')] };
+      const first = await svc.push(U, changes);
+      const version = store.lastVersion;
+      const conflicts = store.snapshotConflicts(U).length;
+      const again = await svc.push(U, changes);
+      expect(again.calendars).toEqual(first.calendars);
+      expect(again.tasks).toEqual(first.tasks);
+      expect(again.conflicts).toEqual([]);
+      expect(store.lastVersion).toBe(version);
+      expect(store.snapshotConflicts(U)).toHaveLength(conflicts);
+    });
+  });
+
+  describe('pull', () => {
+    it('pages through changes in version order with hasMore and a signed cursor', async () => {
+      const { svc } = setup();
+      await svc.push(U, { calendars: [cal('c1'), cal('c2'), cal('c3')], tasks: [task('t1')] });
+      const p1 = await svc.pull(U, { limit: 2 });
+      expect(p1).toMatchObject({ cursorReset: true, hasMore: true });
+      expect(p1.calendars.map((r) => r.uid)).toEqual(['c1', 'c2']);
+      expect(p1.tasks.map((r) => r.version)).toEqual(['4']);
+      const p2 = await svc.pull(U, { cursor: p1.nextCursor, limit: 2 });
+      expect(p2).toMatchObject({ cursorReset: false, hasMore: false });
+      expect(p2.calendars.map((r) => r.uid)).toEqual(['c3']);
+      expect(p2.tasks).toEqual([]);
+      const p3 = await svc.pull(U, { cursor: p2.nextCursor });
+      expect([...p3.calendars, ...p3.tasks]).toEqual([]);
+      await one(svc, 'calendars', del('c1', '1'));
+      const p4 = await svc.pull(U, { cursor: p3.nextCursor });
+      expect(p4.calendars).toMatchObject([{ uid: 'c1', version: '5', deleted: expect.any(String) }]);
+    });
+
+    it('never shows another user\'s rows; a foreign cursor is a reset', async () => {
+      const { svc } = setup();
+      await one(svc, 'calendars', cal('same'), 1);
+      await one(svc, 'calendars', cal('same', { name: 'two' }), 2);
+      const p = await svc.pull(2, {});
+      expect(p.calendars.map((r) => r.name)).toEqual(['two']);
+      const foreign = await svc.pull(1, { cursor: p.nextCursor });
+      expect(foreign.cursorReset).toBe(true);
+      expect(foreign.calendars.map((r) => r.name)).toEqual(['cal same']);
+    });
+  });
+
+  describe('conflicts', () => {
+    async function withConflicts(n: number) {
+      const ctx = setup();
+      await ctx.svc.push(U, { tasks: Array.from({ length: n }, (_, i) => task(`t${i}`)) });
+      for (let i = 0; i < n; i++) await one(ctx.svc, 'tasks', up(`t${i}`, { notes: 'mine' }, '999'));
+      return ctx;
+    }
+
+    it('lists unresolved conflicts paged by id', async () => {
+      const { svc } = await withConflicts(3);
+      const a = await svc.listConflicts(U, { limit: 2 });
+      expect(a.conflicts.map((c) => c.conflictId)).toEqual([1, 2]);
+      expect(a).toMatchObject({ hasMore: true, nextAfterId: 2 });
+      const b = await svc.listConflicts(U, { afterId: 2, limit: 500 });
+      expect(b).toMatchObject({ hasMore: false, nextAfterId: null });
+      expect(b.conflicts.map((c) => c.conflictId)).toEqual([3]);
+      expect((await svc.listConflicts(2, {})).conflicts).toEqual([]);
+    });
+
+    it('restore puts the loser back with a new version; dismiss keeps the winner', async () => {
+      const { svc, store } = await withConflicts(2);
+      const restored = await svc.resolveConflict(U, 1, 'restore');
+      expect(restored.record).toEqual({ entityType: 'TASK', uid: 't0', version: '5' });
+      expect(restored.conflict.resolvedAt).not.toBeNull();
+      expect(row(store, 'tasks', 't0')?.fields.notes).toBeNull();
+      const dismissed = await svc.resolveConflict(U, 2, 'dismiss');
+      expect(dismissed.record).toBeNull();
+      expect(row(store, 'tasks', 't1')?.fields.notes).toBe('mine');
+      expect(store.lastVersion).toBe(5n);
+      expect((await svc.listConflicts(U, {})).conflicts).toEqual([]);
+      await expect(svc.resolveConflict(U, 1, 'dismiss')).rejects.toMatchObject({ code: 'CONFLICT_RESOLVED' });
+      await expect(svc.resolveConflict(U, 99, 'dismiss')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    });
+
+    it('another user cannot see or resolve the conflict', async () => {
+      const { svc } = await withConflicts(1);
+      await expect(svc.resolveConflict(2, 1, 'restore')).rejects.toBeInstanceOf(DomainError);
+      await expect(svc.resolveConflict(2, 1, 'restore')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    });
+
+    it('restore clears a tombstone and brings back the edit', async () => {
+      const { svc, store } = setup();
+      await one(svc, 'tasks', task('t'));
+      await one(svc, 'tasks', del('t', '1'));
+      const { result } = await one(svc, 'tasks', up('t', { title: 'back' }, '1'));
+      const res = await svc.resolveConflict(U, (result as { conflictId: number }).conflictId, 'restore');
+      expect(res.record?.version).toBe('3');
+      expect(row(store, 'tasks', 't')).toMatchObject({ deleted: null, fields: { title: 'back' } });
+    });
+
+    it('restore of a default calendar demotes the current default', async () => {
+      const { svc, store } = setup();
+      await svc.push(U, { calendars: [cal('a', { isDefault: true }), cal('b')] });
+      await one(svc, 'calendars', up('b', { isDefault: true }, '2')); // a demoted (v3), b default (v4)
+      await one(svc, 'calendars', del('a', '1')); // stale delete of a → conflict; loser is a (not default)
+      await one(svc, 'calendars', up('b', { isDefault: false, name: 'B' }, '1')); // stale → loser b default v4
+      const conflicts = (await svc.listConflicts(U, {})).conflicts;
+      const bConflict = conflicts.find((c) => c.entityUid === 'b')!;
+      await one(svc, 'calendars', cal('c', { isDefault: true }));
+      await svc.resolveConflict(U, bConflict.conflictId, 'restore');
+      const defaults = store.snapshotRows(U, 'calendars').filter((r) => r.deleted === null && r.fields.isDefault).map((r) => r.uid);
+      expect(defaults).toEqual(['b']);
+    });
+
+    it('restore of a record whose parent is gone is UNKNOWN_REFERENCE', async () => {
+      const { svc } = setup();
+      await svc.push(U, { calendars: [cal('c')], events: [ev('e', 'c')] });
+      await one(svc, 'events', del('e', '1')); // stale delete → conflict, loser references c
+      await one(svc, 'calendars', del('c', '1'));
+      const [conflict] = (await svc.listConflicts(U, {})).conflicts;
+      await expect(svc.resolveConflict(U, conflict!.conflictId, 'restore')).rejects.toMatchObject({ code: 'UNKNOWN_REFERENCE', message: 'unknown calendarUid' });
+      expect((await svc.listConflicts(U, {})).conflicts).toHaveLength(1);
+    });
+  });
+});
