@@ -221,7 +221,7 @@ export class PostgresAuthStore implements AuthStore {
       .selectFrom('auth_otp_sends')
       .select('sent_at')
       .where('phone', '=', phone)
-      .where('sent_at', '>=', since)
+      .where('sent_at', '>=', new Date(since))
       .orderBy('sent_at')
       .execute();
     return rows.map((r) => iso(r.sent_at));
@@ -245,7 +245,7 @@ export class PostgresAuthStore implements AuthStore {
       .where('phone', '=', phone)
       .where('code_hmac', '=', codeHmac)
       .where('consumed_at', 'is', null)
-      .where('expires_at', '>', now)
+      .where('expires_at', '>', new Date(now))
       .where('attempts', '<', maxAttempts)
       .returning('phone')
       .executeTakeFirst();

@@ -1,0 +1,34 @@
+import { Type } from '@sinclair/typebox';
+import type { AuthService } from '@calsync/domain';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { requireAuth } from '../auth-context.js';
+import { failure, ok, profileBody, userSchema } from '../auth/auth-schemas.js';
+import type { AppConfig } from '../config-types.js';
+import { perUserRateLimit } from '../plugins/rate-limit.js';
+
+/** Options of the profile route. */
+export interface ProfileRoutesOptions {
+  readonly auth: AuthService;
+  readonly config: AppConfig;
+}
+
+/** PATCH /api/users/me: how a phone user adds an e-mail/password login (API.md). */
+export async function profileRoutes(parent: FastifyInstance, opts: ProfileRoutesOptions): Promise<void> {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  app.patch(
+    '/api/users/me',
+    {
+      onRequest: app.authenticate,
+      config: { rateLimit: perUserRateLimit(opts.config) },
+      schema: {
+        tags: ['users'],
+        security: [{ bearerAuth: [] }],
+        summary: 'Update name, e-mail, password or notification settings (merged key by key)',
+        body: profileBody,
+        response: { 200: ok(Type.Object({ user: userSchema })), 400: failure, 401: failure, 409: failure },
+      },
+    },
+    async (request) => ({ success: true as const, data: await opts.auth.updateProfile(requireAuth(request), request.body) }),
+  );
+}
