@@ -100,7 +100,7 @@ export function rowCases(harness: () => StoreHarness): void {
       });
     });
 
-    it('applyWrites accepts a new default listed before the demotion of the old one', async () => {
+    it('applyWrites moves the default in one call: the old default demoted, then the new one inserted', async () => {
       const { store, createUser } = harness();
       const user = await createUser();
       const [old] = await insertRows(store, user, [{ type: 'calendars', uid: 'pd-old', fields: { ...sampleFields('calendars'), isDefault: true } }]);
@@ -108,7 +108,8 @@ export function rowCases(harness: () => StoreHarness): void {
         const [v1, v2] = await uow.nextVersions(2);
         const promoted = { type: 'calendars' as const, userId: user, uid: 'pd-new', version: v1!, createdAt: T2, updatedAt: T2, deleted: null, fields: { ...sampleFields('calendars'), isDefault: true } };
         const demoted = { ...old!, version: v2!, updatedAt: T2, fields: { ...old!.fields, isDefault: false } };
-        return uow.applyWrites([{ kind: 'insert', row: promoted }, { kind: 'update', row: demoted }]);
+        const [demotedId, promotedId] = await uow.applyWrites([{ kind: 'update', row: demoted }, { kind: 'insert', row: promoted }]);
+        return [promotedId!, demotedId!];
       });
       expect(ids[1]).toBe(old!.id);
       await store.inUserTransaction(user, async (uow) => {
