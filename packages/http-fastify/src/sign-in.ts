@@ -1,5 +1,6 @@
 import type { AuthService } from '@calsync/domain';
 import type { FastifyInstance } from 'fastify';
+import { registerAuth } from './auth/index.js';
 import type { AppConfig } from './config-types.js';
 
 /** What the sign-in registration receives. */
@@ -11,7 +12,5 @@ export interface SignInOptions {
 /** Registers sign-in on the app: decorates `app.authenticate` and adds the auth and profile routes. */
 export type SignInRegistrar = (app: FastifyInstance, opts: SignInOptions) => Promise<void>;
 
-/** The real sign-in: the auth plugin, /api/auth routes and PATCH /api/users/me. */
-export const registerSignIn: SignInRegistrar = async () => {
-  throw new Error('sign-in plugin not available yet');
-};
+/** The real sign-in (auth plugin, /api/auth routes, PATCH /api/users/me), from the auth module. */
+export const registerSignIn: SignInRegistrar = registerAuth;
