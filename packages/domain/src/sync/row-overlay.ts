@@ -41,20 +41,25 @@ export class RowOverlay implements RowView {
   }
 
   liveDefaultCalendars(): readonly RecordRow[] {
-    const rank = (id: number): number => (id > 0 ? id : Number.MAX_SAFE_INTEGER / 2 - id);
-    return this.#scan('calendars', (r) => r.fields.isDefault === true).sort((a, b) => rank(a.id) - rank(b.id));
+    return this.#scan('calendars', (r) => r.fields.isDefault === true);
   }
 
   liveReferencing(type: RecordType, field: string, parentUid: string): readonly RecordRow[] {
     return this.#scan(type, (r) => r.fields[field] === parentUid);
   }
 
+  /**
+   * Live rows of a type that match, in id order: stored ids first, then rows created in this plan
+   * in creation order, which is the order their real ids will have. Decisions never depend on
+   * the order rows happened to be loaded in.
+   */
   #scan(type: RecordType, match: (row: RecordRow) => boolean): RecordRow[] {
+    const rank = (id: number): number => (id > 0 ? id : Number.MAX_SAFE_INTEGER / 2 - id);
     const out: RecordRow[] = [];
     for (const row of this.#rows.values()) {
       if (row !== null && row.type === type && row.deleted === null && match(row)) out.push(row);
     }
-    return out;
+    return out.sort((a, b) => rank(a.id) - rank(b.id));
   }
 
   #remember(row: RecordRow): void {

@@ -1,0 +1,172 @@
+import fc from 'fast-check';
+import { CursorCodec, RECORD_TYPES, SyncService, type PushChangeset, type PushItem, type RecordType } from '@calsync/domain';
+import { describe, expect, it } from 'vitest';
+import { pushItemArb, type RefPool } from './arbitraries.js';
+import { FixedClock } from './clocks.js';
+import { InMemorySyncStore } from './in-memory-sync-store.js';
+
+/** `FC_RUNS` multiplies the number of runs (e.g. FC_RUNS=20 for a long soak). */
+const RUNS = Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
+const runs = (n: number) => ({ numRuns: n * RUNS });
+
+const codec = new CursorCodec('property-secret');
+function service(pushMode: 'per-item' | 'batch' = 'per-item', store = new InMemorySyncStore()) {
+  return { store, svc: new SyncService({ store, clock: new FixedClock(), cursorCodec: codec, pushMode }) };
+}
+
+const UIDS: Record<RecordType, string[]> = {
+  calendars: ['c0', 'c1', 'c2'],
+  events: ['e0', 'e1', 'e2'],
+  tasks: ['t0', 't1', 't2'],
+  reminders: ['r0', 'r1', 'r2'],
+};
+const REFS: RefPool = UIDS;
+const BASE_VERSIONS = ['1', '2', '3', '4', '5', '6'];
+
+/** Six records (versions 1..6) every batch property starts from. */
+const SEED: PushChangeset = {
+  calendars: [
+    { uid: 'c0', op: 'upsert', baseVersion: null, fields: { name: 'Personal', isDefault: true } },
+    { uid: 'c1', op: 'upsert', baseVersion: null, fields: { name: 'Work' } },
+  ],
+  events: [{ uid: 'e0', op: 'upsert', baseVersion: null, fields: { calendarUid: 'c0', title: 'E', startTime: '2024-01-01T00:00:00Z', endTime: '2024-01-01T01:00:00Z' } }],
+  tasks: [
+    { uid: 't0', op: 'upsert', baseVersion: null, fields: { title: 'T' } },
+    { uid: 't1', op: 'upsert', baseVersion: null, fields: { title: 'S', parentTaskUid: 't0' } },
+  ],
+  reminders: [{ uid: 'r0', op: 'upsert', baseVersion: null, fields: { eventUid: 'e0', minutesBefore: 5 } }],
+};
+
+const changesetArb: fc.Arbitrary<PushChangeset> = fc.record({
+  calendars: fc.array(pushItemArb('calendars', UIDS.calendars, REFS, BASE_VERSIONS), { maxLength: 4 }),
+  events: fc.array(pushItemArb('events', UIDS.events, REFS, BASE_VERSIONS), { maxLength: 4 }),
+  tasks: fc.array(pushItemArb('tasks', UIDS.tasks, REFS, BASE_VERSIONS), { maxLength: 4 }),
+  reminders: fc.array(pushItemArb('reminders', UIDS.reminders, REFS, BASE_VERSIONS), { maxLength: 4 }),
+});
+
+function dump(store: InMemorySyncStore, user: number) {
+  return { rows: RECORD_TYPES.map((t) => store.snapshotRows(user, t)), conflicts: store.snapshotConflicts(user), last: store.lastVersion };
+}
+
+describe('push properties', () => {
+  it("pushMode 'batch' gives the same results and the same stored state as 'per-item'", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(changesetArb, { minLength: 1, maxLength: 3 }), async (pushes) => {
+        const a = service('per-item');
+        const b = service('batch');
+        await a.svc.push(1, SEED);
+        await b.svc.push(1, SEED);
+        for (const changes of pushes) {
+          expect(await b.svc.push(1, changes)).toEqual(await a.svc.push(1, changes));
+        }
+        expect(dump(b.store, 1)).toEqual(dump(a.store, 1));
+      }),
+      runs(100),
+    );
+  });
+
+  it('replaying any applied push, whole or partial, returns the same results and changes nothing', async () => {
+    await fc.assert(
+      fc.asyncProperty(changesetArb, fc.boolean(), fc.array(fc.boolean(), { minLength: 16, maxLength: 16 }), async (changes, batch, keep) => {
+        const { svc, store } = service(batch ? 'batch' : 'per-item');
+        await svc.push(1, SEED);
+        const first = await svc.push(1, changes);
+        const before = dump(store, 1);
+        const replay: Record<string, PushItem[]> = {};
+        const expected: Record<string, unknown[]> = {};
+        let k = 0;
+        for (const type of RECORD_TYPES) {
+          replay[type] = [];
+          expected[type] = [];
+          (changes[type] ?? []).forEach((item, i) => {
+            const result = first[type][i]!;
+            if (result.status !== 'error' && keep[k++ % keep.length]) {
+              replay[type]!.push(item);
+              expected[type]!.push(result);
+            }
+          });
+        }
+        const again = await svc.push(1, replay as PushChangeset);
+        for (const type of RECORD_TYPES) expect(again[type]).toEqual(expected[type]);
+        expect(again.conflicts).toEqual([]);
+        expect(dump(store, 1)).toEqual(before);
+      }),
+      runs(100),
+    );
+  });
+
+  it('versions strictly increase globally across types and users', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom(1, 2), changesetArb), { minLength: 1, maxLength: 6 }), fc.boolean(), async (pushes, batch) => {
+        const { svc, store } = service(batch ? 'batch' : 'per-item');
+        await svc.push(1, SEED);
+        await svc.push(2, SEED);
+        const versions = () => new Map([1, 2].flatMap((u) => RECORD_TYPES.flatMap((t) => store.snapshotRows(u, t).map((r) => [`${u}/${t}/${r.uid}`, r.version] as const))));
+        for (const [user, changes] of pushes) {
+          const before = versions();
+          const highest = [...before.values()].reduce((a, b) => (a > b ? a : b), 0n);
+          const res = await svc.push(user, changes);
+          // every row this push wrote has a version above every version that existed before it
+          for (const [key, v] of versions()) if (before.get(key) !== v) expect(v).toBeGreaterThan(highest);
+          for (const type of RECORD_TYPES) {
+            for (const r of res[type]) if (r.status !== 'error' && r.version !== null) expect(BigInt(r.version)).toBeLessThanOrEqual(store.lastVersion);
+          }
+        }
+        const all = [1, 2].flatMap((u) => RECORD_TYPES.flatMap((t) => store.snapshotRows(u, t).map((r) => r.version)));
+        expect(new Set(all).size).toBe(all.length);
+        for (const v of all) expect(v).toBeLessThanOrEqual(store.lastVersion);
+      }),
+      runs(100),
+    );
+  });
+});
+
+describe('pull properties', () => {
+  it('from any valid cursor, any page size yields every later change exactly once, in version order, only the caller\'s', async () => {
+    const step = fc.record({ user: fc.constantFrom(1, 2), changes: changesetArb, save: fc.boolean() });
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 5 }), fc.integer({ min: 1, max: 7 }), fc.array(changesetArb, { maxLength: 2 }), async (steps, limit, during) => {
+        const { svc, store } = service();
+        await svc.push(1, SEED);
+        await svc.push(2, { calendars: [{ uid: 'other', op: 'upsert', baseVersion: null, fields: { name: 'not yours' } }] });
+        const cursors: (string | undefined)[] = [undefined];
+        for (const s of steps) {
+          await svc.push(s.user, s.changes);
+          if (s.save) cursors.push((await svc.pull(1, { limit: 1000 })).nextCursor);
+        }
+        for (const start of cursors) {
+          const wm = codec.decode(start, 1).watermarks;
+          const seen: Record<RecordType, { uid: string; version: bigint }[]> = { calendars: [], events: [], tasks: [], reminders: [] };
+          let cursor = start;
+          let pages = 0;
+          const pending = [...during];
+          for (;;) {
+            const page = await svc.pull(1, { cursor, limit });
+            pages += 1;
+            for (const type of RECORD_TYPES) {
+              expect(page[type].length).toBeLessThanOrEqual(limit);
+              for (const r of page[type]) seen[type].push({ uid: r.uid, version: BigInt(r.version!) });
+            }
+            cursor = page.nextCursor;
+            // Writes arriving between pages must not be dropped.
+            const next = pending.shift();
+            if (next) await svc.push(1, next);
+            if (!page.hasMore && !next) break;
+            expect(pages).toBeLessThan(1000);
+          }
+          for (const type of RECORD_TYPES) {
+            const versions = seen[type].map((s) => s.version);
+            for (let i = 1; i < versions.length; i++) expect(versions[i]!).toBeGreaterThan(versions[i - 1]!);
+            const rows = store.snapshotRows(1, type).filter((r) => r.version > wm[type]);
+            // every row's latest state was delivered, and nothing of another user's
+            for (const r of rows) expect(seen[type]).toContainEqual({ uid: r.uid, version: r.version });
+            const mine = new Set(store.snapshotRows(1, type).map((r) => r.uid));
+            for (const s of seen[type]) expect(mine.has(s.uid)).toBe(true);
+            if (during.length === 0) expect(seen[type]).toEqual(rows.sort((a, b) => (a.version < b.version ? -1 : 1)).map((r) => ({ uid: r.uid, version: r.version })));
+          }
+        }
+      }),
+      runs(60),
+    );
+  });
+});
