@@ -47,7 +47,6 @@ export async function buildApp(deps: BuildAppDeps): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: false,
     genReqId: requestIdFrom,
-    trustProxy: config.isProduction,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: true } },
     // Malformed URLs and similar router failures also answer in the envelope.
     frameworkErrors: (err, request, reply) => {

@@ -1,0 +1,79 @@
+import { announceDatabaseKinds, openTestDatabase, PostgresLegacyStatsStore, PostgresSyncStore, type TestDatabase } from '@calsync/adapters-postgres';
+import { CursorCodec, SyncService } from '@calsync/domain';
+import { CapturingSmsSender } from '@calsync/testkit';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from './app.js';
+import { createAuthModule } from './auth/wiring.js';
+import { loadConfig } from './config.js';
+import { CryptoRandom, SystemClock } from './system.js';
+
+// The app wired as main.ts wires it (Postgres stores, real sign-in), on PGlite and, when
+// TEST_DATABASE_URL is set, PostgreSQL.
+
+for (const kind of announceDatabaseKinds('app wiring')) {
+  describe(`the service on ${kind}`, () => {
+    let database: TestDatabase;
+    let app: FastifyInstance;
+    const sms = new CapturingSmsSender();
+    let databaseUp = true;
+
+    beforeAll(async () => {
+      database = await openTestDatabase(kind);
+      const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
+      const clock = new SystemClock();
+      const random = new CryptoRandom();
+      const sync = new SyncService({ store: new PostgresSyncStore(database.db), clock, cursorCodec: new CursorCodec(config.syncCursorSecret) });
+      const { auth } = await createAuthModule({ db: database.db, config, clock, random, smsSender: sms, scrypt: { N: 1024, r: 8, p: 1 } });
+      app = await buildApp({
+        config,
+        logger: false,
+        sync,
+        stats: new PostgresLegacyStatsStore(database.db),
+        auth,
+        readiness: async () => databaseUp && database.ping(),
+      });
+      await app.ready();
+    });
+    afterAll(async () => {
+      await app?.close();
+      await database?.close();
+    });
+
+    it('signs in, sees its default calendar in the first pull, pushes, and reads stats', async () => {
+      const phone = '+15550002001';
+      expect((await app.inject({ method: 'POST', url: '/api/auth/send-otp', payload: { phone } })).statusCode).toBe(200);
+      const verified = await app.inject({ method: 'POST', url: '/api/auth/verify-otp', payload: { phone, otp: sms.lastCode(phone) } });
+      const headers = { authorization: `Bearer ${verified.json().data.accessToken}` };
+
+      const first = await app.inject({ method: 'GET', url: '/api/sync/changes', headers });
+      expect(first.statusCode).toBe(200);
+      const calendars = first.json().data.calendars as { uid: string; isDefault: boolean; name: string }[];
+      expect(calendars).toHaveLength(1);
+      expect(calendars[0]).toMatchObject({ isDefault: true, name: 'Personal' });
+
+      const pushed = await app.inject({
+        method: 'POST',
+        url: '/api/sync/push',
+        headers,
+        payload: { events: [{ uid: 'ev-1', op: 'upsert', baseVersion: null, calendarUid: calendars[0]?.uid, title: 'Standup', startTime: '2026-03-02T09:00:00Z', endTime: '2026-03-02T09:15:00Z', rrule: 'FREQ=DAILY;COUNT=5' }] },
+      });
+      expect(pushed.statusCode).toBe(200);
+      expect(pushed.json().data.events[0]).toMatchObject({ uid: 'ev-1', status: 'created' });
+
+      const stats = await app.inject({ method: 'GET', url: '/api/users/stats', headers });
+      expect(stats.json().data).toMatchObject({ calendars: 1, events: 1, tasks: 0, reminders: 0, unresolvedConflicts: 0 });
+      const reset = await app.inject({ method: 'POST', url: '/api/users/reset-sync', headers });
+      expect(reset.json().data.reset).toBe(true);
+    });
+
+    it('readiness follows the database', async () => {
+      expect((await app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200);
+      databaseUp = false;
+      const down = await app.inject({ method: 'GET', url: '/health/ready' });
+      databaseUp = true;
+      expect(down.statusCode).toBe(503);
+      expect(down.json().error.code).toBe('NOT_READY');
+    });
+  });
+}
