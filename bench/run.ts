@@ -7,9 +7,9 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startStandInSmsGateway } from '@calsync/testkit';
 import { signIn } from './lib/client.js';
 import { connect, recreateDatabase } from './lib/db.js';
-import { StandInGateway } from './lib/gateway.js';
 import { ServerProcess } from './lib/server.js';
 import { round } from './lib/stats.js';
 import { runConflicts } from './workloads/conflicts.js';
@@ -26,8 +26,7 @@ const sizes = quick
 const dbUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/calsync_bench';
 
 async function main(): Promise<void> {
-  const gateway = new StandInGateway();
-  await gateway.start();
+  const gateway = await startStandInSmsGateway();
   let databaseUrl = dbUrl;
   if (usePglite) databaseUrl = `pglite://${mkdtempSync(join(tmpdir(), 'calsync-bench-'))}`;
   else await recreateDatabase(dbUrl);
@@ -42,10 +41,10 @@ async function main(): Promise<void> {
     SMS_GATEWAY_URL: gateway.url,
     SMS_GATEWAY_API_KEY: 'bench-key',
     SMS_GATEWAY_SENDER: 'calsync',
-    RATE_LIMIT_MAX_REQUESTS: '100000000',
-    AUTH_RATE_LIMIT_MAX_REQUESTS: '100000000',
+    RATE_LIMIT_MAX_REQUESTS: '10000000',
+    AUTH_RATE_LIMIT_MAX_REQUESTS: '10000000',
     OTP_RESEND_SECONDS: '0',
-    OTP_MAX_SENDS_PER_HOUR: '1000000',
+    OTP_MAX_SENDS_PER_HOUR: '1000',
   });
   await server.start();
   const client = usePglite ? null : await connect(dbUrl);
@@ -69,7 +68,7 @@ async function main(): Promise<void> {
   } finally {
     await client?.end();
     await server.stop();
-    await gateway.stop();
+    await gateway.close();
   }
   report(figures);
 }

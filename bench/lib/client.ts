@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import type { StandInGateway } from './gateway.js';
+import type { StandInSmsGateway } from '@calsync/testkit';
 
 /** Keep-alive connections shared by every simulated device of a benchmark run. */
 export const agent = new Agent({ connections: 256, keepAliveTimeout: 30_000, pipelining: 1 });
@@ -30,10 +30,10 @@ export interface DeviceSession {
 }
 
 /** Signs a device in through the real OTP flow, reading the code from the stand-in gateway. */
-export async function signIn(baseUrl: string, gateway: StandInGateway, phone: string, deviceUid: string): Promise<DeviceSession> {
+export async function signIn(baseUrl: string, gateway: StandInSmsGateway, phone: string, deviceUid: string): Promise<DeviceSession> {
   await call(baseUrl, 'POST', '/api/auth/send-otp', { body: { phone } });
   const data = await call<{ accessToken: string; user: { id: number } }>(baseUrl, 'POST', '/api/auth/verify-otp', {
-    body: { phone, otp: gateway.codeFor(phone), device: { uid: deviceUid, platform: 'bench', name: deviceUid, fcmToken: 'x' } },
+    body: { phone, otp: gateway.lastCode(phone), device: { uid: deviceUid, platform: 'bench', name: deviceUid, fcmToken: 'x' } },
   });
   return { token: data.accessToken, userId: data.user.id, deviceUid };
 }

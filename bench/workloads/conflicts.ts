@@ -1,4 +1,4 @@
-import type { StandInGateway } from '../lib/gateway.js';
+import type { StandInSmsGateway } from '@calsync/testkit';
 import { call, pullAll, push, signIn } from '../lib/client.js';
 import { BenchDevice } from '../lib/device.js';
 import { newEvent, uid } from '../lib/ids.js';
@@ -29,7 +29,7 @@ interface Ack {
  * write must be accounted for: it is the row's current state, or a later write was based on its
  * version (that writer saw it), or a conflict's loser snapshot holds it (same version and title).
  */
-export async function runConflicts(baseUrl: string, gateway: StandInGateway, opts: { seconds: number }): Promise<ConflictFigures> {
+export async function runConflicts(baseUrl: string, gateway: StandInSmsGateway, opts: { seconds: number }): Promise<ConflictFigures> {
   const phone = '+17770000001';
   const devices: BenchDevice[] = [];
   for (let d = 0; d < 4; d++) devices.push(new BenchDevice(baseUrl, await signIn(baseUrl, gateway, phone, `conflict-${d}`)));

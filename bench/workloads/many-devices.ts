@@ -1,4 +1,4 @@
-import type { StandInGateway } from '../lib/gateway.js';
+import type { StandInSmsGateway } from '@calsync/testkit';
 import { pullAll, signIn } from '../lib/client.js';
 import { BenchDevice } from '../lib/device.js';
 import { newEvent, uid } from '../lib/ids.js';
@@ -22,7 +22,7 @@ export interface ManyDevicesFigures {
  * keep-alive connections. Errors are non-2xx answers and per-item `error` results. At the end every
  * device pulls once more and must hold exactly the live events a fresh full pull shows.
  */
-export async function runManyDevices(baseUrl: string, gateway: StandInGateway, opts: { users: number; seconds: number }): Promise<ManyDevicesFigures> {
+export async function runManyDevices(baseUrl: string, gateway: StandInSmsGateway, opts: { users: number; seconds: number }): Promise<ManyDevicesFigures> {
   const devices: BenchDevice[] = [];
   for (let u = 0; u < opts.users; u++) {
     const phone = `+1888${String(u).padStart(7, '0')}`;

@@ -35,13 +35,13 @@ export async function runUpload(baseUrl: string, device: DeviceSession, client: 
 
   // Baselines: the same rows, into a table shaped like `events` with the same indexes.
   await client.query('DROP TABLE IF EXISTS bench_baseline_events');
-  await client.query('CREATE TABLE bench_baseline_events (LIKE events INCLUDING DEFAULTS INCLUDING INDEXES)');
+  await client.query('CREATE TABLE bench_baseline_events (LIKE events INCLUDING DEFAULTS INCLUDING IDENTITY INCLUDING INDEXES)');
   const cols = ['user_id', 'uid', 'version', 'created_at', 'updated_at', 'calendar_uid', 'title', 'start_time', 'end_time'];
   const rowValues = (e: (typeof events)[number], suffix: string) => {
     const now = new Date().toISOString();
-    return [device.userId, e.uid + suffix, null, now, now, calendarUid, e.title, e.startTime, e.endTime];
+    return [device.userId, e.uid + suffix, now, now, calendarUid, e.title, e.startTime, e.endTime];
   };
-  const insertOne = `INSERT INTO bench_baseline_events (${cols.join(',')}) VALUES ($1,$2,nextval('record_version_seq'),$4,$5,$6,$7,$8,$9)`;
+  const insertOne = `INSERT INTO bench_baseline_events (${cols.join(',')}) VALUES ($1,$2,nextval('record_version_seq'),$3,$4,$5,$6,$7,$8)`;
 
   const t1 = performance.now();
   for (const e of events) {
@@ -55,9 +55,7 @@ export async function runUpload(baseUrl: string, device: DeviceSession, client: 
     const chunk = events.slice(i, i + 1000);
     const params: unknown[] = [];
     const tuples = chunk.map((e, j) => {
-      const v = rowValues(e, '-b');
-      v.splice(2, 1);
-      params.push(...v);
+      params.push(...rowValues(e, '-b'));
       const b = j * 8;
       return `($${b + 1},$${b + 2},nextval('record_version_seq'),$${b + 3},$${b + 4},$${b + 5},$${b + 6},$${b + 7},$${b + 8})`;
     });
