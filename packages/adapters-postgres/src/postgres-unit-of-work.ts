@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import {
   ENTITY_TYPE,
   type ConflictRecord,
@@ -10,14 +10,8 @@ import {
   type SyncUnitOfWork,
 } from '@calsync/domain';
 import { conflictFromSql, recordTypeOfEntity } from './conflict-mapping.js';
-import {
-  fieldAssignments,
-  recordFromSql,
-  recordSelectList,
-  referenceColumn,
-  stampAssignments,
-  type SqlRecordRow,
-} from './record-mapping.js';
+import { fieldAssignments, recordFromSql, referenceColumn, stampAssignments } from './record-mapping.js';
+import { readChangesQuery, recordQuery } from './record-queries.js';
 import type { DB } from './schema.js';
 import { orderForDefaultCalendar } from './write-order.js';
 
@@ -135,17 +129,12 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
 
   async readChanges(type: RecordType, afterVersion: bigint, upToVersion: bigint, limit: number): Promise<RecordRow[]> {
     if (limit <= 0) return [];
-    return this.selectRecords(
-      type,
-      sql`version > cast(${afterVersion.toString()} as bigint) and version <= cast(${upToVersion.toString()} as bigint)`,
-      sql`order by version limit ${limit}::integer`,
-    );
+    const { rows } = await readChangesQuery(type, this.userId, afterVersion, upToVersion, limit).execute(this.trx);
+    return rows.map((r) => recordFromSql(type, r));
   }
 
-  private async selectRecords(type: RecordType, condition: ReturnType<typeof sql>, tail: ReturnType<typeof sql>): Promise<RecordRow[]> {
-    const { rows } = await sql<SqlRecordRow>`
-      select ${recordSelectList(type)} from ${sql.table(type)}
-      where user_id = ${this.userId} and ${condition} ${tail}`.execute(this.trx);
+  private async selectRecords(type: RecordType, condition: RawBuilder<unknown>, tail: RawBuilder<unknown>): Promise<RecordRow[]> {
+    const { rows } = await recordQuery(type, this.userId, condition, tail).execute(this.trx);
     return rows.map((r) => recordFromSql(type, r));
   }
 
