@@ -1,5 +1,9 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase } from './database.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { migrateToLatest } from './migrate.js';
 import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from './testing.js';
@@ -64,5 +68,32 @@ describe.each(kinds)('database (%s)', (kind) => {
     expect(row).toMatchObject({ name: '', role: 'USER', is_phone_verified: false });
     expect(row.notification_settings).toEqual({ syncNotifications: true, eventReminders: true, conflictAlerts: true });
     await expect(db.insertInto('users').values({ email: 'a@X.io', phone: null, password_hash: null, last_sync_time: null }).execute()).rejects.toThrow();
+  });
+});
+
+describe('createDatabase URLs', () => {
+  it('rejects an unknown scheme and a bad schema name', async () => {
+    await expect(createDatabase('mysql://x')).rejects.toThrow(/DATABASE_URL/);
+    await expect(createDatabase('pglite://memory', { schema: 'x; drop table users' })).rejects.toThrow(/schema/);
+  });
+
+  it('pglite://<dir> creates the folder and keeps data across reopenings', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'calsync-pglite-'));
+    const dir = join(parent, 'nested', 'data');
+    try {
+      const first = await createDatabase(`pglite://${dir}`);
+      expect(first.kind).toBe('pglite');
+      await migrateToLatest(first.db);
+      await first.db.insertInto('users').values({ phone: '+15559990000', email: null, password_hash: null, last_sync_time: null }).execute();
+      await first.close();
+      expect(await first.ping()).toBe(false);
+      const second = await createDatabase(`pglite://${dir}`);
+      expect((await migrateToLatest(second.db)).applied).toEqual([]);
+      const phones = await second.db.selectFrom('users').select('phone').execute();
+      expect(phones.map((p) => p.phone)).toEqual(['+15559990000']);
+      await second.close();
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
   });
 });
