@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: fast unit/property tests, and database tests (*.pg.test.ts) that run
-// against PGlite and, when TEST_DATABASE_URL is set, a real PostgreSQL server.
+// Three projects: fast unit/property tests; database tests (*.pg.test.ts) that run
+// against PGlite and, when TEST_DATABASE_URL is set, a real PostgreSQL server; and the
+// end-to-end tests (e2e/) that start the real server process.
 const resolve = { conditions: ['source', 'import', 'node', 'default'] };
 export default defineConfig({
   resolve,
@@ -17,6 +18,12 @@ export default defineConfig({
         resolve,
         ssr: { resolve: { conditions: ['source'] } },
         test: { name: 'db', include: ['packages/*/src/**/*.pg.test.ts'], exclude: ['**/node_modules/**', '**/dist/**'], testTimeout: 120000, hookTimeout: 120000, fileParallelism: false },
+      },
+      {
+        resolve,
+        ssr: { resolve: { conditions: ['source'] } },
+        // The real server process over HTTP (e2e/): slow to start, so generous timeouts, one file at a time.
+        test: { name: 'e2e', include: ['e2e/**/*.test.ts'], exclude: ['**/node_modules/**'], testTimeout: 120000, hookTimeout: 180000, fileParallelism: false },
       },
     ],
   },
