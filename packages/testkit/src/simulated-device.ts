@@ -83,12 +83,9 @@ export class SimulatedDevice {
   upsert(type: RecordType, uid: string, patch: Record<string, FieldValue>): void {
     const local = this.records[type].get(uid);
     this.records[type].set(uid, { fields: { ...(local?.fields ?? {}), ...patch }, version: local?.version ?? null });
-    if (type === 'calendars' && patch.isDefault === true) {
-      // Keep one local default; the server demotes the others itself and pull brings that.
-      for (const [other, rec] of this.records.calendars) {
-        if (other !== uid && rec.fields.isDefault === true) this.records.calendars.set(other, { ...rec, fields: { ...rec.fields, isDefault: false } });
-      }
-    }
+    // A calendar made default is not demoted locally: the server demotes the others (or merges a
+    // new default into the existing one), and pull brings the outcome. An optimistic local demotion
+    // could never be undone if the promotion were later dropped.
     const entry = this.#entry(type, uid);
     if (entry) {
       if (entry.op === 'delete') return;
@@ -103,6 +100,7 @@ export class SimulatedDevice {
     const local = this.records[type].get(uid);
     if (!local) return;
     this.#removeLocally(type, uid);
+    this.#dropPending(type, uid);
     if (local.version === null) return; // never reached the server: nothing to push
     this.outbox.push({ type, uid, op: 'delete', patch: {}, deleteBase: local.version, attempts: 0 });
   }
@@ -205,7 +203,10 @@ export class SimulatedDevice {
   #rekeyCalendar(from: string, to: string, version: string | null): void {
     const local = this.records.calendars.get(from);
     this.records.calendars.delete(from);
-    if (!this.records.calendars.has(to) && local) this.records.calendars.set(to, { fields: local.fields, version });
+    // The server reported `to` as the user's default; its other fields come by pull, or are already here.
+    const existing = this.records.calendars.get(to);
+    if (existing) this.records.calendars.set(to, { ...existing, fields: { ...existing.fields, isDefault: true } });
+    else if (local) this.records.calendars.set(to, { fields: local.fields, version });
     for (const link of REF_FIELDS.filter((l) => l.ref === 'calendars')) {
       for (const [uid, rec] of this.records[link.type]) {
         if (rec.fields[link.field] === from) this.records[link.type].set(uid, { ...rec, fields: { ...rec.fields, [link.field]: to } });
