@@ -23,6 +23,11 @@ if (serverUrl) kinds.push({ name: 'PostgreSQL', make: () => createScratchDatabas
 
 const API_KEY = 'e2e-gateway-key-0123456789abcdef';
 const SENDER = 'CalsyncE2E';
+const SECRETS = {
+  JWT_SECRET: 'e2e-access-secret-0123456789abcdefghijkl',
+  JWT_REFRESH_SECRET: 'e2e-refresh-secret-0123456789abcdefghij',
+  SYNC_CURSOR_SECRET: 'e2e-cursor-secret-0123456789abcdefghijk',
+};
 
 /** The error code of an error envelope. */
 const codeOf = (body: unknown): string => (body as ErrorEnvelope).error.code;
@@ -55,9 +60,7 @@ describe.each(kinds)('two devices against the real server process on $name', ({ 
       DATABASE_URL: database.url,
       NODE_ENV: 'test',
       LOG_LEVEL: 'warn',
-      JWT_SECRET: 'e2e-access-secret-0123456789abcdefghijkl',
-      JWT_REFRESH_SECRET: 'e2e-refresh-secret-0123456789abcdefghij',
-      SYNC_CURSOR_SECRET: 'e2e-cursor-secret-0123456789abcdefghijk',
+      ...SECRETS,
       SMS_GATEWAY_URL: gateway.url,
       SMS_GATEWAY_API_KEY: API_KEY,
       SMS_GATEWAY_SENDER: SENDER,
@@ -226,6 +229,8 @@ describe.each(kinds)('two devices against the real server process on $name', ({ 
     expect(rotated.refreshToken).not.toBe(oldRefresh);
     const me = await http.ok<{ user: { id: number } }>('GET', '/api/auth/me', { token: rotated.accessToken });
     expect(me.user.id).toBe(signInA.user.id);
+    const claims = JSON.parse(Buffer.from(rotated.accessToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+    expect(claims).toMatchObject({ typ: 'access', did: a.uid, sub: expect.anything() });
 
     const replay = await http.request('POST', '/api/auth/refresh', { body: { refreshToken: oldRefresh, deviceUid: a.uid } });
     expect(replay.status).toBe(401);
@@ -264,6 +269,7 @@ describe.each(kinds)('two devices against the real server process on $name', ({ 
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('x-request-id')).toBeTruthy();
 
+    for (const secret of [API_KEY, SECRETS.JWT_SECRET, SECRETS.JWT_REFRESH_SECRET, SECRETS.SYNC_CURSOR_SECRET]) expect(server!.log()).not.toContain(secret);
     const exit = await server!.terminate();
     expect(exit, server!.log()).toMatchObject({ code: 0, signal: null });
     expect(exit.elapsedMs).toBeLessThan(10_000);
