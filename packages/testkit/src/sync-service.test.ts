@@ -270,6 +270,21 @@ describe.each(['per-item', 'batch'] as const)('pushMode %s', (mode) => {
       expect(p4.calendars).toMatchObject([{ uid: 'c1', version: '5', deleted: expect.any(String) }]);
     });
 
+    it('a tampered cursor is a reset to a full snapshot; the limit is clamped to 1..1000', async () => {
+      const { svc } = setup();
+      await svc.push(U, { calendars: [cal('c1'), cal('c2')] });
+      const p = await svc.pull(U, {});
+      const [body, sig] = p.nextCursor.split('.') as [string, string];
+      const flipped = `${sig.slice(0, 5)}${sig[5] === 'A' ? 'B' : 'A'}${sig.slice(6)}`;
+      const tampered = await svc.pull(U, { cursor: `${body}.${flipped}` });
+      expect(tampered.cursorReset).toBe(true);
+      expect(tampered.calendars).toHaveLength(2);
+      const one = await svc.pull(U, { limit: 0 });
+      expect(one.calendars).toHaveLength(1);
+      expect(one.hasMore).toBe(true);
+      expect((await svc.pull(U, { limit: 5000 })).calendars).toHaveLength(2);
+    });
+
     it('never shows another user\'s rows; a foreign cursor is a reset', async () => {
       const { svc } = setup();
       await one(svc, 'calendars', cal('same'), 1);

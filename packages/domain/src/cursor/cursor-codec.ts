@@ -56,7 +56,10 @@ export class CursorCodec {
     if (!B64URL.test(body) || !B64URL.test(signature)) return reset;
     const expected = this.#sign(body);
     const given = Buffer.from(signature, 'base64url');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return reset;
+    // Only the canonical encoding is accepted (base64url's spare bits would otherwise give
+    // several spellings of one signature).
+    if (given.length !== expected.length || given.toString('base64url') !== signature) return reset;
+    if (!timingSafeEqual(given, expected)) return reset;
     let payload: unknown;
     try {
       payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));

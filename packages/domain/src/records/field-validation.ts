@@ -91,6 +91,9 @@ function validateValue(spec: FieldSpec, value: unknown): Checked<FieldValue> {
  * for nullable fields; datetimes come back in `Date#toISOString()` form.
  */
 export function validatePatch(type: RecordType, fields: Readonly<Record<string, unknown>>): Checked<FieldValues> {
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
+    return fail(itemError('INVALID_FIELD', 'fields must be an object'));
+  }
   const specs = FIELD_TABLES[type];
   const patch: Record<string, FieldValue> = {};
   for (const key of Object.keys(fields).sort()) {

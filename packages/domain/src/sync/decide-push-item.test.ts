@@ -48,6 +48,13 @@ describe('decidePushItem', () => {
     expect(decidePushItem({ type: 'tasks', item: odd, view }).kind).toBe('error');
   });
 
+  it('refuses odd input the schema should have caught, without writing', () => {
+    const odd = (item: unknown) => decidePushItem({ type: 'tasks', item: item as Parameters<typeof decidePushItem>[0]['item'], view });
+    expect(odd({ uid: 'bad uid', op: 'upsert', baseVersion: null, fields: { title: 't' } }).kind).toBe('error');
+    expect(odd({ uid: 'ok', op: 'upsert', baseVersion: null, fields: null }).kind).toBe('error');
+    expect(odd({ uid: 'ok', op: 'upsert', baseVersion: 7, fields: {} }).kind).toBe('error');
+  });
+
   it('refuses a reference to a tombstone as unknown and retryable', () => {
     const d = decidePushItem({ type: 'tasks', item: { uid: 'n', op: 'upsert', baseVersion: null, fields: { title: 't', parentTaskUid: 'dead' } }, view });
     expect(d).toEqual({ kind: 'error', error: { code: 'UNKNOWN_REFERENCE', message: 'unknown parentTaskUid', retryable: true } });

@@ -1,4 +1,4 @@
-import { validatePatch } from '../records/field-validation.js';
+import { UID_PATTERN, validatePatch } from '../records/field-validation.js';
 import { type ItemError, itemError } from '../records/item-error.js';
 import { applyPatch, checkInvariants, checkRequiredOnCreate, createFields } from '../records/record-state.js';
 import type { FieldValues, RecordRow, RecordType } from '../records/types.js';
@@ -61,6 +61,9 @@ function errorOf(error: ItemError): PushDecision {
  */
 export function decidePushItem(input: PushItemInput): PushDecision {
   const { type, item, view } = input;
+  if (typeof item.uid !== 'string' || !UID_PATTERN.test(item.uid)) {
+    return errorOf(itemError('INVALID_FIELD', 'uid must be 1..128 characters of [A-Za-z0-9_-]'));
+  }
   const base = parseBaseVersion(item.baseVersion);
   if (!base.ok) return errorOf(base.error);
   const row = view.get(type, item.uid);

@@ -19,6 +19,7 @@ export function canonicalJson(value: unknown): string {
  */
 export function pushItemFingerprint(type: RecordType, item: PushItem): string | null {
   let fields: unknown = {};
+  if (typeof item.uid !== 'string') return null;
   if (item.op === 'upsert') {
     const checked = validatePatch(type, item.fields);
     if (!checked.ok) return null;
