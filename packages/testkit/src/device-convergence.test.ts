@@ -197,5 +197,5 @@ describe('N simulated devices', () => {
       }),
       { numRuns: 60 * RUNS },
     );
-  });
+  }, 30_000 * RUNS);
 });

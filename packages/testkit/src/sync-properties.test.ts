@@ -63,7 +63,7 @@ describe('push properties', () => {
       }),
       runs(100),
     );
-  });
+  }, 30_000 * RUNS);
 
   it('replaying any applied push, whole or partial, returns the same results and changes nothing', async () => {
     await fc.assert(
@@ -93,7 +93,7 @@ describe('push properties', () => {
       }),
       runs(100),
     );
-  });
+  }, 30_000 * RUNS);
 
   it('versions strictly increase globally across types and users', async () => {
     await fc.assert(
@@ -118,7 +118,7 @@ describe('push properties', () => {
       }),
       runs(100),
     );
-  });
+  }, 30_000 * RUNS);
 });
 
 describe('pull properties', () => {
@@ -168,5 +168,5 @@ describe('pull properties', () => {
       }),
       runs(60),
     );
-  });
+  }, 30_000 * RUNS);
 });

@@ -1,4 +1,5 @@
 import type { ConflictRecord, PushReceipt, RowWrite, SyncUnitOfWork } from '../ports/sync-store.js';
+import { referenceFields } from '../records/field-tables.js';
 import { fieldsOfWireRecord, completeFields } from '../records/snapshot.js';
 import { ENTITY_TYPE, RECORD_TYPES, type RecordType, type WireRecord } from '../records/types.js';
 import { decidePushItem, type LoserSpec } from './decide-push-item.js';
@@ -66,14 +67,21 @@ export class PushPlanner {
   /** Loads, in a few round trips, the rows and receipts the items of `changeset` name. */
   async prefetch(changeset: PushChangeset): Promise<void> {
     const keys: Omit<PushReceipt, 'result'>[] = [];
+    const wanted: Record<RecordType, Set<string>> = { calendars: new Set(), events: new Set(), tasks: new Set(), reminders: new Set() };
     for (const type of RECORD_TYPES) {
-      const items = changeset[type] ?? [];
-      await this.#overlay.load(type, items.map((i) => i.uid));
-      for (const item of items) {
+      for (const item of changeset[type] ?? []) {
+        wanted[type].add(item.uid);
         const fingerprint = pushItemFingerprint(type, item);
         if (fingerprint !== null) keys.push({ type, uid: item.uid, fingerprint });
+        if (item.op !== 'upsert' || typeof item.fields !== 'object' || item.fields === null) continue;
+        for (const spec of referenceFields(type)) {
+          const target = item.fields[spec.name];
+          if (typeof target === 'string' && spec.ref !== undefined) wanted[spec.ref].add(target);
+        }
       }
     }
+    // One round trip per type for the items' rows and the parents they name.
+    for (const type of RECORD_TYPES) await this.#overlay.load(type, wanted[type]);
     if (keys.length > 0) {
       for (const r of await this.#uow.findReceipts(keys)) this.#stored.set(receiptKey(r.type, r.uid, r.fingerprint), r.result);
     }
