@@ -20,6 +20,8 @@ import { runUpload } from './workloads/upload.js';
 
 const quick = process.argv.includes('--quick');
 const usePglite = process.argv.includes('--pglite');
+/** `--profile`: the server writes a V8 CPU profile into bench/profiles/ when it stops. */
+const profile = process.argv.includes('--profile');
 const sizes = quick
   ? { upload: 2000, small: 10_000, large: 100_000, rounds: 50, users: 10, manySeconds: 5, conflictSeconds: 4 }
   : { upload: 10_000, small: 10_000, large: 1_000_000, rounds: 200, users: 50, manySeconds: 30, conflictSeconds: 15 };
@@ -45,7 +47,7 @@ async function main(): Promise<void> {
     AUTH_RATE_LIMIT_MAX_REQUESTS: '10000000',
     OTP_RESEND_SECONDS: '0',
     OTP_MAX_SENDS_PER_HOUR: '1000',
-  });
+  }, profile ? ['--cpu-prof', `--cpu-prof-dir=${fileURLToPath(new URL('./profiles/', import.meta.url))}`] : []);
   await server.start();
   const client = usePglite ? null : await connect(dbUrl);
   const figures: Record<string, unknown> = {};

@@ -23,12 +23,16 @@ export class ServerProcess {
   private output = '';
   baseUrl = '';
 
-  constructor(private readonly env: Record<string, string>) {}
+  constructor(
+    private readonly env: Record<string, string>,
+    /** Extra node flags for the server process (e.g. `--cpu-prof` for `bench --profile`). */
+    private readonly nodeArgs: readonly string[] = [],
+  ) {}
 
   async start(): Promise<void> {
     const port = await freePort();
     this.baseUrl = `http://127.0.0.1:${port}`;
-    this.child = spawn(process.execPath, [MAIN], {
+    this.child = spawn(process.execPath, [...this.nodeArgs, MAIN], {
       env: { ...process.env, ...this.env, PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -13,6 +13,7 @@ import { conflictFromSql, recordTypeOfEntity } from './conflict-mapping.js';
 import { fieldAssignments, recordFromSql, referenceColumn, stampAssignments } from './record-mapping.js';
 import { readChangesQuery, recordQuery } from './record-queries.js';
 import type { DB } from './schema.js';
+import { insertRows, planWriteStatements, updateRows } from './set-based-writes.js';
 import { orderForDefaultCalendar } from './write-order.js';
 
 const CONFLICT_COLUMNS = sql.raw('id, user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at, resolved_at');
@@ -61,6 +62,27 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   }
 
   async applyWrites(writes: readonly RowWrite[]): Promise<number[]> {
+    for (const w of writes) this.assertOwnUser(w.row.userId);
+    const plan = planWriteStatements(writes);
+    if (plan === null) return this.applyWritesOneByOne(writes);
+    const ids = new Array<number>(writes.length);
+    for (const statement of plan) {
+      const rows = statement.indexes.map((i) => writes[i]!.row);
+      const written =
+        statement.kind === 'insert'
+          ? await insertRows(this.trx, this.userId, statement.type, rows)
+          : await updateRows(this.trx, this.userId, statement.type, rows as RecordRow[]);
+      for (const i of statement.indexes) {
+        const id = written.get(writes[i]!.row.uid);
+        if (id === undefined) throw new Error(`${statement.kind} of a ${statement.type} row wrote nothing`);
+        ids[i] = id;
+      }
+    }
+    return ids;
+  }
+
+  /** The fallback for a batch naming one row twice: each write its own statement, in order. */
+  private async applyWritesOneByOne(writes: readonly RowWrite[]): Promise<number[]> {
     const ids = new Array<number>(writes.length);
     for (const index of orderForDefaultCalendar(writes)) {
       const write = writes[index]!;
@@ -93,17 +115,19 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   }
 
   async insertConflicts(conflicts: readonly NewConflict[]): Promise<ConflictRecord[]> {
-    const inserted: ConflictRecord[] = [];
-    for (const c of conflicts) {
-      this.assertOwnUser(c.userId);
-      const { rows } = await sql<Record<string, unknown>>`
-        insert into sync_conflicts (user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at)
-        values (${this.userId}, ${ENTITY_TYPE[c.type]}, ${c.uid}, cast(${c.winnerVersion.toString()} as bigint),
-                cast(cast(${JSON.stringify(c.loserSnapshot)} as text) as jsonb), cast(${c.createdAt} as timestamptz))
-        returning ${CONFLICT_COLUMNS}`.execute(this.trx);
-      inserted.push(conflictFromSql(rows[0]!));
-    }
-    return inserted;
+    if (conflicts.length === 0) return [];
+    for (const c of conflicts) this.assertOwnUser(c.userId);
+    const { rows } = await sql<Record<string, unknown>>`
+      insert into sync_conflicts (user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at)
+      select cast(${this.userId} as integer), k.entity_type, k.uid, cast(k.winner as bigint), cast(k.snapshot as jsonb), cast(k.created_at as timestamptz)
+      from unnest(cast(${conflicts.map((c) => ENTITY_TYPE[c.type])} as text[]), cast(${conflicts.map((c) => c.uid)} as text[]),
+                  cast(${conflicts.map((c) => c.winnerVersion.toString())} as text[]), cast(${conflicts.map((c) => JSON.stringify(c.loserSnapshot))} as text[]),
+                  cast(${conflicts.map((c) => c.createdAt)} as text[]))
+        with ordinality as k(entity_type, uid, winner, snapshot, created_at, ord)
+      order by k.ord
+      returning ${CONFLICT_COLUMNS}`.execute(this.trx);
+    // Identity values are drawn in the source order, so ascending ids are the conflicts' order.
+    return rows.map(conflictFromSql).sort((a, b) => a.conflictId - b.conflictId);
   }
 
   async lockConflict(conflictId: number): Promise<ConflictRecord | null> {

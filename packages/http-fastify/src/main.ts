@@ -89,7 +89,14 @@ async function main(): Promise<void> {
 
   const clock = new SystemClock();
   const random = new CryptoRandom();
-  const sync = new SyncService({ store: new PostgresSyncStore(database.db), clock, cursorCodec: new CursorCodec(config.syncCursorSecret) });
+  // Batch: a whole push is one unit of work under the user's lock, written set-based (same
+  // per-item results as one transaction per item; see bench/PERFORMANCE.md).
+  const sync = new SyncService({
+    store: new PostgresSyncStore(database.db),
+    clock,
+    cursorCodec: new CursorCodec(config.syncCursorSecret),
+    pushMode: 'batch',
+  });
   const stats = new PostgresLegacyStatsStore(database.db);
   const smsSender = smsSenderFor(config, logger);
   const { auth } = await createAuthModule({ db: database.db, config, clock, random, smsSender });

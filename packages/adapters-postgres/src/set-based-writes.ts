@@ -1,0 +1,111 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { FIELD_TABLES, RECORD_TYPES, type NewRecordRow, type RecordRow, type RecordType, type RowWrite } from '@calsync/domain';
+import { SQL_TYPE_OF_KIND } from './record-columns.js';
+import type { DB } from './schema.js';
+
+/** One statement of a set-based write plan: all inserts (or all updates) of one type, as write indexes. */
+export interface WriteStatement {
+  readonly type: RecordType;
+  readonly kind: 'insert' | 'update';
+  readonly indexes: readonly number[];
+}
+
+function makesLiveDefault(row: NewRecordRow | RecordRow): boolean {
+  return row.type === 'calendars' && row.fields.isDefault === true && row.deleted === null;
+}
+
+/**
+ * Groups writes into at most nine statements, in an order every constraint accepts: first the
+ * calendar updates that leave their row not a live default (so the partial unique index "one live
+ * default per user" never sees two), then per type in reference order (calendars, events, tasks,
+ * reminders) the inserts, then the updates (a row may name a parent inserted just before; task
+ * parents inside one multi-row INSERT are checked at the end of the statement). Returns null when
+ * a (type, uid) occurs twice: such a batch keeps its given order, one statement per write.
+ */
+export function planWriteStatements(writes: readonly RowWrite[]): WriteStatement[] | null {
+  const seen = new Set<string>();
+  for (const w of writes) {
+    const key = `${w.row.type}\u0000${w.row.uid}`;
+    if (seen.has(key)) return null;
+    seen.add(key);
+  }
+  const demotions: number[] = [];
+  const groups = new Map<string, number[]>();
+  writes.forEach((w, i) => {
+    if (w.kind === 'update' && w.row.type === 'calendars' && !makesLiveDefault(w.row)) return void demotions.push(i);
+    const key = `${w.row.type}:${w.kind}`;
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [i]);
+    else group.push(i);
+  });
+  const plan: WriteStatement[] = [];
+  if (demotions.length > 0) plan.push({ type: 'calendars', kind: 'update', indexes: demotions });
+  for (const type of RECORD_TYPES) {
+    for (const kind of ['insert', 'update'] as const) {
+      const indexes = groups.get(`${type}:${kind}`);
+      if (indexes !== undefined) plan.push({ type, kind, indexes });
+    }
+  }
+  return plan;
+}
+
+/** A column of a set-based statement: its name, SQL type and the text form of each row's value. */
+interface ColumnArray {
+  readonly column: string;
+  readonly sqlType: string;
+  readonly values: (string | null)[];
+}
+
+const asText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+
+/** The stamp and field columns every write sets, one text array per column (every driver sends text[] alike). */
+function columnArrays(type: RecordType, rows: readonly (NewRecordRow | RecordRow)[]): ColumnArray[] {
+  return [
+    { column: 'version', sqlType: 'bigint', values: rows.map((r) => r.version.toString()) },
+    { column: 'updated_at', sqlType: 'timestamptz', values: rows.map((r) => r.updatedAt) },
+    { column: 'deleted', sqlType: 'timestamptz', values: rows.map((r) => r.deleted) },
+    ...FIELD_TABLES[type].map((f) => ({ column: f.column, sqlType: SQL_TYPE_OF_KIND[f.kind], values: rows.map((r) => asText(r.fields[f.name])) })),
+  ];
+}
+
+/** `unnest(cast($1 as text[]), …) with ordinality as k(uid, c1, …, ord)` over the given columns. */
+function unnestSource(uids: readonly string[], columns: readonly ColumnArray[]): RawBuilder<unknown> {
+  const arrays = [sql`cast(${[...uids]} as text[])`, ...columns.map((c) => sql`cast(${c.values} as text[])`)];
+  const names = ['uid', ...columns.map((_, i) => `c${i}`), 'ord'];
+  return sql`unnest(${sql.join(arrays)}) with ordinality as k(${sql.join(names.map((n) => sql.ref(n)))})`;
+}
+
+const typed = (i: number, c: ColumnArray): RawBuilder<unknown> => sql`cast(${sql.ref(`k.c${i}`)} as ${sql.raw(c.sqlType)})`;
+
+/**
+ * Inserts rows of one type with one statement; returns the new id of each uid. Ids follow the
+ * rows' order (the source is ordered by ordinality), as one insert per row would give them.
+ */
+export async function insertRows(db: Kysely<DB>, userId: number, type: RecordType, rows: readonly NewRecordRow[]): Promise<Map<string, number>> {
+  const columns = columnArrays(type, rows);
+  const source = unnestSource(
+    rows.map((r) => r.uid),
+    [...columns, { column: 'created_at', sqlType: 'timestamptz', values: rows.map((r) => r.createdAt) }],
+  );
+  const createdAt = typed(columns.length, { column: 'created_at', sqlType: 'timestamptz', values: [] });
+  const { rows: out } = await sql<{ id: string; uid: string }>`
+    insert into ${sql.table(type)} (user_id, uid, created_at, ${sql.join(columns.map((c) => sql.ref(c.column)))})
+    select cast(${userId} as integer), k.uid, ${createdAt}, ${sql.join(columns.map((c, i) => typed(i, c)))}
+    from ${source} order by k.ord
+    returning id, uid`.execute(db);
+  return new Map(out.map((r) => [r.uid, Number(r.id)]));
+}
+
+/** Replaces the state of rows of one type (addressed by uid) with one statement; returns each uid's id. */
+export async function updateRows(db: Kysely<DB>, userId: number, type: RecordType, rows: readonly RecordRow[]): Promise<Map<string, number>> {
+  const columns = columnArrays(type, rows);
+  const { rows: out } = await sql<{ id: string; uid: string }>`
+    update ${sql.table(type)} as t set ${sql.join(columns.map((c, i) => sql`${sql.ref(c.column)} = ${typed(i, c)}`))}
+    from ${unnestSource(
+      rows.map((r) => r.uid),
+      columns,
+    )}
+    where t.user_id = ${userId} and t.uid = k.uid
+    returning t.id, t.uid`.execute(db);
+  return new Map(out.map((r) => [r.uid, Number(r.id)]));
+}
