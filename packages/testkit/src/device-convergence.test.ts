@@ -72,8 +72,8 @@ class CheckingApi implements SyncApi {
         }
         // A stale write replaced a state the client never saw: that state is the loser.
         if (fresh && prior && prior.deleted === null && type !== 'calendars') {
-          expect(conflict.loserSnapshot.version).toBe(prior.version.toString());
-          for (const [k, v] of Object.entries(prior.fields)) expect(conflict.loserSnapshot[k]).toEqual(v);
+          expect(fresh.loserSnapshot.version).toBe(prior.version.toString());
+          for (const [k, v] of Object.entries(prior.fields)) expect(fresh.loserSnapshot[k]).toEqual(v);
         }
       });
     }
