@@ -155,6 +155,8 @@ describe.each(['per-item', 'batch'] as const)('pushMode %s', (mode) => {
         ['reminders', up('r', { eventUid: 'e', taskUid: 't' }), 'INVALID_FIELD'],
         ['tasks', up('t2', {}), 'INVALID_FIELD'],
         ['tasks', up('t', { parentTaskUid: 't' }, '3'), 'INVALID_FIELD'],
+        ['tasks', up('t9', { title: 'new', parentTaskUid: 't9' }), 'INVALID_FIELD'],
+        ['reminders', up('r', { eventUid: 'e', minutesBefore: 5, remindAt: '2024-01-01T00:00:00Z' }), 'INVALID_FIELD'],
         ['calendars', up('c', { shade: 'blue' }, '1'), 'INVALID_FIELD'],
       ];
       for (const [type, item, code] of bad) {

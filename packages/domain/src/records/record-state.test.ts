@@ -29,6 +29,9 @@ describe('record state', () => {
     expect(checkInvariants('events', { ...createFields('events', {}), ...ev, calendarUid: 'c', title: 't' })?.code).toBe('INVALID_FIELD');
     expect(checkInvariants('reminders', { eventUid: 'e', taskUid: 't' })?.message).toContain('not both');
     expect(checkInvariants('reminders', { eventUid: 'e', taskUid: null })).toBeNull();
+    expect(checkInvariants('reminders', { eventUid: 'e', minutesBefore: 10, remindAt: '2024-01-01T00:00:00.000Z' })?.message)
+      .toContain('minutesBefore or remindAt');
+    expect(checkInvariants('reminders', { eventUid: 'e', minutesBefore: 10, remindAt: null })).toBeNull();
   });
   it('snapshots rows with the version as a string and every field present', () => {
     const wire = toWireRecord({

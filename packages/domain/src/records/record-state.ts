@@ -48,6 +48,9 @@ export function checkInvariants(type: RecordType, fields: FieldValues): ItemErro
     if (fields.eventUid == null && fields.taskUid == null) {
       return itemError('INVALID_FIELD', 'a reminder needs one of eventUid or taskUid');
     }
+    if (fields.minutesBefore != null && fields.remindAt != null) {
+      return itemError('INVALID_FIELD', 'a reminder has minutesBefore or remindAt, not both');
+    }
   }
   for (const spec of FIELD_TABLES[type]) {
     if (!spec.nullable && fields[spec.name] === null) return itemError('INVALID_FIELD', `${spec.name}: may not be null`);

@@ -34,6 +34,10 @@ export function checkReferences(
   for (const spec of FIELD_TABLES[type]) {
     const target = applied[spec.name];
     if (spec.kind !== 'ref' || spec.ref === undefined || typeof target !== 'string') continue;
+    // Naming itself as parent is a mistake no retry can fix, not a parent that has not arrived yet.
+    if (spec.ref === type && target === uid) {
+      return itemError('INVALID_FIELD', `${spec.name}: a record cannot be its own ancestor`);
+    }
     const row = view.get(spec.ref, target);
     if (row === null || row.deleted !== null) {
       return itemError('UNKNOWN_REFERENCE', `unknown ${spec.name}`, true);
