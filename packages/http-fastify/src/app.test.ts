@@ -45,6 +45,24 @@ describe('error envelope for framework failures', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ success: false, error: { code: 'INVALID_JSON', message: expect.any(String) } });
   });
+  it('an empty JSON body is no body on a route without one, and still INVALID_JSON where a body is required', async () => {
+    const json = { ...user, 'content-type': 'application/json' };
+    const reset = await app.inject({ method: 'POST', url: '/api/users/reset-sync', headers: json, payload: '' });
+    expect(reset.statusCode).toBe(200);
+    const push = await app.inject({ method: 'POST', url: '/api/sync/push', headers: json, payload: '' });
+    expect([push.statusCode, push.json().error.code]).toEqual([400, 'INVALID_JSON']);
+  });
+  it('rejects prototype poisoning in JSON bodies with 400, never a 500', async () => {
+    const res = await app.inject({ method: 'POST', url: '/api/sync/push', headers: { ...user, 'content-type': 'application/json' }, payload: '{"__proto__":{"x":1},"events":[]}' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().success).toBe(false);
+  });
+  it('CORS preflight allows the methods the API uses (PATCH, DELETE)', async () => {
+    const res = await app.inject({ method: 'OPTIONS', url: '/api/users/me', headers: { origin: 'https://app.example', 'access-control-request-method': 'PATCH' } });
+    expect(res.statusCode).toBe(204);
+    expect(String(res.headers['access-control-allow-methods'])).toContain('PATCH');
+    expect(String(res.headers['access-control-allow-methods'])).toContain('DELETE');
+  });
   it('413 PAYLOAD_TOO_LARGE above BODY_LIMIT_BYTES', async () => {
     const res = await app.inject({ method: 'POST', url: '/api/sync/push', headers: user, payload: { calendars: [{ uid: 'a', op: 'upsert', baseVersion: null, name: 'x'.repeat(4000) }] } });
     expect(res.statusCode).toBe(413);

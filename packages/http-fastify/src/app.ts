@@ -57,11 +57,28 @@ export async function buildApp(deps: BuildAppDeps): Promise<FastifyInstance> {
 
   // Only JSON bodies are accepted: anything else is 415 UNSUPPORTED_MEDIA_TYPE.
   app.removeContentTypeParser('text/plain');
+  // Many HTTP clients send `content-type: application/json` on every POST. On a route that takes
+  // no body (logout, reset-sync) an empty body is then no body, not broken JSON; everywhere else
+  // Fastify's own parser (with its prototype-poisoning guard) decides.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' && request.routeOptions.schema?.body === undefined) {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, body.toString(), done);
+  });
 
   await app.register(requestIdPlugin);
   await app.register(errorHandlingPlugin, { bodyLimitBytes: config.bodyLimitBytes });
   await app.register(helmet, { global: true });
-  await app.register(cors, { origin: config.corsOrigin, exposedHeaders: [REQUEST_ID_HEADER, 'retry-after', 'etag'] });
+  await app.register(cors, {
+    origin: config.corsOrigin,
+    // The default list lacks PATCH and DELETE, which PATCH /api/users/me and device revoke need.
+    methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+    exposedHeaders: [REQUEST_ID_HEADER, 'retry-after', 'etag'],
+  });
   await app.register(rateLimitPlugin, { config, redis: deps.redis });
   await app.register(openApiPlugin);
   await app.register(metricsPlugin);

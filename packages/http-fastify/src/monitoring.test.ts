@@ -27,6 +27,20 @@ describe('rate limit', () => {
     const other = await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers: { 'x-test-user': '8' } });
     expect(other.statusCode).toBe(200);
   });
+  it('counts one user across every protected route: the limit is per user, not per route', async () => {
+    ({ app } = await buildTestApp({ RATE_LIMIT_MAX_REQUESTS: '4', RATE_LIMIT_WINDOW_MS: '60000' }));
+    const calls = [
+      { method: 'GET' as const, url: '/api/sync/conflicts' },
+      { method: 'GET' as const, url: '/api/sync/changes' },
+      { method: 'GET' as const, url: '/api/users/stats' },
+      { method: 'POST' as const, url: '/api/sync/push', payload: { events: [{ uid: 'e1', op: 'delete', baseVersion: null }] } },
+    ];
+    for (const call of calls) expect((await app.inject({ ...call, headers: user })).statusCode, call.url).toBe(200);
+    for (const call of calls) {
+      const res = await app.inject({ ...call, headers: user });
+      expect([call.url, res.statusCode, res.json().error?.code]).toEqual([call.url, 429, 'RATE_LIMITED']);
+    }
+  });
   it('does not limit the public health routes', async () => {
     ({ app } = await buildTestApp({ RATE_LIMIT_MAX_REQUESTS: '1' }));
     for (let i = 0; i < 3; i++) expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);

@@ -85,6 +85,12 @@ describe('auth routes over HTTP (buildApp)', () => {
     expect(res.body).not.toContain('fcm-secret');
     const me = await app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(data.accessToken) });
     expect(me.json()).toEqual({ success: true, data: { user: data.user } });
+    // Protected GETs are private and revalidated (API.md): an ETag, and 304 when it matches.
+    expect(me.headers['cache-control']).toBe('private, no-cache');
+    const again = await app.inject({ method: 'GET', url: '/api/auth/me', headers: { ...bearer(data.accessToken), 'if-none-match': String(me.headers.etag) } });
+    expect(again.statusCode).toBe(304);
+    const devices = await app.inject({ method: 'GET', url: '/api/auth/devices', headers: bearer(data.accessToken) });
+    expect([devices.headers['cache-control'], typeof devices.headers.etag]).toEqual(['private, no-cache', 'string']);
   });
 
   it('validates phone, otp and e-mail shapes with 400 VALIDATION_ERROR', async () => {
@@ -241,5 +247,9 @@ describe('auth routes over HTTP (buildApp)', () => {
       codes.push((await app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken: 'x' } })).statusCode);
     }
     expect(codes).toEqual([401, 401, 429]);
+    // One counter for all public auth routes: another route from the same IP is limited too.
+    const other = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'a@b.co', password: 'whatever1' } });
+    expect([other.statusCode, other.json().error.code]).toEqual([429, 'RATE_LIMITED']);
+    expect(Number(other.headers['retry-after'])).toBeGreaterThan(0);
   });
 });

@@ -3,6 +3,7 @@ import type { AuthService } from '@calsync/domain';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { requireAuth } from '../auth-context.js';
+import { privateCacheOnSend } from '../plugins/private-cache.js';
 import {
   deviceDtoSchema,
   deviceParams,
@@ -35,13 +36,12 @@ const protectedErrors = { 401: failure, 403: failure };
  */
 export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOptions): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
-  const { auth, config } = opts;
-  const rateLimit = { max: config.rateLimit.authMaxRequests, timeWindow: config.rateLimit.windowMs };
+  const { auth } = opts;
 
   app.post(
     '/api/auth/send-otp',
     {
-      config: { rateLimit },
+      onRequest: app.authIpRateLimit,
       schema: {
         tags,
         summary: 'Send a 6-digit sign-in code by SMS',
@@ -55,7 +55,7 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
   app.post(
     '/api/auth/verify-otp',
     {
-      config: { rateLimit },
+      onRequest: app.authIpRateLimit,
       schema: { tags, summary: 'Verify the code; a new phone creates the user and a default calendar', body: verifyOtpBody, response: { 200: ok(signInResult), ...publicErrors } },
     },
     async (request) => ({ success: true as const, data: await auth.verifyOtp(request.body.phone, request.body.otp, request.body.device) }),
@@ -64,7 +64,7 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
   app.post(
     '/api/auth/login',
     {
-      config: { rateLimit },
+      onRequest: app.authIpRateLimit,
       schema: { tags, summary: 'Sign in with e-mail and password', body: loginBody, response: { 200: ok(signInResult), ...publicErrors } },
     },
     async (request) => ({ success: true as const, data: await auth.login(request.body.email, request.body.password, request.body.device) }),
@@ -73,7 +73,7 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
   app.post(
     '/api/auth/refresh',
     {
-      config: { rateLimit },
+      onRequest: app.authIpRateLimit,
       schema: { tags, summary: 'Rotate the refresh token and get a new access token', body: refreshBody, response: { 200: ok(tokenPair), ...publicErrors } },
     },
     async (request) => ({ success: true as const, data: await auth.refresh(request.body.refreshToken, request.body.deviceUid) }),
@@ -83,6 +83,7 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
     '/api/auth/logout',
     {
       onRequest: app.authenticate,
+      preHandler: app.userRateLimit,
       schema: { tags, security, summary: 'End the session of this device (or the legacy one)', response: { 200: ok(Type.Object({ loggedOut: Type.Literal(true) })), ...protectedErrors } },
     },
     async (request) => ({ success: true as const, data: await auth.logout(requireAuth(request)) }),
@@ -92,6 +93,8 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
     '/api/auth/me',
     {
       onRequest: app.authenticate,
+      preHandler: app.userRateLimit,
+      onSend: privateCacheOnSend,
       schema: { tags, security, summary: 'The current user', response: { 200: ok(Type.Object({ user: userSchema })), ...protectedErrors } },
     },
     async (request) => ({ success: true as const, data: await auth.me(requireAuth(request)) }),
@@ -101,6 +104,8 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
     '/api/auth/devices',
     {
       onRequest: app.authenticate,
+      preHandler: app.userRateLimit,
+      onSend: privateCacheOnSend,
       schema: { tags, security, summary: 'Devices signed in (revoked ones are not listed)', response: { 200: ok(Type.Object({ devices: Type.Array(deviceDtoSchema) })), ...protectedErrors } },
     },
     async (request) => ({ success: true as const, data: await auth.listDevices(requireAuth(request)) }),
@@ -110,6 +115,7 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
     '/api/auth/devices/:uid',
     {
       onRequest: app.authenticate,
+      preHandler: app.userRateLimit,
       schema: {
         tags,
         security,

@@ -5,7 +5,6 @@ import { requireAuth } from '../auth-context.js';
 import type { AppConfig } from '../config-types.js';
 import { ok } from '../envelope.js';
 import { privateCacheOnSend } from '../plugins/private-cache.js';
-import { perUserRateLimit } from '../plugins/rate-limit.js';
 import { envelopeSchema, errorEnvelopeSchema } from '../schemas/sync-schemas.js';
 
 /** Options of the legacy routes. */
@@ -30,7 +29,6 @@ const statsSchema = Type.Object({
  * lastSyncTime, reset-sync (a debugging tool) resets them. Neither touches versions.
  */
 export async function legacyRoutes(app: FastifyInstance, opts: LegacyRoutesOptions): Promise<void> {
-  const rateLimit = perUserRateLimit(opts.config);
   const security = [{ bearerAuth: [] }];
   const errors = { 401: errorEnvelopeSchema, 429: errorEnvelopeSchema };
   app.get(
@@ -38,7 +36,7 @@ export async function legacyRoutes(app: FastifyInstance, opts: LegacyRoutesOptio
     {
       onRequest: app.authenticate,
       onSend: privateCacheOnSend,
-      config: { rateLimit },
+      preHandler: app.userRateLimit,
       schema: { tags: ['legacy'], summary: 'Counts of live records, conflicts, devices and legacy sync fields', security, response: { 200: envelopeSchema(statsSchema), ...errors } },
     },
     async (request) => ok(await opts.stats.stats(requireAuth(request).userId)),
@@ -47,7 +45,7 @@ export async function legacyRoutes(app: FastifyInstance, opts: LegacyRoutesOptio
     '/api/users/reset-sync',
     {
       onRequest: app.authenticate,
-      config: { rateLimit },
+      preHandler: app.userRateLimit,
       schema: {
         tags: ['legacy'],
         summary: "Debugging tool: every event's syncStatus to SYNCED, lastSyncTime to null (no new versions)",

@@ -5,7 +5,6 @@ import type { FastifyInstance } from 'fastify';
 import { requireAuth } from '../auth-context.js';
 import { failure, ok, profileBody, userSchema } from '../auth/auth-schemas.js';
 import type { AppConfig } from '../config-types.js';
-import { perUserRateLimit } from '../plugins/rate-limit.js';
 
 /** Options of the profile route. */
 export interface ProfileRoutesOptions {
@@ -20,7 +19,7 @@ export async function profileRoutes(parent: FastifyInstance, opts: ProfileRoutes
     '/api/users/me',
     {
       onRequest: app.authenticate,
-      config: { rateLimit: perUserRateLimit(opts.config) },
+      preHandler: app.userRateLimit,
       schema: {
         tags: ['users'],
         security: [{ bearerAuth: [] }],

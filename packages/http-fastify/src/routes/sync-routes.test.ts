@@ -105,6 +105,8 @@ describe('GET /api/sync/changes', () => {
       ['?limit=0', { limit: 1 }],
       ['?limit=-5', { limit: 1 }],
       ['?limit=5000', { limit: 1000 }],
+      ['?limit=99999999999999999999', { limit: 1000 }],
+      ['?limit=-99999999999999999999', { limit: 1 }],
     ];
     for (const [qs, arg] of cases) {
       const res = await app.inject({ method: 'GET', url: `/api/sync/changes${qs}`, headers: user });
@@ -144,6 +146,9 @@ describe('conflicts', () => {
     expect(lastCall()).toEqual({ method: 'listConflicts', userId: 7, arg: { afterId: 10, limit: 200 } });
     await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers: user });
     expect(lastCall()?.arg).toEqual({ afterId: 0, limit: 50 });
+    const huge = await app.inject({ method: 'GET', url: '/api/sync/conflicts?afterId=99999999999999999999&limit=-99999999999999999999', headers: user });
+    expect(huge.statusCode).toBe(200);
+    expect(lastCall()?.arg).toEqual({ afterId: Number.MAX_SAFE_INTEGER, limit: 1 });
   });
 
   it('resolves with restore or dismiss', async () => {

@@ -13,7 +13,6 @@ import { requireAuth } from '../auth-context.js';
 import type { AppConfig } from '../config-types.js';
 import { ok } from '../envelope.js';
 import { privateCacheOnSend } from '../plugins/private-cache.js';
-import { perUserRateLimit } from '../plugins/rate-limit.js';
 import { MAX_PUSH_ITEMS_PER_ARRAY, MAX_VERSION, pushBodySchema } from '../schemas/record-schemas.js';
 import {
   conflictListQuerySchema,
@@ -87,7 +86,6 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
   // Response schemas here document the API; serialising with JSON.stringify keeps every record
   // field (fast-json-stringify would drop keys a schema does not list). Scoped to this plugin.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  const rateLimit = perUserRateLimit(opts.config);
   const security = [{ bearerAuth: [] }];
 
   app.post(
@@ -95,7 +93,7 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
     {
       onRequest: app.authenticate,
       preValidation: refuseOversizedBatch,
-      config: { rateLimit },
+      preHandler: app.userRateLimit,
       schema: {
         tags: ['sync'],
         summary: 'Push local changes (per-item results; conflicts are results, HTTP 200)',
@@ -132,7 +130,7 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
     {
       onRequest: app.authenticate,
       onSend: privateCacheOnSend,
-      config: { rateLimit },
+      preHandler: app.userRateLimit,
       schema: {
         tags: ['sync'],
         summary: 'Pull changes after the cursor (full snapshot with cursorReset when it is missing or invalid)',
@@ -156,7 +154,7 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
     {
       onRequest: app.authenticate,
       onSend: privateCacheOnSend,
-      config: { rateLimit },
+      preHandler: app.userRateLimit,
       schema: {
         tags: ['sync'],
         summary: 'Unresolved conflicts with conflictId > afterId, ascending',
@@ -168,7 +166,7 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
     async (request) => {
       const { userId } = requireAuth(request);
       const query = request.query as { afterId?: string; limit?: string };
-      const afterId = query.afterId === undefined ? 0 : Math.max(0, Number(query.afterId));
+      const afterId = clampInt(query.afterId, { min: 0, max: Number.MAX_SAFE_INTEGER, default: 0 });
       return ok(await opts.sync.listConflicts(userId, { afterId, limit: clampInt(query.limit, CONFLICT_LIMIT) }));
     },
   );
@@ -177,7 +175,7 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
     '/api/sync/conflicts/:id/resolve',
     {
       onRequest: app.authenticate,
-      config: { rateLimit },
+      preHandler: app.userRateLimit,
       schema: {
         tags: ['sync'],
         summary: 'Resolve a conflict: restore the loser snapshot or dismiss it',

@@ -15,6 +15,8 @@ export const errorEnvelopeSchema = Type.Object({
 
 /** An integer in a query string or path: digits only (query values arrive as strings). */
 export const INTEGER_TEXT = '^-?[0-9]{1,15}$';
+/** A query integer of any size: out-of-range values are clamped, not refused (spec "Limits"). */
+export const CLAMPED_INTEGER_TEXT = '^-?[0-9]{1,64}$';
 
 const itemResult = Type.Union([
   Type.Object({
@@ -63,15 +65,15 @@ export const pullResponseSchema = Type.Object({
 export const pullQuerySchema = Type.Object(
   {
     cursor: Type.Optional(Type.String({ maxLength: 4096, description: 'opaque nextCursor of an earlier pull' })),
-    limit: Type.Optional(Type.String({ pattern: INTEGER_TEXT, description: 'integer; clamped to 1..1000; default 500' })),
+    limit: Type.Optional(Type.String({ pattern: CLAMPED_INTEGER_TEXT, description: 'integer; clamped to 1..1000; default 500' })),
   },
 );
 
 /** Query of GET /api/sync/conflicts. */
 export const conflictListQuerySchema = Type.Object(
   {
-    afterId: Type.Optional(Type.String({ pattern: INTEGER_TEXT, description: 'integer; conflicts with a greater id' })),
-    limit: Type.Optional(Type.String({ pattern: INTEGER_TEXT, description: 'integer; clamped to 1..200; default 50' })),
+    afterId: Type.Optional(Type.String({ pattern: CLAMPED_INTEGER_TEXT, description: 'integer; conflicts with a greater id' })),
+    limit: Type.Optional(Type.String({ pattern: CLAMPED_INTEGER_TEXT, description: 'integer; clamped to 1..200; default 50' })),
   },
 );
 
