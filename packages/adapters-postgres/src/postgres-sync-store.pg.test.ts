@@ -12,7 +12,7 @@ for (const kind of kinds) {
       const database = await openTestDatabase(kind);
       let phone = 0;
       return {
-        store: new PostgresSyncStore(database.db),
+        store: new PostgresSyncStore(database.db, { beginInOneRoundTrip: kind === 'postgres' }),
         async createUser() {
           phone += 1;
           const row = await database.db

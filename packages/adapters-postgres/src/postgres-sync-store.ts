@@ -3,15 +3,28 @@ import type { SyncStore, SyncUnitOfWork } from '@calsync/domain';
 import { PostgresUnitOfWork } from './postgres-unit-of-work.js';
 import type { DB } from './schema.js';
 
+/** Options of `PostgresSyncStore`. */
+export interface PostgresSyncStoreOptions {
+  /**
+   * Send BEGIN and the advisory lock as one simple-protocol message (one round trip instead of
+   * two per unit of work). Only for node-pg: PGlite's driver runs one statement per call.
+   */
+  readonly beginInOneRoundTrip?: boolean;
+}
+
 /**
  * `SyncStore` on PostgreSQL or PGlite: each unit of work is one READ COMMITTED transaction that
  * starts with `pg_advisory_xact_lock(userId)`. On PGlite the driver's queue serializes all units.
  */
 export class PostgresSyncStore implements SyncStore {
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly options: PostgresSyncStoreOptions = {},
+  ) {}
 
   inUserTransaction<T>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T> {
     if (!Number.isSafeInteger(userId)) throw new Error('userId must be an integer');
+    if (this.options.beginInOneRoundTrip) return this.#inOneRoundTripTransaction(userId, work);
     return this.db
       .transaction()
       .setIsolationLevel('read committed')
@@ -19,5 +32,21 @@ export class PostgresSyncStore implements SyncStore {
         await sql`select pg_advisory_xact_lock(cast(${userId} as bigint))`.execute(trx);
         return work(new PostgresUnitOfWork(trx, userId));
       });
+  }
+
+  /** The same transaction, begun and locked by one message (userId is a checked integer, so inlined). */
+  #inOneRoundTripTransaction<T>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T> {
+    return this.db.connection().execute(async (conn) => {
+      await sql.raw(`start transaction isolation level read committed; select pg_advisory_xact_lock(${userId}::bigint)`).execute(conn);
+      let result: T;
+      try {
+        result = await work(new PostgresUnitOfWork(conn, userId));
+      } catch (error) {
+        await sql.raw('rollback').execute(conn);
+        throw error;
+      }
+      await sql.raw('commit').execute(conn);
+      return result;
+    });
   }
 }

@@ -1,6 +1,8 @@
-import { sql, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import {
   ENTITY_TYPE,
+  FIELD_TABLES,
+  type AllChanges,
   type ConflictRecord,
   type NewConflict,
   type PushReceipt,
@@ -11,7 +13,7 @@ import {
 } from '@calsync/domain';
 import { conflictFromSql, recordTypeOfEntity } from './conflict-mapping.js';
 import { fieldAssignments, recordFromSql, referenceColumn, stampAssignments } from './record-mapping.js';
-import { readChangesQuery, recordQuery } from './record-queries.js';
+import { allChangesAlias, readAllChangesQuery, readChangesQuery, recordQuery } from './record-queries.js';
 import type { DB } from './schema.js';
 import { insertRows, planWriteStatements, updateRows } from './set-based-writes.js';
 import { orderForDefaultCalendar } from './write-order.js';
@@ -24,7 +26,8 @@ const CONFLICT_COLUMNS = sql.raw('id, user_id, entity_type, entity_uid, winner_v
  */
 export class PostgresUnitOfWork implements SyncUnitOfWork {
   constructor(
-    private readonly trx: Transaction<DB>,
+    /** A transaction, or a connection inside a transaction the store began. */
+    private readonly trx: Kysely<DB>,
     readonly userId: number,
   ) {}
 
@@ -155,6 +158,26 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     if (limit <= 0) return [];
     const { rows } = await readChangesQuery(type, this.userId, afterVersion, upToVersion, limit).execute(this.trx);
     return rows.map((r) => recordFromSql(type, r));
+  }
+
+  async readAllChanges(after: Readonly<Record<RecordType, bigint>>, limit: number): Promise<AllChanges> {
+    const rows: Record<RecordType, RecordRow[]> = { calendars: [], events: [], tasks: [], reminders: [] };
+    if (limit <= 0) return { bound: await this.currentVersion(), rows };
+    const { rows: raw } = await readAllChangesQuery(this.userId, after, limit).execute(this.trx);
+    let bound = 0n;
+    for (const r of raw) {
+      if (r.t === null) {
+        bound = BigInt(String(r.bound));
+        continue;
+      }
+      const type = r.t as RecordType;
+      const plain: Record<string, unknown> = { ...r };
+      for (const f of FIELD_TABLES[type]) plain[f.column] = r[allChangesAlias(type, f.column)];
+      rows[type].push(recordFromSql(type, plain));
+    }
+    // Each branch is ordered; a parallel plan could still interleave branches, so order once more.
+    for (const list of Object.values(rows)) list.sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+    return { bound, rows };
   }
 
   private async selectRecords(type: RecordType, condition: RawBuilder<unknown>, tail: RawBuilder<unknown>): Promise<RecordRow[]> {

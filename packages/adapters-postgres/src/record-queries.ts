@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { RecordType } from '@calsync/domain';
+import { FIELD_TABLES, RECORD_TYPES, type RecordType } from '@calsync/domain';
+import { SQL_TYPE_OF_KIND } from './record-columns.js';
 import { recordSelectList, type SqlRecordRow } from './record-mapping.js';
 
 /** `select <record columns> from <type> where user_id = $user and <condition> <tail>`: every record read is scoped by user. */
@@ -19,4 +20,44 @@ export function readChangesQuery(type: RecordType, userId: number, afterVersion:
     sql`version > cast(${afterVersion.toString()} as bigint) and version <= cast(${upToVersion.toString()} as bigint)`,
     sql`order by version limit ${limit}::integer`,
   );
+}
+
+const STAMPS = [
+  ['id', 'bigint'],
+  ['user_id', 'integer'],
+  ['uid', 'text'],
+  ['version', 'bigint'],
+  ['created_at', 'timestamptz'],
+  ['updated_at', 'timestamptz'],
+  ['deleted', 'timestamptz'],
+] as const;
+
+/** A NULL of a given SQL type (an untyped NULL inside a parenthesized branch would become text). */
+const typedNull = (sqlType: string) => sql`cast(null as ${sql.raw(sqlType)})`;
+
+/** The alias of a field column of `type` in the one-statement pull (types share no field alias). */
+export function allChangesAlias(type: RecordType, column: string): string {
+  return `${type}__${column}`;
+}
+
+/**
+ * The whole pull read in one statement: a first row (`t` = null) carrying the sequence's last
+ * value as the bound, then per type (`t` = its name) the rows after its watermark up to that bound,
+ * by version, at most `limit`, each through the (user_id, version) index. Field columns are
+ * aliased per type (`allChangesAlias`) so the four tables fit one UNION ALL.
+ */
+export function readAllChangesQuery(userId: number, after: Readonly<Record<RecordType, bigint>>, limit: number): RawBuilder<SqlRecordRow> {
+  const fieldAliases = RECORD_TYPES.flatMap((t) => FIELD_TABLES[t].map((f) => ({ type: t, column: f.column, sqlType: SQL_TYPE_OF_KIND[f.kind] })));
+  const boundBranch = sql`select cast(null as text) as t, v as bound, ${sql.join([
+    ...STAMPS.map(([c, sqlType]) => sql`${typedNull(sqlType)} as ${sql.ref(c)}`),
+    ...fieldAliases.map((a) => sql`${typedNull(a.sqlType)} as ${sql.ref(allChangesAlias(a.type, a.column))}`),
+  ])} from b`;
+  const typeBranch = (type: RecordType) => sql`(select cast(${type} as text) as t, cast(null as bigint) as bound, ${sql.join([
+    ...STAMPS.map(([c]) => sql.ref(c)),
+    ...fieldAliases.map((a) => (a.type === type ? sql`${sql.ref(a.column)} as ${sql.ref(allChangesAlias(a.type, a.column))}` : typedNull(a.sqlType))),
+  ])} from ${sql.table(type)}
+    where user_id = ${userId} and version > cast(${after[type].toString()} as bigint) and version <= (select v from b)
+    order by version limit ${limit}::integer)`;
+  return sql<SqlRecordRow>`with b as (select case when is_called then last_value else 0 end as v from record_version_seq)
+    ${boundBranch} union all ${sql.join(RECORD_TYPES.map(typeBranch), sql` union all `)}`;
 }

@@ -33,7 +33,7 @@ describe.skipIf(!runs)('concurrency on PostgreSQL', () => {
 
   beforeAll(async () => {
     database = await openTestDatabase('postgres', { poolMax: 12 });
-    store = new PostgresSyncStore(database.db);
+    store = new PostgresSyncStore(database.db, { beginInOneRoundTrip: true });
     for (const pushMode of ['per-item', 'batch'] as const) {
       services[pushMode] = new SyncService({ store, clock: systemClock, cursorCodec: new CursorCodec('concurrency-test-secret'), pushMode });
     }

@@ -71,7 +71,7 @@ describe.each(kinds)('SyncService on PostgresSyncStore (%s) answers like the in-
     await fc.assert(
       fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 6 }), fc.constantFrom('per-item' as const, 'batch' as const), async (steps, mode) => {
         await reset();
-        const sqlStore = new PostgresSyncStore(database.db);
+        const sqlStore = new PostgresSyncStore(database.db, { beginInOneRoundTrip: database.kind === 'postgres' });
         const memStore = new InMemorySyncStore();
         const onSql = service(sqlStore, mode);
         const onMem = service(memStore, mode);

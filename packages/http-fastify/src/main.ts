@@ -92,7 +92,7 @@ async function main(): Promise<void> {
   // Batch: a whole push is one unit of work under the user's lock, written set-based (same
   // per-item results as one transaction per item; see bench/PERFORMANCE.md).
   const sync = new SyncService({
-    store: new PostgresSyncStore(database.db),
+    store: new PostgresSyncStore(database.db, { beginInOneRoundTrip: database.kind === 'postgres' }),
     clock,
     cursorCodec: new CursorCodec(config.syncCursorSecret),
     pushMode: 'batch',

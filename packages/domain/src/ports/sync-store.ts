@@ -78,6 +78,18 @@ export interface SyncUnitOfWork {
   listUnresolvedConflicts(afterId: number, limit: number): Promise<ConflictRecord[]>;
   /** Rows (live and tombstones) with afterVersion < version <= upToVersion, ascending, at most `limit`. */
   readChanges(type: RecordType, afterVersion: bigint, upToVersion: bigint, limit: number): Promise<RecordRow[]>;
+  /**
+   * Optional, for stores where a round trip costs: `currentVersion()` and then, for every type,
+   * `readChanges(type, after[type], bound, limit)` (empty when after[type] >= bound), in one go.
+   * Must answer exactly what those calls would; the pull uses them when this is absent.
+   */
+  readAllChanges?(after: Readonly<Record<RecordType, bigint>>, limit: number): Promise<AllChanges>;
+}
+
+/** The answer of `SyncUnitOfWork.readAllChanges`: the pull's upper bound and each type's rows. */
+export interface AllChanges {
+  readonly bound: bigint;
+  readonly rows: Readonly<Record<RecordType, RecordRow[]>>;
 }
 
 /**

@@ -67,13 +67,14 @@ export class SyncService implements SyncApi {
     const limit = clampLimit(query.limit, 1, 1000, 500);
     const decoded = this.#codec.decode(query.cursor, userId);
     return this.#store.inUserTransaction(userId, async (uow) => {
-      const bound = await uow.currentVersion();
+      const all = uow.readAllChanges ? await uow.readAllChanges(decoded.watermarks, limit + 1) : null;
+      const bound = all ? all.bound : await uow.currentVersion();
       const next: Record<RecordType, bigint> = { ...decoded.watermarks };
       const records = {} as Record<RecordType, WireRecord[]>;
       let hasMore = false;
       for (const type of RECORD_TYPES) {
         const from = decoded.watermarks[type];
-        const rows = from >= bound ? [] : await uow.readChanges(type, from, bound, limit + 1);
+        const rows = from >= bound ? [] : all ? all.rows[type] : await uow.readChanges(type, from, bound, limit + 1);
         const page = rows.slice(0, limit);
         records[type] = page.map(toWireRecord);
         if (rows.length > limit) {
