@@ -15,12 +15,17 @@ export interface ManyDevicesFigures {
   p99Ms: number;
   errors: number;
   converged: boolean;
+  /** p50/p99 of the same round trip with one device alone (no queueing behind the others). */
+  soloP50Ms: number;
+  soloP99Ms: number;
 }
 
 /**
  * `users` users with 2 devices each loop (edit 1-5 events, push, pull) for `seconds` over
  * keep-alive connections. Errors are non-2xx answers and per-item `error` results. At the end every
- * device pulls once more and must hold exactly the live events a fresh full pull shows.
+ * device pulls once more and must hold exactly the live events a fresh full pull shows. The loop
+ * is closed (no pause between round trips), so its latency is devices / throughput (Little's law);
+ * a short solo run first gives the service time of one round trip.
  */
 export async function runManyDevices(baseUrl: string, gateway: StandInSmsGateway, opts: { users: number; seconds: number }): Promise<ManyDevicesFigures> {
   const devices: BenchDevice[] = [];
@@ -33,40 +38,45 @@ export async function runManyDevices(baseUrl: string, gateway: StandInSmsGateway
       devices.push(device);
     }
   }
-  const latencies: number[] = [];
   let errors = 0;
-  const deadline = performance.now() + opts.seconds * 1000;
-  const t0 = performance.now();
   let counter = 0;
-
-  await Promise.all(
-    devices.map(async (device) => {
-      const calendarUid = [...device.calendars.keys()][0]!;
-      while (performance.now() < deadline) {
-        const n = 1 + Math.floor(Math.random() * 5);
-        const items = [];
-        const known = [...device.events.entries()];
-        for (let i = 0; i < n; i++) {
-          if (known.length > 0 && Math.random() < 0.6) {
-            const [eventUid, local] = known[Math.floor(Math.random() * known.length)]!;
-            items.push({ uid: eventUid, op: 'upsert', baseVersion: local.version, title: `edit ${++counter}` });
-          } else {
-            items.push({ ...newEvent(calendarUid, ++counter), uid: uid('md-') });
-          }
-        }
-        const unique = [...new Map(items.map((it) => [it.uid, it])).values()];
-        const start = performance.now();
-        try {
-          const results = await device.pushEvents(unique);
-          errors += results.filter((r) => r.status === 'error').length;
-          await device.pullAll();
-          latencies.push(msSince(start));
-        } catch {
-          errors++;
+  /** One device's loop (edit 1-5 events, push, pull) until `deadline`; latencies of whole round trips. */
+  const loop = async (device: BenchDevice, deadline: number, latencies: number[]): Promise<void> => {
+    const calendarUid = [...device.calendars.keys()][0]!;
+    while (performance.now() < deadline) {
+      const n = 1 + Math.floor(Math.random() * 5);
+      const items = [];
+      const known = [...device.events.entries()];
+      for (let i = 0; i < n; i++) {
+        if (known.length > 0 && Math.random() < 0.6) {
+          const [eventUid, local] = known[Math.floor(Math.random() * known.length)]!;
+          items.push({ uid: eventUid, op: 'upsert', baseVersion: local.version, title: `edit ${++counter}` });
+        } else {
+          items.push({ ...newEvent(calendarUid, ++counter), uid: uid('md-') });
         }
       }
-    }),
-  );
+      const unique = [...new Map(items.map((it) => [it.uid, it])).values()];
+      const start = performance.now();
+      try {
+        const results = await device.pushEvents(unique);
+        errors += results.filter((r) => r.status === 'error').length;
+        await device.pullAll();
+        latencies.push(msSince(start));
+      } catch {
+        errors++;
+      }
+    }
+  };
+
+  // The same loop with one device alone first: the service time without queueing behind others.
+  const solo: number[] = [];
+  await loop(devices[0]!, performance.now() + Math.min(3000, (opts.seconds * 1000) / 5), solo);
+  for (const device of devices) await device.pullAll();
+
+  const latencies: number[] = [];
+  const deadline = performance.now() + opts.seconds * 1000;
+  const t0 = performance.now();
+  await Promise.all(devices.map((device) => loop(device, deadline, latencies)));
   const seconds = msSince(t0) / 1000;
 
   let converged = true;
@@ -88,5 +98,7 @@ export async function runManyDevices(baseUrl: string, gateway: StandInSmsGateway
     p99Ms: percentile(latencies, 99),
     errors,
     converged,
+    soloP50Ms: percentile(solo, 50),
+    soloP99Ms: percentile(solo, 99),
   };
 }
