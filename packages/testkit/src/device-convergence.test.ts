@@ -195,7 +195,7 @@ describe('N simulated devices', () => {
           }
         }
       }),
-      { numRuns: 60 * RUNS },
+      { numRuns: 200 * RUNS },
     );
   }, 30_000 * RUNS);
 });

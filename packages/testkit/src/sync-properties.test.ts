@@ -61,7 +61,7 @@ describe('push properties', () => {
         }
         expect(dump(b.store, 1)).toEqual(dump(a.store, 1));
       }),
-      runs(100),
+      runs(200),
     );
   }, 30_000 * RUNS);
 
@@ -91,7 +91,7 @@ describe('push properties', () => {
         expect(again.conflicts).toEqual([]);
         expect(dump(store, 1)).toEqual(before);
       }),
-      runs(100),
+      runs(200),
     );
   }, 30_000 * RUNS);
 
@@ -116,7 +116,7 @@ describe('push properties', () => {
         expect(new Set(all).size).toBe(all.length);
         for (const v of all) expect(v).toBeLessThanOrEqual(store.lastVersion);
       }),
-      runs(100),
+      runs(200),
     );
   }, 30_000 * RUNS);
 });
@@ -166,7 +166,7 @@ describe('pull properties', () => {
           }
         }
       }),
-      runs(60),
+      runs(200),
     );
   }, 30_000 * RUNS);
 });
