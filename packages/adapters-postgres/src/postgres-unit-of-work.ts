@@ -171,7 +171,15 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
         continue;
       }
       const type = r.t as RecordType;
-      const plain: Record<string, unknown> = { ...r };
+      const plain: Record<string, unknown> = {
+        id: r.id,
+        user_id: r.user_id,
+        uid: r.uid,
+        version: r.version,
+        created_at: r.created_at,
+        updated_at: r.updated_at,
+        deleted: r.deleted,
+      };
       for (const f of FIELD_TABLES[type]) plain[f.column] = r[allChangesAlias(type, f.column)];
       rows[type].push(recordFromSql(type, plain));
     }

@@ -20,8 +20,11 @@ export function recordSelectList(type: RecordType): RawBuilder<unknown> {
   return sql.join(columns.map((c) => sql.ref(c)));
 }
 
-/** An ISO 8601 string (`Date#toISOString()` form) from a timestamptz value. */
+const ISO_UTC_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/** An ISO 8601 string (`Date#toISOString()` form) from a timestamptz value (a Date, or text already in that form). */
 export function isoFromSql(value: unknown): string {
+  if (typeof value === 'string' && ISO_UTC_MS.test(value)) return value;
   return (value instanceof Date ? value : new Date(String(value))).toISOString();
 }
 

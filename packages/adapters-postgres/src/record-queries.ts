@@ -32,8 +32,15 @@ const STAMPS = [
   ['deleted', 'timestamptz'],
 ] as const;
 
+/** The type a column has in the one-statement pull: instants travel as ISO text (no Date objects). */
+const pullType = (sqlType: string): string => (sqlType === 'timestamptz' ? 'text' : sqlType);
+
 /** A NULL of a given SQL type (an untyped NULL inside a parenthesized branch would become text). */
-const typedNull = (sqlType: string) => sql`cast(null as ${sql.raw(sqlType)})`;
+const typedNull = (sqlType: string) => sql`cast(null as ${sql.raw(pullType(sqlType))})`;
+
+/** A column as the pull sends it: timestamptz as `Date#toISOString()` text, in UTC, milliseconds. */
+const pullColumn = (column: string, sqlType: string) =>
+  sqlType === 'timestamptz' ? sql`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : sql.ref(column);
 
 /** The alias of a field column of `type` in the one-statement pull (types share no field alias). */
 export function allChangesAlias(type: RecordType, column: string): string {
@@ -53,8 +60,8 @@ export function readAllChangesQuery(userId: number, after: Readonly<Record<Recor
     ...fieldAliases.map((a) => sql`${typedNull(a.sqlType)} as ${sql.ref(allChangesAlias(a.type, a.column))}`),
   ])} from b`;
   const typeBranch = (type: RecordType) => sql`(select cast(${type} as text) as t, cast(null as bigint) as bound, ${sql.join([
-    ...STAMPS.map(([c]) => sql.ref(c)),
-    ...fieldAliases.map((a) => (a.type === type ? sql`${sql.ref(a.column)} as ${sql.ref(allChangesAlias(a.type, a.column))}` : typedNull(a.sqlType))),
+    ...STAMPS.map(([c, sqlType]) => sql`${pullColumn(c, sqlType)} as ${sql.ref(c)}`),
+    ...fieldAliases.map((a) => (a.type === type ? sql`${pullColumn(a.column, a.sqlType)} as ${sql.ref(allChangesAlias(a.type, a.column))}` : typedNull(a.sqlType))),
   ])} from ${sql.table(type)}
     where user_id = ${userId} and version > cast(${after[type].toString()} as bigint) and version <= (select v from b)
     order by version limit ${limit}::integer)`;
