@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
-import { FIELD_TABLES, RECORD_TYPES, type RecordType } from '@calsync/domain';
-import { fieldColumnDefinitions } from '../record-columns.js';
 
 /**
- * The core schema: users, devices, the global version sequence, the four record tables (columns
- * generated from FIELD_TABLES), conflict records and push receipts.
+ * The core schema: users, devices, the global version sequence, the four record tables, conflict
+ * records and push receipts. The record columns are written out as they were on the day this
+ * migration shipped, not generated from FIELD_TABLES: an applied migration must never change. A new
+ * field is a new migration; `schema-matches-field-tables.pg.test.ts` fails until it exists.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const run = (text: string) => sql.raw(text).execute(db);
@@ -39,7 +39,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await run('create sequence record_version_seq as bigint');
 
-  for (const type of RECORD_TYPES) {
+  for (const type of RECORD_TABLES) {
     await run(recordTableDdl(type));
     await run(`create index ${type}_user_version_idx on ${type} (user_id, version)`);
   }
@@ -75,8 +75,36 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await run('drop sequence if exists record_version_seq');
 }
 
-/** CREATE TABLE of one record type: common stamps, generated field columns, reference keys. */
-function recordTableDdl(type: RecordType): string {
+/** The record tables, parents first (foreign keys point backwards). */
+const RECORD_TABLES = ['calendars', 'events', 'tasks', 'reminders'] as const;
+
+/** Field columns of each record table as of this migration. */
+const FIELD_COLUMNS: Readonly<Record<(typeof RECORD_TABLES)[number], readonly string[]>> = {
+  calendars: ['name text not null', 'color text', 'timezone text', 'is_default boolean not null default false'],
+  events: [
+    'calendar_uid text not null', 'title text not null', 'description text', 'location text',
+    'start_time timestamptz not null', 'end_time timestamptz not null', 'all_day boolean not null default false',
+    'timezone text', 'rrule text', 'exdate text',
+    // Legacy per-event protocol field: only /api/users/stats and reset-sync use it.
+    "sync_status text not null default 'SYNCED'",
+  ],
+  tasks: [
+    'title text not null', 'notes text', 'due_at timestamptz', 'completed boolean not null default false',
+    'completed_at timestamptz', 'priority integer', 'parent_task_uid text',
+  ],
+  reminders: ['event_uid text', 'task_uid text', 'minutes_before integer', 'remind_at timestamptz'],
+};
+
+/** Reference keys of each record table: (user_id, column) -> parent table (user_id, uid). */
+const REFERENCES: Readonly<Record<(typeof RECORD_TABLES)[number], readonly [string, string][]>> = {
+  calendars: [],
+  events: [['calendar_uid', 'calendars']],
+  tasks: [['parent_task_uid', 'tasks']],
+  reminders: [['event_uid', 'events'], ['task_uid', 'tasks']],
+};
+
+/** CREATE TABLE of one record type: common stamps, its field columns, reference keys. */
+function recordTableDdl(type: (typeof RECORD_TABLES)[number]): string {
   const lines = [
     'id bigint generated always as identity primary key',
     'user_id integer not null references users(id) on delete cascade',
@@ -85,14 +113,9 @@ function recordTableDdl(type: RecordType): string {
     'created_at timestamptz not null',
     'updated_at timestamptz not null',
     'deleted timestamptz null',
-    ...fieldColumnDefinitions(type),
+    ...FIELD_COLUMNS[type],
+    'unique (user_id, uid)',
+    ...REFERENCES[type].map(([column, parent]) => `foreign key (user_id, ${column}) references ${parent} (user_id, uid)`),
   ];
-  if (type === 'events') lines.push(`sync_status text not null default 'SYNCED'`);
-  lines.push('unique (user_id, uid)');
-  for (const field of FIELD_TABLES[type]) {
-    if (field.kind === 'ref' && field.ref !== undefined) {
-      lines.push(`foreign key (user_id, ${field.column}) references ${field.ref} (user_id, uid)`);
-    }
-  }
   return `create table ${type} (\n  ${lines.join(',\n  ')}\n)`;
 }
