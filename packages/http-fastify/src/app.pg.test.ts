@@ -1,4 +1,4 @@
-import { announceDatabaseKinds, openTestDatabase, PostgresLegacyStatsStore, PostgresSyncStore, type TestDatabase } from '@calsync/adapters-postgres';
+import { announceDatabaseKinds, openTestDatabase, PostgresAuthStore, PostgresLegacyStatsStore, PostgresSyncStore, PostgresUserStore, ScryptPasswordHasher, type TestDatabase } from '@calsync/adapters-postgres';
 import { CursorCodec, SyncService } from '@calsync/domain';
 import { CapturingSmsSender } from '@calsync/testkit';
 import type { FastifyInstance } from 'fastify';
@@ -24,7 +24,15 @@ for (const kind of announceDatabaseKinds('app wiring')) {
       const clock = new SystemClock();
       const random = new CryptoRandom();
       const sync = new SyncService({ store: new PostgresSyncStore(database.db), clock, cursorCodec: new CursorCodec(config.syncCursorSecret) });
-      const { auth } = await createAuthModule({ db: database.db, config, clock, random, smsSender: sms, scrypt: { N: 1024, r: 8, p: 1 } });
+      const { auth } = createAuthModule({
+        config,
+        users: new PostgresUserStore(database.db),
+        store: new PostgresAuthStore(database.db),
+        passwordHasher: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }),
+        clock,
+        random,
+        smsSender: sms,
+      });
       app = await buildApp({
         config,
         logger: false,

@@ -1,4 +1,13 @@
-import { PostgresLegacyStatsStore, PostgresSyncStore, createDatabase, migrateToLatest, type Database } from '@calsync/adapters-postgres';
+import {
+  PostgresAuthStore,
+  PostgresLegacyStatsStore,
+  PostgresSyncStore,
+  PostgresUserStore,
+  ScryptPasswordHasher,
+  createDatabase,
+  migrateToLatest,
+  type Database,
+} from '@calsync/adapters-postgres';
 import { HttpSmsSender, LoggingSmsSender } from '@calsync/adapters-sms';
 import { CursorCodec, SyncService, type SmsSender } from '@calsync/domain';
 import type { FastifyInstance } from 'fastify';
@@ -99,7 +108,15 @@ async function main(): Promise<void> {
   });
   const stats = new PostgresLegacyStatsStore(database.db);
   const smsSender = smsSenderFor(config, logger);
-  const { auth } = await createAuthModule({ db: database.db, config, clock, random, smsSender });
+  const { auth } = createAuthModule({
+    config,
+    users: new PostgresUserStore(database.db),
+    store: new PostgresAuthStore(database.db),
+    passwordHasher: new ScryptPasswordHasher(),
+    clock,
+    random,
+    smsSender,
+  });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { connectTimeout: 1000, maxRetriesPerRequest: 1 }) : undefined;
 
   const app = await buildApp({ config, logger, sync, stats, auth, readiness: () => database.ping(), redis });

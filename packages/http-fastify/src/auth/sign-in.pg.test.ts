@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { announceDatabaseKinds, openTestDatabase, withAuthTables, type TestDatabase } from '@calsync/adapters-postgres';
+import { announceDatabaseKinds, openTestDatabase, PostgresAuthStore, PostgresUserStore, ScryptPasswordHasher, withAuthTables, type TestDatabase } from '@calsync/adapters-postgres';
 import { HttpSmsSender } from '@calsync/adapters-sms';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
@@ -43,13 +43,14 @@ for (const kind of announceDatabaseKinds('sign-in over HTTP')) {
         {
           logger,
           signIn: async (instance, opts) => {
-            const { auth } = await createAuthModule({
-              db: database.db,
+            const { auth } = createAuthModule({
               config: opts.config,
+              users: new PostgresUserStore(database.db),
+              store: new PostgresAuthStore(database.db),
+              passwordHasher: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }),
               clock: new SystemClock(),
               random: new CryptoRandom(),
               smsSender: new HttpSmsSender(opts.config.smsGateway!),
-              scrypt: { N: 1024, r: 8, p: 1 },
             });
             await registerAuth(instance, { auth, config: opts.config });
           },

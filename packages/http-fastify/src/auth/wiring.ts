@@ -1,33 +1,34 @@
-import { PostgresAuthStore, PostgresUserStore, ScryptPasswordHasher, type Database, type ScryptParams } from '@calsync/adapters-postgres';
-import { AuthService, type Clock, type PasswordHasher, type Random, type SmsSender } from '@calsync/domain';
+import { AuthService, type AuthStore, type Clock, type PasswordHasher, type Random, type SmsSender, type UserStore } from '@calsync/domain';
 import type { AppConfig } from '../config-types.js';
 import { FastJwtTokenSigner } from './jwt-token-signer.js';
 
-/** What the sign-in module is built from (main.ts passes the real ones, tests cheaper ones). */
+/**
+ * What the sign-in module is built from: the domain's ports. main.ts (the composition root, the
+ * only place that knows the adapters) passes the PostgreSQL stores and scrypt; tests pass whatever
+ * they test with.
+ */
 export interface AuthModuleDeps {
-  readonly db: Database['db'];
   readonly config: AppConfig;
+  readonly users: UserStore;
+  readonly store: AuthStore;
+  readonly passwordHasher: PasswordHasher;
   readonly clock: Clock;
   readonly random: Random;
   readonly smsSender: SmsSender;
-  /** Override of the password hasher (tests use cheaper scrypt parameters). */
-  readonly passwordHasher?: PasswordHasher;
-  /** scrypt parameters when no hasher is given (default N=2^17, r=8, p=1). */
-  readonly scrypt?: ScryptParams;
 }
 
 /** Seconds an access token's live-session check may be reused in this process. */
 export const SESSION_CHECK_CACHE_SECONDS = 2;
 
-/** Composes the sign-in service from its adapters, so main.ts needs one line. */
-export async function createAuthModule(deps: AuthModuleDeps): Promise<{ auth: AuthService }> {
+/** Composes the sign-in service (tokens signed with the configured secrets), so main.ts needs one line. */
+export function createAuthModule(deps: AuthModuleDeps): { auth: AuthService } {
   const { config } = deps;
   const auth = new AuthService(
     {
-      users: new PostgresUserStore(deps.db),
-      store: new PostgresAuthStore(deps.db),
+      users: deps.users,
+      store: deps.store,
       sms: deps.smsSender,
-      hasher: deps.passwordHasher ?? new ScryptPasswordHasher(deps.scrypt),
+      hasher: deps.passwordHasher,
       tokens: new FastJwtTokenSigner(config.jwt),
       clock: deps.clock,
       random: deps.random,
