@@ -1,4 +1,4 @@
-import { runSyncStoreContract } from '../../testkit/src/contract/index.js';
+import { runSyncStoreContract } from '@calsync/testkit';
 import { PostgresSyncStore } from './postgres-sync-store.js';
 import { announceDatabaseKinds, openTestDatabase } from './testing.js';
 

@@ -3,9 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CursorCodec, RECORD_TYPES, SyncService, type PushChangeset, type RecordType } from '@calsync/domain';
 // Relative imports: adapters-postgres does not depend on @calsync/testkit (package.json is fixed).
-import { pushItemArb, type RefPool } from '../../testkit/src/arbitraries.js';
-import { FixedClock } from '../../testkit/src/clocks.js';
-import { InMemorySyncStore } from '../../testkit/src/in-memory-sync-store.js';
+import { FixedClock, InMemorySyncStore, pushItemArb, type RefPool } from '@calsync/testkit';
 import { PostgresSyncStore } from './postgres-sync-store.js';
 import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from './testing.js';
 

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { runAuthStoreContract } from '../../../testkit/src/auth/auth-store-contract.js';
+import { runAuthStoreContract } from '@calsync/testkit';
 import { announceDatabaseKinds, openTestDatabase } from '../testing.js';
 import { PostgresAuthStore } from './postgres-auth-store.js';
 import { PostgresUserStore } from './postgres-user-store.js';

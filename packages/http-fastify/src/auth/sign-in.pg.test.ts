@@ -4,7 +4,7 @@ import { HttpSmsSender } from '@calsync/adapters-sms';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStandInSmsGateway, type StandInSmsGateway } from '../../../testkit/src/auth/stand-in-sms-gateway.js';
+import { startStandInSmsGateway, type StandInSmsGateway } from '@calsync/testkit';
 import { CryptoRandom, SystemClock } from '../system.js';
 import { buildTestApp } from '../testing/test-app.js';
 import { registerAuth } from './index.js';
