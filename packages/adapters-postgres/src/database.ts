@@ -4,6 +4,7 @@ import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.js';
+import { PreparingClient } from './prepared-client.js';
 import type { DB } from './schema.js';
 
 /** Which engine a `Database` runs on. PGlite has one session, so it serializes all transactions. */
@@ -51,6 +52,8 @@ function openPostgres(url: string, opts: CreateDatabaseOptions): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.poolMax ?? 10,
+    // Parameterized statements are prepared once per connection (see PreparingClient).
+    Client: PreparingClient,
     ...(opts.schema === undefined ? {} : { options: `-c search_path=${opts.schema}` }),
   });
   // An idle client losing its connection must not crash the process; the next query reports it.
