@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewRecordRow, RecordType } from '@calsync/domain';
 import { PostgresLegacyStatsStore } from './postgres-legacy-stats-store.js';
 import { PostgresSyncStore } from './postgres-sync-store.js';
-import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from './testing.js';
+import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase } from './testing.js';
 
 const kinds = announceDatabaseKinds('postgres-legacy-stats-store.pg.test.ts');
 const T = '2024-05-01T10:00:00.000Z';
@@ -12,7 +12,6 @@ describe.each(kinds)('PostgresLegacyStatsStore (%s)', (kind) => {
   let database: TestDatabase;
   let syncStore: PostgresSyncStore;
   let stats: PostgresLegacyStatsStore;
-  let phone = 0;
 
   beforeAll(async () => {
     database = await openTestDatabase(kind);
@@ -23,15 +22,7 @@ describe.each(kinds)('PostgresLegacyStatsStore (%s)', (kind) => {
     await database?.close();
   });
 
-  async function createUser(): Promise<number> {
-    phone += 1;
-    const row = await database.db
-      .insertInto('users')
-      .values({ phone: `+1666${String(phone).padStart(7, '0')}`, email: null, password_hash: null, last_sync_time: T })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
-  }
+  const createUser = () => createTestUser(database, T);
 
   async function insert(userId: number, rows: { type: RecordType; uid: string; fields: Record<string, string | boolean | null>; deleted?: string }[]) {
     await syncStore.inUserTransaction(userId, async (uow) => {

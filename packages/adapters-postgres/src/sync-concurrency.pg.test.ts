@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CursorCodec, SyncService, type ItemResult, type PushItem, type RecordType } from '@calsync/domain';
 import { PostgresSyncStore } from './postgres-sync-store.js';
-import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from './testing.js';
+import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase } from './testing.js';
 
 // Races on a real PostgreSQL server with several pool connections. PGlite has one session and
 // serializes everything, so these cases only run when TEST_DATABASE_URL is set.
@@ -29,7 +29,6 @@ describe.skipIf(!runs)('concurrency on PostgreSQL', () => {
   let database: TestDatabase;
   let store: PostgresSyncStore;
   const services: Record<'per-item' | 'batch', SyncService> = {} as Record<'per-item' | 'batch', SyncService>;
-  let phone = 0;
 
   beforeAll(async () => {
     database = await openTestDatabase('postgres', { poolMax: 12 });
@@ -42,15 +41,7 @@ describe.skipIf(!runs)('concurrency on PostgreSQL', () => {
     await database?.close();
   });
 
-  async function createUser(): Promise<number> {
-    phone += 1;
-    const row = await database.db
-      .insertInto('users')
-      .values({ phone: `+1777${String(phone).padStart(7, '0')}`, email: null, password_hash: null, last_sync_time: null })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
-  }
+  const createUser = () => createTestUser(database);
 
   it('parallel units of work of one user run one at a time and lose no read-modify-write', async () => {
     const user = await createUser();

@@ -1,9 +1,8 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CursorCodec, RECORD_TYPES, SyncService, type PushChangeset, type RecordType } from '@calsync/domain';
-// Relative imports: adapters-postgres does not depend on @calsync/testkit (package.json is fixed).
-import { FixedClock, InMemorySyncStore, pushItemArb, type RefPool } from '@calsync/testkit';
+import { CursorCodec, RECORD_TYPES, SyncService } from '@calsync/domain';
+import { FixedClock, InMemorySyncStore, SEED_CHANGESET, smallChangesetArb } from '@calsync/testkit';
 import { PostgresSyncStore } from './postgres-sync-store.js';
 import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from './testing.js';
 
@@ -14,32 +13,9 @@ import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from './te
 const kinds = announceDatabaseKinds('sync-equivalence.pg.test.ts');
 const RUNS = Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
 
-const UIDS: Record<RecordType, string[]> = {
-  calendars: ['c0', 'c1', 'c2'],
-  events: ['e0', 'e1', 'e2'],
-  tasks: ['t0', 't1', 't2'],
-  reminders: ['r0', 'r1', 'r2'],
-};
-const REFS: RefPool = UIDS;
 const BASE_VERSIONS = ['1', '2', '3', '4', '5', '6', '7', '8'];
-const SEED: PushChangeset = {
-  calendars: [
-    { uid: 'c0', op: 'upsert', baseVersion: null, fields: { name: 'Personal', isDefault: true } },
-    { uid: 'c1', op: 'upsert', baseVersion: null, fields: { name: 'Work' } },
-  ],
-  events: [{ uid: 'e0', op: 'upsert', baseVersion: null, fields: { calendarUid: 'c0', title: 'E', startTime: '2024-01-01T00:00:00Z', endTime: '2024-01-01T01:00:00Z' } }],
-  tasks: [
-    { uid: 't0', op: 'upsert', baseVersion: null, fields: { title: 'T' } },
-    { uid: 't1', op: 'upsert', baseVersion: null, fields: { title: 'S', parentTaskUid: 't0' } },
-  ],
-  reminders: [{ uid: 'r0', op: 'upsert', baseVersion: null, fields: { eventUid: 'e0', minutesBefore: 5 } }],
-};
-const changesetArb: fc.Arbitrary<PushChangeset> = fc.record({
-  calendars: fc.array(pushItemArb('calendars', UIDS.calendars, REFS, BASE_VERSIONS), { maxLength: 3 }),
-  events: fc.array(pushItemArb('events', UIDS.events, REFS, BASE_VERSIONS), { maxLength: 3 }),
-  tasks: fc.array(pushItemArb('tasks', UIDS.tasks, REFS, BASE_VERSIONS), { maxLength: 3 }),
-  reminders: fc.array(pushItemArb('reminders', UIDS.reminders, REFS, BASE_VERSIONS), { maxLength: 3 }),
-});
+const SEED = SEED_CHANGESET;
+const changesetArb = smallChangesetArb(BASE_VERSIONS, 3);
 const stepArb = fc.oneof(
   fc.record({ kind: fc.constant('push' as const), user: fc.constantFrom(1, 2), changes: changesetArb }),
   fc.record({ kind: fc.constant('pull' as const), user: fc.constantFrom(1, 2), limit: fc.integer({ min: 1, max: 4 }) }),

@@ -68,3 +68,16 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
     await client.end();
   }
 }
+
+let testPhones = 0;
+
+/** Inserts a user with a phone no other test user in this process has, and returns its id. */
+export async function createTestUser(database: Database, lastSyncTime: string | null = null): Promise<number> {
+  testPhones += 1;
+  const row = await database.db
+    .insertInto('users')
+    .values({ phone: `+1555${String(testPhones).padStart(7, '0')}`, email: null, password_hash: null, last_sync_time: lastSyncTime })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}

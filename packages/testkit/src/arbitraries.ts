@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { FIELD_TABLES, type FieldSpec, type FieldValue, type PushItem, type RecordType } from '@calsync/domain';
+import { FIELD_TABLES, type FieldSpec, type FieldValue, type PushChangeset, type PushItem, type RecordType } from '@calsync/domain';
 
 const MIN_TIME = Date.UTC(2020, 0, 1);
 const MAX_TIME = Date.UTC(2030, 0, 1);
@@ -98,4 +98,35 @@ export function pushItemArb(type: RecordType, uids: readonly string[], refs: Ref
     { weight: 2, arbitrary: fc.record({ uid, base }).map(({ uid: u, base: b }) => ({ uid: u, op: 'delete' as const, baseVersion: b, fields: {} })) },
     { weight: 1, arbitrary: broken.map(({ uid: u, base: b, fields }) => ({ uid: u, op: 'upsert' as const, baseVersion: b, fields })) },
   );
+}
+
+/** Three uids per type: a small pool, so random batches keep hitting the same rows. */
+export const SMALL_UID_POOL: Readonly<Record<RecordType, readonly string[]>> = {
+  calendars: ['c0', 'c1', 'c2'],
+  events: ['e0', 'e1', 'e2'],
+  tasks: ['t0', 't1', 't2'],
+  reminders: ['r0', 'r1', 'r2'],
+};
+
+/**
+ * Six records (versions 1..6 on a fresh store) that batch properties start from: a default and a
+ * plain calendar, an event, a task with a subtask, a reminder; all from SMALL_UID_POOL.
+ */
+export const SEED_CHANGESET: PushChangeset = {
+  calendars: [
+    { uid: 'c0', op: 'upsert', baseVersion: null, fields: { name: 'Personal', isDefault: true } },
+    { uid: 'c1', op: 'upsert', baseVersion: null, fields: { name: 'Work' } },
+  ],
+  events: [{ uid: 'e0', op: 'upsert', baseVersion: null, fields: { calendarUid: 'c0', title: 'E', startTime: '2024-01-01T00:00:00Z', endTime: '2024-01-01T01:00:00Z' } }],
+  tasks: [
+    { uid: 't0', op: 'upsert', baseVersion: null, fields: { title: 'T' } },
+    { uid: 't1', op: 'upsert', baseVersion: null, fields: { title: 'S', parentTaskUid: 't0' } },
+  ],
+  reminders: [{ uid: 'r0', op: 'upsert', baseVersion: null, fields: { eventUid: 'e0', minutesBefore: 5 } }],
+};
+
+/** Random changesets over SMALL_UID_POOL: up to `maxLength` items per type, bases from `baseVersions`. */
+export function smallChangesetArb(baseVersions: readonly string[], maxLength: number): fc.Arbitrary<PushChangeset> {
+  const item = (type: RecordType) => fc.array(pushItemArb(type, SMALL_UID_POOL[type], SMALL_UID_POOL, baseVersions), { maxLength });
+  return fc.record({ calendars: item('calendars'), events: item('events'), tasks: item('tasks'), reminders: item('reminders') });
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { CursorCodec, RECORD_TYPES, SyncService, type PushChangeset, type PushItem, type RecordType } from '@calsync/domain';
 import { describe, expect, it } from 'vitest';
-import { pushItemArb, type RefPool } from './arbitraries.js';
+import { SEED_CHANGESET, smallChangesetArb } from './arbitraries.js';
 import { FixedClock } from './clocks.js';
 import { InMemorySyncStore } from './in-memory-sync-store.js';
 
@@ -14,35 +14,9 @@ function service(pushMode: 'per-item' | 'batch' = 'per-item', store = new InMemo
   return { store, svc: new SyncService({ store, clock: new FixedClock(), cursorCodec: codec, pushMode }) };
 }
 
-const UIDS: Record<RecordType, string[]> = {
-  calendars: ['c0', 'c1', 'c2'],
-  events: ['e0', 'e1', 'e2'],
-  tasks: ['t0', 't1', 't2'],
-  reminders: ['r0', 'r1', 'r2'],
-};
-const REFS: RefPool = UIDS;
 const BASE_VERSIONS = ['1', '2', '3', '4', '5', '6'];
-
-/** Six records (versions 1..6) every batch property starts from. */
-const SEED: PushChangeset = {
-  calendars: [
-    { uid: 'c0', op: 'upsert', baseVersion: null, fields: { name: 'Personal', isDefault: true } },
-    { uid: 'c1', op: 'upsert', baseVersion: null, fields: { name: 'Work' } },
-  ],
-  events: [{ uid: 'e0', op: 'upsert', baseVersion: null, fields: { calendarUid: 'c0', title: 'E', startTime: '2024-01-01T00:00:00Z', endTime: '2024-01-01T01:00:00Z' } }],
-  tasks: [
-    { uid: 't0', op: 'upsert', baseVersion: null, fields: { title: 'T' } },
-    { uid: 't1', op: 'upsert', baseVersion: null, fields: { title: 'S', parentTaskUid: 't0' } },
-  ],
-  reminders: [{ uid: 'r0', op: 'upsert', baseVersion: null, fields: { eventUid: 'e0', minutesBefore: 5 } }],
-};
-
-const changesetArb: fc.Arbitrary<PushChangeset> = fc.record({
-  calendars: fc.array(pushItemArb('calendars', UIDS.calendars, REFS, BASE_VERSIONS), { maxLength: 4 }),
-  events: fc.array(pushItemArb('events', UIDS.events, REFS, BASE_VERSIONS), { maxLength: 4 }),
-  tasks: fc.array(pushItemArb('tasks', UIDS.tasks, REFS, BASE_VERSIONS), { maxLength: 4 }),
-  reminders: fc.array(pushItemArb('reminders', UIDS.reminders, REFS, BASE_VERSIONS), { maxLength: 4 }),
-});
+const SEED = SEED_CHANGESET;
+const changesetArb = smallChangesetArb(BASE_VERSIONS, 4);
 
 function dump(store: InMemorySyncStore, user: number) {
   return { rows: RECORD_TYPES.map((t) => store.snapshotRows(user, t)), conflicts: store.snapshotConflicts(user), last: store.lastVersion };
