@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import type { AppConfig } from './config-types.js';
 import { errorHandlingPlugin, sendFailure } from './plugins/error-handling.js';
 import { metricsPlugin } from './plugins/metrics.js';
+import { standardResponsesPlugin } from './plugins/standard-responses.js';
 import { openApiPlugin } from './plugins/openapi.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { requestIdFrom, requestIdPlugin, REQUEST_ID_HEADER } from './plugins/request-id.js';
@@ -81,6 +82,7 @@ export async function buildApp(deps: BuildAppDeps): Promise<FastifyInstance> {
   });
   await app.register(rateLimitPlugin, { config, redis: deps.redis });
   await app.register(openApiPlugin);
+  await app.register(standardResponsesPlugin);
   await app.register(metricsPlugin);
 
   await app.register(healthRoutes, { readiness: deps.readiness });

@@ -91,6 +91,13 @@ describe('OpenAPI', () => {
     const pushItem = doc.paths['/api/sync/push'].post.requestBody.content['application/json'].schema.properties.events.items;
     expect(pushItem.properties.calendarUid).toBeDefined();
     expect(pushItem.additionalProperties).toBe(false);
+    // Every route documents the error answers it can give, not only its own 4xx.
+    const codes = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
+    expect(codes('/api/sync/push', 'post')).toEqual(['200', '400', '401', '403', '413', '415', '429', '500']);
+    expect(codes('/api/sync/changes', 'get')).toEqual(['200', '400', '401', '403', '429', '500']);
+    expect(codes('/health/ready', 'get')).toEqual(['200', '500', '503']);
+    expect(doc.paths['/api/sync/push'].post.responses['413'].description).toContain('PAYLOAD_TOO_LARGE');
+    expect(doc.paths['/api/sync/push'].post.responses['413'].description).toContain('BATCH_TOO_LARGE');
   });
   it('serves Swagger UI at /api-docs', async () => {
     ({ app } = await buildTestApp());

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 
 /** E.164 phone (API.md): `+` and 8 to 15 digits. */
 export const phoneSchema = Type.String({ pattern: '^\\+[0-9]{8,15}$', description: 'E.164 phone number' });
@@ -93,13 +93,5 @@ export const signInResult = Type.Object({
 /** Answer of refresh. */
 export const tokenPair = Type.Object({ accessToken: Type.String(), refreshToken: Type.String() });
 
-/** `{ success: true, data }`. */
-export function ok(data: TSchema): TSchema {
-  return Type.Object({ success: Type.Literal(true), data });
-}
-
-/** The error envelope, for the OpenAPI description. */
-export const failure = Type.Object({
-  success: Type.Literal(false),
-  error: Type.Object({ code: Type.String(), message: Type.String(), details: Type.Optional(Type.Unknown()) }),
-});
+/** `{ success: true, data }` and the error envelope: the same schemas as every other route. */
+export { envelopeSchema as ok, errorEnvelopeSchema as failure } from '../schemas/sync-schemas.js';
