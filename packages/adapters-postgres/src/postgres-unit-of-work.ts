@@ -13,12 +13,27 @@ import {
 } from '@calsync/domain';
 import { conflictFromSql, recordTypeOfEntity } from './conflict-mapping.js';
 import { fieldAssignments, recordFromSql, referenceColumn, stampAssignments } from './record-mapping.js';
-import { allChangesAlias, readAllChangesQuery, readChangesQuery, recordQuery } from './record-queries.js';
+import { allChangesAlias, lockRowsAndReceiptsQuery, readAllChangesQuery, readChangesQuery, recordQuery } from './record-queries.js';
 import type { DB } from './schema.js';
 import { insertRows, planWriteStatements, updateRows } from './set-based-writes.js';
 import { orderForDefaultCalendar } from './write-order.js';
 
 const CONFLICT_COLUMNS = sql.raw('id, user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at, resolved_at');
+
+/** A record from a row of a multi-type UNION ALL read, whose field columns are aliased per type. */
+function recordFromBranch(type: RecordType, r: Readonly<Record<string, unknown>>): RecordRow {
+  const plain: Record<string, unknown> = {
+    id: r.id,
+    user_id: r.user_id,
+    uid: r.uid,
+    version: r.version,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    deleted: r.deleted,
+  };
+  for (const f of FIELD_TABLES[type]) plain[f.column] = r[allChangesAlias(type, f.column)];
+  return recordFromSql(type, plain);
+}
 
 /**
  * `SyncUnitOfWork` over one Kysely transaction that already holds the user's advisory lock.
@@ -171,21 +186,35 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
         continue;
       }
       const type = r.t as RecordType;
-      const plain: Record<string, unknown> = {
-        id: r.id,
-        user_id: r.user_id,
-        uid: r.uid,
-        version: r.version,
-        created_at: r.created_at,
-        updated_at: r.updated_at,
-        deleted: r.deleted,
-      };
-      for (const f of FIELD_TABLES[type]) plain[f.column] = r[allChangesAlias(type, f.column)];
-      rows[type].push(recordFromSql(type, plain));
+      rows[type].push(recordFromBranch(type, r));
     }
     // Each branch is ordered; a parallel plan could still interleave branches, so order once more.
     for (const list of Object.values(rows)) list.sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
     return { bound, rows };
+  }
+
+  async lockRowsAndFindReceipts(
+    wanted: Readonly<Record<RecordType, readonly string[]>>,
+    keys: readonly Omit<PushReceipt, 'result'>[],
+  ): Promise<{ rows: Record<RecordType, RecordRow[]>; receipts: PushReceipt[] }> {
+    const rows: Record<RecordType, RecordRow[]> = { calendars: [], events: [], tasks: [], reminders: [] };
+    const receipts: PushReceipt[] = [];
+    const { rows: raw } = await lockRowsAndReceiptsQuery(this.userId, wanted, {
+      entityTypes: keys.map((k) => ENTITY_TYPE[k.type]),
+      uids: keys.map((k) => k.uid),
+      fingerprints: keys.map((k) => k.fingerprint),
+    }).execute(this.trx);
+    for (const r of raw) {
+      if (r.t === null) {
+        receipts.push({ type: recordTypeOfEntity(String(r.r_entity)), uid: String(r.r_uid), fingerprint: String(r.r_fingerprint), result: r.r_result });
+      } else {
+        const type = r.t as RecordType;
+        rows[type].push(recordFromBranch(type, r));
+      }
+    }
+    // Each CTE reads in id order; the UNION ALL keeps branch order, but order once more to be sure.
+    for (const list of Object.values(rows)) list.sort((a, b) => a.id - b.id);
+    return { rows, receipts };
   }
 
   private async selectRecords(type: RecordType, condition: RawBuilder<unknown>, tail: RawBuilder<unknown>): Promise<RecordRow[]> {

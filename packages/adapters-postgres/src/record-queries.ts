@@ -47,6 +47,56 @@ export function allChangesAlias(type: RecordType, column: string): string {
   return `${type}__${column}`;
 }
 
+/** Every type's field columns with their aliases in a one-statement read. */
+const fieldAliases = () => RECORD_TYPES.flatMap((t) => FIELD_TABLES[t].map((f) => ({ type: t, column: f.column, sqlType: SQL_TYPE_OF_KIND[f.kind] })));
+
+/** The select list of one type's branch of a multi-type UNION ALL: stamps, then every alias (other types' as typed NULLs). */
+function branchColumns(type: RecordType): RawBuilder<unknown> {
+  return sql.join([
+    ...STAMPS.map(([c, sqlType]) => sql`${pullColumn(c, sqlType)} as ${sql.ref(c)}`),
+    ...fieldAliases().map(
+      (a) => sql`${a.type === type ? pullColumn(a.column, a.sqlType) : typedNull(a.sqlType)} as ${sql.ref(allChangesAlias(a.type, a.column))}`,
+    ),
+  ]);
+}
+
+/** A branch's select list with every record column NULL (rows that are not records). */
+function nullColumns(): RawBuilder<unknown> {
+  return sql.join([
+    ...STAMPS.map(([c, sqlType]) => sql`${typedNull(sqlType)} as ${sql.ref(c)}`),
+    ...fieldAliases().map((a) => sql`${typedNull(a.sqlType)} as ${sql.ref(allChangesAlias(a.type, a.column))}`),
+  ]);
+}
+
+/**
+ * The push prefetch in one statement: per type the rows with the wanted uids, locked (FOR UPDATE,
+ * in id order, as `lockRows` does), as rows with `t` = the type; then the receipts matching the
+ * keys as rows with `t` = null and `r_entity`, `r_uid`, `r_fingerprint`, `r_result` set. One fixed
+ * shape (every type always present, arrays as parameters), so it is prepared once.
+ */
+export function lockRowsAndReceiptsQuery(
+  userId: number,
+  wanted: Readonly<Record<RecordType, readonly string[]>>,
+  keys: { readonly entityTypes: string[]; readonly uids: string[]; readonly fingerprints: string[] },
+): RawBuilder<SqlRecordRow> {
+  const ctes = RECORD_TYPES.map(
+    (type) => sql`${sql.ref(`w_${type}`)} as (select * from ${sql.table(type)}
+      where user_id = ${userId} and uid = any(cast(${[...wanted[type]]} as text[])) order by id for update)`,
+  );
+  const branches = RECORD_TYPES.map(
+    (type) => sql`select cast(${type} as text) as t, cast(null as text) as r_entity, cast(null as text) as r_uid, cast(null as text) as r_fingerprint,
+      cast(null as jsonb) as r_result, ${branchColumns(type)} from ${sql.ref(`w_${type}`)}`,
+  );
+  const receipts = sql`select cast(null as text) as t, r.entity_type as r_entity, r.uid as r_uid, r.fingerprint as r_fingerprint, r.result as r_result,
+      ${nullColumns()}
+    from push_receipts r
+    join unnest(cast(${keys.entityTypes} as text[]), cast(${keys.uids} as text[]), cast(${keys.fingerprints} as text[]))
+      as k(entity_type, uid, fingerprint)
+      on r.entity_type = k.entity_type and r.uid = k.uid and r.fingerprint = k.fingerprint
+    where r.user_id = ${userId}`;
+  return sql<SqlRecordRow>`with ${sql.join(ctes)} ${sql.join(branches, sql` union all `)} union all ${receipts}`;
+}
+
 /**
  * The whole pull read in one statement: a first row (`t` = null) carrying the sequence's last
  * value as the bound, then per type (`t` = its name) the rows after its watermark up to that bound,

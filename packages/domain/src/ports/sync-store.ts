@@ -84,6 +84,15 @@ export interface SyncUnitOfWork {
    * Must answer exactly what those calls would; the pull uses them when this is absent.
    */
   readAllChanges?(after: Readonly<Record<RecordType, bigint>>, limit: number): Promise<AllChanges>;
+  /**
+   * Optional: `lockRows(type, wanted[type])` for every type plus `findReceipts(keys)`, in one round
+   * trip (the push prefetch). Must answer exactly what those calls would; the push makes them
+   * separately when this is absent.
+   */
+  lockRowsAndFindReceipts?(
+    wanted: Readonly<Record<RecordType, readonly string[]>>,
+    keys: readonly Omit<PushReceipt, 'result'>[],
+  ): Promise<{ rows: Record<RecordType, RecordRow[]>; receipts: PushReceipt[] }>;
 }
 
 /** The answer of `SyncUnitOfWork.readAllChanges`: the pull's upper bound and each type's rows. */

@@ -80,6 +80,15 @@ export class PushPlanner {
         }
       }
     }
+    if (this.#uow.lockRowsAndFindReceipts) {
+      // One round trip for every type's rows and the receipts.
+      const missing = {} as Record<RecordType, string[]>;
+      for (const type of RECORD_TYPES) missing[type] = this.#overlay.missing(type, wanted[type]);
+      const found = await this.#uow.lockRowsAndFindReceipts(missing, keys);
+      for (const type of RECORD_TYPES) if (missing[type].length > 0) this.#overlay.loaded(type, missing[type], found.rows[type]);
+      for (const r of found.receipts) this.#stored.set(receiptKey(r.type, r.uid, r.fingerprint), r.result);
+      return;
+    }
     // One round trip per type for the items' rows and the parents they name.
     for (const type of RECORD_TYPES) await this.#overlay.load(type, wanted[type]);
     if (keys.length > 0) {

@@ -69,11 +69,21 @@ export class RowOverlay implements RowView {
     this.#origin.set(key, row);
   }
 
+  /** The uids, without repeats, whose rows are not known yet. */
+  missing(type: RecordType, uids: Iterable<string>): string[] {
+    return [...new Set(uids)].filter((uid) => !this.#rows.has(keyOf(type, uid)));
+  }
+
   /** Loads (and locks) the rows of these uids that are not known yet. */
   async load(type: RecordType, uids: Iterable<string>): Promise<void> {
-    const missing = [...new Set(uids)].filter((uid) => !this.#rows.has(keyOf(type, uid)));
+    const missing = this.missing(type, uids);
     if (missing.length === 0) return;
-    for (const row of await this.#uow.lockRows(type, missing)) this.#remember(row);
+    this.loaded(type, missing, await this.#uow.lockRows(type, missing));
+  }
+
+  /** Records what `lockRows(type, missing)` answered (rows read elsewhere, e.g. by a combined prefetch). */
+  loaded(type: RecordType, missing: readonly string[], rows: readonly RecordRow[]): void {
+    for (const row of rows) this.#remember(row);
     for (const uid of missing) {
       const key = keyOf(type, uid);
       if (!this.#rows.has(key)) {
