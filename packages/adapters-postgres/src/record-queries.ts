@@ -35,12 +35,15 @@ const STAMPS = [
 /** The type a column has in the one-statement pull: instants travel as ISO text (no Date objects). */
 const pullType = (sqlType: string): string => (sqlType === 'timestamptz' ? 'text' : sqlType);
 
+/** A quoted identifier. */
+const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
 /** A NULL of a given SQL type (an untyped NULL inside a parenthesized branch would become text). */
-const typedNull = (sqlType: string) => sql`cast(null as ${sql.raw(pullType(sqlType))})`;
+const typedNull = (sqlType: string): string => `cast(null as ${pullType(sqlType)})`;
 
 /** A column as the pull sends it: timestamptz as `Date#toISOString()` text, in UTC, milliseconds. */
-const pullColumn = (column: string, sqlType: string) =>
-  sqlType === 'timestamptz' ? sql`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : sql.ref(column);
+const pullColumn = (column: string, sqlType: string): string =>
+  sqlType === 'timestamptz' ? `to_char(${ident(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : ident(column);
 
 /** The alias of a field column of `type` in the one-statement pull (types share no field alias). */
 export function allChangesAlias(type: RecordType, column: string): string {
@@ -50,23 +53,31 @@ export function allChangesAlias(type: RecordType, column: string): string {
 /** Every type's field columns with their aliases in a one-statement read. */
 const fieldAliases = () => RECORD_TYPES.flatMap((t) => FIELD_TABLES[t].map((f) => ({ type: t, column: f.column, sqlType: SQL_TYPE_OF_KIND[f.kind] })));
 
-/** The select list of one type's branch of a multi-type UNION ALL: stamps, then every alias (other types' as typed NULLs). */
-function branchColumns(type: RecordType): RawBuilder<unknown> {
-  return sql.join([
-    ...STAMPS.map(([c, sqlType]) => sql`${pullColumn(c, sqlType)} as ${sql.ref(c)}`),
-    ...fieldAliases().map(
-      (a) => sql`${a.type === type ? pullColumn(a.column, a.sqlType) : typedNull(a.sqlType)} as ${sql.ref(allChangesAlias(a.type, a.column))}`,
-    ),
-  ]);
+/**
+ * Select lists of the multi-type reads, built once as plain text: they are the bulk of those
+ * statements, and composing them from query nodes at every pull and push showed in the profile.
+ */
+const selectLists = new Map<RecordType | null, RawBuilder<unknown>>();
+
+/**
+ * The select list of one type's branch of a multi-type UNION ALL: stamps, then every alias
+ * (other types' as typed NULLs). With `type` null, every record column is NULL (rows that are not records).
+ */
+function branchColumns(type: RecordType | null): RawBuilder<unknown> {
+  let list = selectLists.get(type);
+  if (list === undefined) {
+    const columns = [
+      ...STAMPS.map(([c, sqlType]) => `${type === null ? typedNull(sqlType) : pullColumn(c, sqlType)} as ${ident(c)}`),
+      ...fieldAliases().map((a) => `${a.type === type ? pullColumn(a.column, a.sqlType) : typedNull(a.sqlType)} as ${ident(allChangesAlias(a.type, a.column))}`),
+    ];
+    list = sql.raw(columns.join(', '));
+    selectLists.set(type, list);
+  }
+  return list;
 }
 
 /** A branch's select list with every record column NULL (rows that are not records). */
-function nullColumns(): RawBuilder<unknown> {
-  return sql.join([
-    ...STAMPS.map(([c, sqlType]) => sql`${typedNull(sqlType)} as ${sql.ref(c)}`),
-    ...fieldAliases().map((a) => sql`${typedNull(a.sqlType)} as ${sql.ref(allChangesAlias(a.type, a.column))}`),
-  ]);
-}
+const nullColumns = (): RawBuilder<unknown> => branchColumns(null);
 
 /**
  * The push prefetch in one statement: per type the rows with the wanted uids, locked (FOR UPDATE,
@@ -104,15 +115,9 @@ export function lockRowsAndReceiptsQuery(
  * aliased per type (`allChangesAlias`) so the four tables fit one UNION ALL.
  */
 export function readAllChangesQuery(userId: number, after: Readonly<Record<RecordType, bigint>>, limit: number): RawBuilder<SqlRecordRow> {
-  const fieldAliases = RECORD_TYPES.flatMap((t) => FIELD_TABLES[t].map((f) => ({ type: t, column: f.column, sqlType: SQL_TYPE_OF_KIND[f.kind] })));
-  const boundBranch = sql`select cast(null as text) as t, v as bound, ${sql.join([
-    ...STAMPS.map(([c, sqlType]) => sql`${typedNull(sqlType)} as ${sql.ref(c)}`),
-    ...fieldAliases.map((a) => sql`${typedNull(a.sqlType)} as ${sql.ref(allChangesAlias(a.type, a.column))}`),
-  ])} from b`;
-  const typeBranch = (type: RecordType) => sql`(select cast(${type} as text) as t, cast(null as bigint) as bound, ${sql.join([
-    ...STAMPS.map(([c, sqlType]) => sql`${pullColumn(c, sqlType)} as ${sql.ref(c)}`),
-    ...fieldAliases.map((a) => (a.type === type ? sql`${pullColumn(a.column, a.sqlType)} as ${sql.ref(allChangesAlias(a.type, a.column))}` : typedNull(a.sqlType))),
-  ])} from ${sql.table(type)}
+  const boundBranch = sql`select cast(null as text) as t, v as bound, ${nullColumns()} from b`;
+  const typeBranch = (type: RecordType) => sql`(select cast(${type} as text) as t, cast(null as bigint) as bound, ${branchColumns(type)}
+    from ${sql.table(type)}
     where user_id = ${userId} and version > cast(${after[type].toString()} as bigint) and version <= (select v from b)
     order by version limit ${limit}::integer)`;
   return sql<SqlRecordRow>`with b as (select case when is_called then last_value else 0 end as v from record_version_seq)
