@@ -26,7 +26,7 @@ export function statementName(text: string): string | undefined {
  * is most of the server-side cost of the small, fixed-shape queries of a sync round trip (their
  * shapes never depend on the number of items: arrays travel as one parameter). Kysely calls
  * `query(text, values)`, which is the only form rewritten; everything else passes through, except
- * that a multi-statement text answers with its last result (what `DeferredBegin` needs).
+ * that a multi-statement text answers with its last result (BEGIN and the user lock sent as one text).
  */
 export class PreparingClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {

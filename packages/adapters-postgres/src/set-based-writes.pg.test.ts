@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FieldValues, NewRecordRow, RecordType } from '@calsync/domain';
-import { sampleFields } from '../../testkit/src/contract/fixtures.js';
+import { sampleFields } from '@calsync/testkit';
 import { PostgresSyncStore } from './postgres-sync-store.js';
 import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from './testing.js';
 
