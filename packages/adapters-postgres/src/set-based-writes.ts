@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { FIELD_TABLES, RECORD_TYPES, type NewRecordRow, type RecordRow, type RecordType, type RowWrite } from '@calsync/domain';
+import { FIELD_TABLES, RECORD_TYPES, isLiveDefaultCalendar, type NewRecordRow, type RecordRow, type RecordType, type RowWrite } from '@calsync/domain';
 import { SQL_TYPE_OF_KIND } from './record-columns.js';
 import type { DB } from './schema.js';
 
@@ -8,10 +8,6 @@ export interface WriteStatement {
   readonly type: RecordType;
   readonly kind: 'insert' | 'update';
   readonly indexes: readonly number[];
-}
-
-function makesLiveDefault(row: NewRecordRow | RecordRow): boolean {
-  return row.type === 'calendars' && row.fields.isDefault === true && row.deleted === null;
 }
 
 /**
@@ -32,7 +28,7 @@ export function planWriteStatements(writes: readonly RowWrite[]): WriteStatement
   const demotions: number[] = [];
   const groups = new Map<string, number[]>();
   writes.forEach((w, i) => {
-    if (w.kind === 'update' && w.row.type === 'calendars' && !makesLiveDefault(w.row)) return void demotions.push(i);
+    if (w.kind === 'update' && w.row.type === 'calendars' && !isLiveDefaultCalendar(w.row)) return void demotions.push(i);
     const key = `${w.row.type}:${w.kind}`;
     const group = groups.get(key);
     if (group === undefined) groups.set(key, [i]);

@@ -1,8 +1,6 @@
-import type { RowWrite } from '@calsync/domain';
+import { isLiveDefaultCalendar, type RowWrite } from '@calsync/domain';
 
-function makesLiveDefault(write: RowWrite): boolean {
-  return write.row.type === 'calendars' && write.row.fields.isDefault === true && write.row.deleted === null;
-}
+const makesLiveDefault = (write: RowWrite): boolean => isLiveDefaultCalendar(write.row);
 
 /**
  * Indexes of `writes` in an order the partial unique index (one live default calendar per user)

@@ -1,12 +1,13 @@
-import type {
-  ConflictRecord,
-  NewConflict,
-  PushReceipt,
-  RecordRow,
-  RecordType,
-  RowWrite,
-  SyncStore,
-  SyncUnitOfWork,
+import {
+  isLiveDefaultCalendar,
+  type ConflictRecord,
+  type NewConflict,
+  type PushReceipt,
+  type RecordRow,
+  type RecordType,
+  type RowWrite,
+  type SyncStore,
+  type SyncUnitOfWork,
 } from '@calsync/domain';
 import { KeyedMutex } from './user-mutex.js';
 
@@ -39,7 +40,6 @@ function copyUser(d: UserData): UserData {
 }
 
 const receiptKey = (r: Omit<PushReceipt, 'result'>): string => `${r.type}\u0000${r.uid}\u0000${r.fingerprint}`;
-const isLiveDefault = (r: RecordRow): boolean => r.type === 'calendars' && r.deleted === null && r.fields.isDefault === true;
 
 /**
  * `SyncStore` in memory with PostgreSQL's semantics: one global version sequence for all types
@@ -107,7 +107,7 @@ export class InMemorySyncStore implements SyncStore {
       },
       findLiveDefaultCalendars: async () => {
         guard();
-        return live('calendars').filter(isLiveDefault).sort((a, b) => a.id - b.id);
+        return live('calendars').filter(isLiveDefaultCalendar).sort((a, b) => a.id - b.id);
       },
       nextVersions: async (count) => {
         guard();
@@ -181,9 +181,9 @@ export class InMemorySyncStore implements SyncStore {
       if (!existing) throw new Error(`update of a missing row ${w.row.type}/${w.row.uid}`);
       row = { ...w.row, fields: { ...w.row.fields }, id: existing.id, createdAt: existing.createdAt };
     }
-    if (isLiveDefault(row)) {
+    if (isLiveDefaultCalendar(row)) {
       for (const other of table.values()) {
-        if (other.uid !== row.uid && isLiveDefault(other)) throw new Error('a second live default calendar (partial unique index)');
+        if (other.uid !== row.uid && isLiveDefaultCalendar(other)) throw new Error('a second live default calendar (partial unique index)');
       }
     }
     table.set(row.uid, row);

@@ -6,3 +6,4 @@ export * from './rrule.js';
 export * from './field-validation.js';
 export * from './record-state.js';
 export * from './snapshot.js';
+export * from './default-calendar.js';
