@@ -18,11 +18,14 @@ function intList(lo: number, hi: number, signed: boolean): (v: string) => boolea
 }
 
 const POSITIVE = /^[1-9]\d{0,8}$/;
+const UNTIL = /^\d{8}(T\d{6}Z?)?$/;
+const BYDAY_PART = new RegExp(`^([+-]?)(\\d{1,2})?(${DAY})$`);
+const WEEKDAY = new RegExp(`^${DAY}$`);
 
 /** RFC 5545 RRULE parts this service accepts, each with its value check. */
 const PART_CHECKS: Readonly<Record<string, (v: string) => boolean>> = {
   FREQ: (v) => FREQS.has(v),
-  UNTIL: (v) => /^\d{8}(T\d{6}Z?)?$/.test(v),
+  UNTIL: (v) => UNTIL.test(v),
   COUNT: (v) => POSITIVE.test(v),
   INTERVAL: (v) => POSITIVE.test(v),
   BYSECOND: intList(0, 60, false),
@@ -30,7 +33,7 @@ const PART_CHECKS: Readonly<Record<string, (v: string) => boolean>> = {
   BYHOUR: intList(0, 23, false),
   BYDAY: (v) =>
     v.split(',').every((p) => {
-      const m = new RegExp(`^([+-]?)(\\d{1,2})?(${DAY})$`).exec(p);
+      const m = BYDAY_PART.exec(p);
       if (!m) return false;
       return m[2] === undefined ? m[1] === '' : Number(m[2]) >= 1 && Number(m[2]) <= 53;
     }),
@@ -39,7 +42,7 @@ const PART_CHECKS: Readonly<Record<string, (v: string) => boolean>> = {
   BYWEEKNO: intList(1, 53, true),
   BYMONTH: intList(1, 12, false),
   BYSETPOS: intList(1, 366, true),
-  WKST: (v) => new RegExp(`^${DAY}$`).test(v),
+  WKST: (v) => WEEKDAY.test(v),
 };
 
 /** A fixed start for trial expansion, so validation never reads the wall clock. */

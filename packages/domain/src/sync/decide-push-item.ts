@@ -1,5 +1,5 @@
 import { UID_PATTERN, validatePatch } from '../records/field-validation.js';
-import { type ItemError, itemError } from '../records/item-error.js';
+import { type Checked, type ItemError, itemError } from '../records/item-error.js';
 import { applyPatch, checkInvariants, checkRequiredOnCreate, createFields } from '../records/record-state.js';
 import type { FieldValues, RecordRow, RecordType } from '../records/types.js';
 import { cascadeDeletes, checkReferences, demoteOtherDefaults } from './reference-rules.js';
@@ -39,6 +39,8 @@ export interface PushItemInput {
   readonly type: RecordType;
   readonly item: PushItem;
   readonly view: RowView;
+  /** `validatePatch(type, item.fields)` when the caller has already run it (the push planner has). */
+  readonly patch?: Checked<FieldValues> | null;
 }
 
 const DECIMAL = /^(0|[1-9]\d{0,18})$/;
@@ -78,7 +80,7 @@ export function decidePushItem(input: PushItemInput): PushDecision {
   }
   if (item.op !== 'upsert') return errorOf(itemError('INVALID_FIELD', 'op must be upsert or delete'));
 
-  const checked = validatePatch(type, item.fields);
+  const checked = input.patch ?? validatePatch(type, item.fields);
   if (!checked.ok) return errorOf(checked.error);
   const patch = checked.value;
 

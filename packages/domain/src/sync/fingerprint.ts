@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { validatePatch } from '../records/field-validation.js';
-import type { RecordType } from '../records/types.js';
+import type { Checked } from '../records/item-error.js';
+import type { FieldValues, RecordType } from '../records/types.js';
 import type { PushItem } from './types.js';
 
 /** JSON with object keys sorted at every level, so equal values always give equal text. */
@@ -12,19 +13,28 @@ export function canonicalJson(value: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
 }
 
+/** A pushed item's fields checked once, and its idempotency fingerprint (null when it has none). */
+export interface CheckedPushItem {
+  readonly fingerprint: string | null;
+  /** `validatePatch` of an upsert's fields; null for a delete or an item without a string uid. */
+  readonly patch: Checked<FieldValues> | null;
+}
+
 /**
- * The idempotency fingerprint of a pushed item: sha256 of the canonical JSON of its op,
- * baseVersion and normalised fields (a delete's fields do not count). Null when the fields do not
+ * Validates a pushed item's fields and computes its idempotency fingerprint in one pass, so the push
+ * path checks and hashes each item once. The fingerprint is sha256 of the canonical JSON of its op,
+ * baseVersion and normalised fields (a delete's fields do not count); null when the fields do not
  * validate: such an item is an error result, and errors are never stored.
  */
-export function pushItemFingerprint(type: RecordType, item: PushItem): string | null {
+export function checkPushItem(type: RecordType, item: PushItem): CheckedPushItem {
   let fields: unknown = {};
-  if (typeof item.uid !== 'string') return null;
+  if (typeof item.uid !== 'string') return { fingerprint: null, patch: null };
+  let patch: Checked<FieldValues> | null = null;
   if (item.op === 'upsert') {
-    const checked = validatePatch(type, item.fields);
-    if (!checked.ok) return null;
-    fields = checked.value;
+    patch = validatePatch(type, item.fields);
+    if (!patch.ok) return { fingerprint: null, patch };
+    fields = patch.value;
   }
   const text = canonicalJson({ op: item.op, baseVersion: item.baseVersion, fields });
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return { fingerprint: createHash('sha256').update(text, 'utf8').digest('hex'), patch };
 }

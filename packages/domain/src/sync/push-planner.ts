@@ -4,7 +4,7 @@ import { fieldsOfWireRecord, completeFields } from '../records/snapshot.js';
 import { ENTITY_TYPE, RECORD_TYPES, type RecordType, type WireRecord } from '../records/types.js';
 import { decidePushItem, type LoserSpec } from './decide-push-item.js';
 import { decideRestore } from './decide-restore.js';
-import { pushItemFingerprint } from './fingerprint.js';
+import { type CheckedPushItem, checkPushItem } from './fingerprint.js';
 import { RowOverlay } from './row-overlay.js';
 import type { ConflictDto, ItemResult, PushChangeset, PushItem, PushResponse } from './types.js';
 
@@ -57,6 +57,8 @@ export class PushPlanner {
   readonly #stored = new Map<string, unknown>();
   readonly #batchReceipts = new Map<string, number>();
   readonly #toSave: { type: RecordType; uid: string; fingerprint: string; index: number }[] = [];
+  /** Each prefetched item's checked fields and fingerprint, so `planItem` neither validates nor hashes again. */
+  readonly #checked = new Map<PushItem, CheckedPushItem>();
 
   constructor(uow: SyncUnitOfWork, now: string) {
     this.#uow = uow;
@@ -71,7 +73,9 @@ export class PushPlanner {
     for (const type of RECORD_TYPES) {
       for (const item of changeset[type] ?? []) {
         wanted[type].add(item.uid);
-        const fingerprint = pushItemFingerprint(type, item);
+        const checked = checkPushItem(type, item);
+        this.#checked.set(item, checked);
+        const { fingerprint } = checked;
         if (fingerprint !== null) keys.push({ type, uid: item.uid, fingerprint });
         if (item.op !== 'upsert' || typeof item.fields !== 'object' || item.fields === null) continue;
         for (const spec of referenceFields(type)) {
@@ -98,7 +102,8 @@ export class PushPlanner {
 
   /** Decides one item on the overlay; its result is produced by `commit`. */
   async planItem(type: RecordType, item: PushItem): Promise<void> {
-    const fingerprint = pushItemFingerprint(type, item);
+    const checked = this.#checked.get(item) ?? checkPushItem(type, item);
+    const { fingerprint } = checked;
     const key = fingerprint === null ? null : receiptKey(type, item.uid, fingerprint);
     if (key !== null) {
       const earlier = this.#batchReceipts.get(key);
@@ -106,7 +111,7 @@ export class PushPlanner {
       if (this.#stored.has(key)) return void this.#results.push({ type, final: this.#stored.get(key) as ItemResult });
     }
     await this.#prepare(type, item);
-    const decision = decidePushItem({ type, item, view: this.#overlay });
+    const decision = decidePushItem({ type, item, view: this.#overlay, patch: checked.patch });
     if (decision.kind === 'error') {
       return void this.#results.push({ type, final: { uid: item.uid, status: 'error', error: decision.error } });
     }
