@@ -115,26 +115,41 @@ export class RowOverlay implements RowView {
     for (const row of await this.#uow.findLiveDefaultCalendars()) this.#remember(row);
   }
 
-  /** Loads every live descendant of the row (what a delete would cascade to), level by level. */
+  /**
+   * Loads every live descendant of the row (what a delete would cascade to), level by level: one
+   * `findLiveReferencing` per link and level, with the uids of all that level's parents.
+   */
   async loadDescendants(type: RecordType, uid: string): Promise<void> {
     let level: RecordRow[] = [];
     const root = this.get(type, uid);
     if (root !== null) level = [root];
     const seen = new Set<string>();
     while (level.length > 0) {
-      const next: RecordRow[] = [];
+      const parents: RecordRow[] = [];
       for (const parent of level) {
         const key = keyOf(parent.type, parent.uid);
         if (seen.has(key)) continue;
         seen.add(key);
+        parents.push(parent);
+      }
+      const toLoad = new Map<string, { type: RecordType; field: string; uids: string[] }>();
+      for (const parent of parents) {
         for (const link of childLinks(parent.type)) {
           const loadKey = `${link.type}:${link.field}:${parent.uid}`;
-          if (!this.#childrenLoaded.has(loadKey)) {
-            this.#childrenLoaded.add(loadKey);
-            for (const row of await this.#uow.findLiveReferencing(link.type, link.field, [parent.uid])) this.#remember(row);
-          }
-          next.push(...this.liveReferencing(link.type, link.field, parent.uid));
+          if (this.#childrenLoaded.has(loadKey)) continue;
+          this.#childrenLoaded.add(loadKey);
+          const linkKey = `${link.type}:${link.field}`;
+          const group = toLoad.get(linkKey) ?? { type: link.type, field: link.field, uids: [] };
+          group.uids.push(parent.uid);
+          toLoad.set(linkKey, group);
         }
+      }
+      for (const group of toLoad.values()) {
+        for (const row of await this.#uow.findLiveReferencing(group.type, group.field, group.uids)) this.#remember(row);
+      }
+      const next: RecordRow[] = [];
+      for (const parent of parents) {
+        for (const link of childLinks(parent.type)) next.push(...this.liveReferencing(link.type, link.field, parent.uid));
       }
       level = next;
     }
