@@ -7,3 +7,4 @@ export * from './fingerprint.js';
 export * from './row-overlay.js';
 export * from './push-planner.js';
 export * from './sync-service.js';
+export * from './page-limits.js';

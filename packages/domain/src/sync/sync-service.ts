@@ -4,6 +4,7 @@ import type { Clock } from '../ports/clock.js';
 import type { SyncStore } from '../ports/sync-store.js';
 import { toWireRecord } from '../records/snapshot.js';
 import { ENTITY_TYPE, RECORD_TYPES, type RecordType, type WireRecord } from '../records/types.js';
+import { clampToBounds, PAGE_LIMITS } from './page-limits.js';
 import { PushPlanner, toConflictDto, toPushResponse } from './push-planner.js';
 import type { ConflictPage, ItemResult, PullResponse, PushChangeset, PushResponse, ResolveResponse, SyncApi } from './types.js';
 
@@ -14,12 +15,6 @@ export interface SyncServiceDeps {
   readonly cursorCodec: CursorCodec;
   /** 'per-item' (default): one unit of work per item; 'batch': the whole push in one, same results. */
   readonly pushMode?: 'per-item' | 'batch';
-}
-
-/** Clamps an optional integer query value into lo..hi, falling back to `fallback` when absent or not a number. */
-export function clampLimit(value: number | undefined, lo: number, hi: number, fallback: number): number {
-  if (value === undefined || !Number.isFinite(value)) return fallback;
-  return Math.min(hi, Math.max(lo, Math.trunc(value)));
 }
 
 /** The sync engine behind `/api/sync/*`: push, pull, and conflict listing and resolution. */
@@ -64,7 +59,7 @@ export class SyncService implements SyncApi {
   }
 
   async pull(userId: number, query: { readonly cursor?: string; readonly limit?: number }): Promise<PullResponse> {
-    const limit = clampLimit(query.limit, 1, 1000, 500);
+    const limit = clampToBounds(query.limit, PAGE_LIMITS.pull);
     const decoded = this.#codec.decode(query.cursor, userId);
     return this.#store.inUserTransaction(userId, async (uow) => {
       const all = uow.readAllChanges ? await uow.readAllChanges(decoded.watermarks, limit + 1) : null;
@@ -90,8 +85,8 @@ export class SyncService implements SyncApi {
   }
 
   async listConflicts(userId: number, query: { readonly afterId?: number; readonly limit?: number }): Promise<ConflictPage> {
-    const limit = clampLimit(query.limit, 1, 200, 50);
-    const afterId = query.afterId !== undefined && Number.isFinite(query.afterId) ? Math.max(0, Math.trunc(query.afterId)) : 0;
+    const limit = clampToBounds(query.limit, PAGE_LIMITS.conflicts);
+    const afterId = clampToBounds(query.afterId, PAGE_LIMITS.conflictAfterId);
     const rows = await this.#store.inUserTransaction(userId, (uow) => uow.listUnresolvedConflicts(afterId, limit + 1));
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;

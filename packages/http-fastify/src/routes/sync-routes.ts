@@ -1,5 +1,8 @@
 import {
+  clampToBounds,
   DomainError,
+  PAGE_LIMITS,
+  type QueryBounds,
   FIELD_TABLES,
   RECORD_TYPES,
   type PushChangeset,
@@ -33,16 +36,9 @@ export interface SyncRoutesOptions {
   readonly config: AppConfig;
 }
 
-/** Default and bounds of the pull page size (spec "Limits"). */
-export const PULL_LIMIT = { min: 1, max: 1000, default: 500 } as const;
-/** Default and bounds of the conflict list page size (API.md). */
-export const CONFLICT_LIMIT = { min: 1, max: 200, default: 50 } as const;
-
-/** Parses an integer query value already checked by the schema and clamps it into bounds. */
-export function clampInt(text: string | undefined, bounds: { min: number; max: number; default: number }): number {
-  if (text === undefined) return bounds.default;
-  const n = Number(text);
-  return Math.min(bounds.max, Math.max(bounds.min, n));
+/** An integer query value (already checked by the schema) parsed and clamped by the domain's limits table. */
+function queryInt(text: string | undefined, bounds: QueryBounds): number {
+  return clampToBounds(text === undefined ? undefined : Number(text), bounds);
 }
 
 type RawItem = Readonly<Record<string, unknown>> & { uid: string; op: 'upsert' | 'delete'; baseVersion?: string | null };
@@ -143,7 +139,7 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
       const { userId } = requireAuth(request);
       const query = request.query as { cursor?: string; limit?: string };
       const cursor = query.cursor === undefined || query.cursor === '' ? undefined : query.cursor;
-      const response = await opts.sync.pull(userId, { ...(cursor === undefined ? {} : { cursor }), limit: clampInt(query.limit, PULL_LIMIT) });
+      const response = await opts.sync.pull(userId, { ...(cursor === undefined ? {} : { cursor }), limit: queryInt(query.limit, PAGE_LIMITS.pull) });
       app.syncMetrics.recordPull(response, cursor !== undefined);
       return ok(response);
     },
@@ -166,8 +162,7 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
     async (request) => {
       const { userId } = requireAuth(request);
       const query = request.query as { afterId?: string; limit?: string };
-      const afterId = clampInt(query.afterId, { min: 0, max: Number.MAX_SAFE_INTEGER, default: 0 });
-      return ok(await opts.sync.listConflicts(userId, { afterId, limit: clampInt(query.limit, CONFLICT_LIMIT) }));
+      return ok(await opts.sync.listConflicts(userId, { afterId: queryInt(query.afterId, PAGE_LIMITS.conflictAfterId), limit: queryInt(query.limit, PAGE_LIMITS.conflicts) }));
     },
   );
 

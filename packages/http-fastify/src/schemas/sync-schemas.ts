@@ -1,4 +1,4 @@
-import { RECORD_TYPES, type RecordType } from '@calsync/domain';
+import { PAGE_LIMITS, RECORD_TYPES, type QueryBounds, type RecordType } from '@calsync/domain';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { wireRecordSchema } from './record-schemas.js';
 
@@ -17,6 +17,9 @@ export const errorEnvelopeSchema = Type.Object({
 export const INTEGER_TEXT = '^-?[0-9]{1,15}$';
 /** A query integer of any size: out-of-range values are clamped, not refused (spec "Limits"). */
 export const CLAMPED_INTEGER_TEXT = '^-?[0-9]{1,64}$';
+
+/** OpenAPI description of a clamped integer query value, read from the domain's limits table. */
+const clampedDescription = (b: QueryBounds): string => `integer; clamped to ${b.min}..${b.max}; default ${b.default}`;
 
 const itemResult = Type.Union([
   Type.Object({
@@ -65,7 +68,7 @@ export const pullResponseSchema = Type.Object({
 export const pullQuerySchema = Type.Object(
   {
     cursor: Type.Optional(Type.String({ maxLength: 4096, description: 'opaque nextCursor of an earlier pull' })),
-    limit: Type.Optional(Type.String({ pattern: CLAMPED_INTEGER_TEXT, description: 'integer; clamped to 1..1000; default 500' })),
+    limit: Type.Optional(Type.String({ pattern: CLAMPED_INTEGER_TEXT, description: clampedDescription(PAGE_LIMITS.pull) })),
   },
 );
 
@@ -73,7 +76,7 @@ export const pullQuerySchema = Type.Object(
 export const conflictListQuerySchema = Type.Object(
   {
     afterId: Type.Optional(Type.String({ pattern: CLAMPED_INTEGER_TEXT, description: 'integer; conflicts with a greater id' })),
-    limit: Type.Optional(Type.String({ pattern: CLAMPED_INTEGER_TEXT, description: 'integer; clamped to 1..200; default 50' })),
+    limit: Type.Optional(Type.String({ pattern: CLAMPED_INTEGER_TEXT, description: clampedDescription(PAGE_LIMITS.conflicts) })),
   },
 );
 
