@@ -12,11 +12,10 @@ import {
   type SyncUnitOfWork,
 } from '@calsync/domain';
 import { conflictFromSql, recordTypeOfEntity } from './conflict-mapping.js';
-import { fieldAssignments, recordFromSql, referenceColumn, stampAssignments } from './record-mapping.js';
+import { recordFromSql, referenceColumn } from './record-mapping.js';
 import { allChangesAlias, lockRowsAndReceiptsQuery, readAllChangesQuery, readChangesQuery, recordQuery } from './record-queries.js';
 import type { DB } from './schema.js';
 import { insertRows, planWriteStatements, updateRows } from './set-based-writes.js';
-import { orderForDefaultCalendar } from './write-order.js';
 
 const CONFLICT_COLUMNS = sql.raw('id, user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at, resolved_at');
 
@@ -82,7 +81,6 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   async applyWrites(writes: readonly RowWrite[]): Promise<number[]> {
     for (const w of writes) this.assertOwnUser(w.row.userId);
     const plan = planWriteStatements(writes);
-    if (plan === null) return this.applyWritesOneByOne(writes);
     const ids = new Array<number>(writes.length);
     for (const statement of plan) {
       const rows = statement.indexes.map((i) => writes[i]!.row);
@@ -95,16 +93,6 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
         if (id === undefined) throw new Error(`${statement.kind} of a ${statement.type} row wrote nothing`);
         ids[i] = id;
       }
-    }
-    return ids;
-  }
-
-  /** The fallback for a batch naming one row twice: each write its own statement, in order. */
-  private async applyWritesOneByOne(writes: readonly RowWrite[]): Promise<number[]> {
-    const ids = new Array<number>(writes.length);
-    for (const index of orderForDefaultCalendar(writes)) {
-      const write = writes[index]!;
-      ids[index] = write.kind === 'insert' ? await this.insertRecord(write.row) : await this.updateRecord(write.row);
     }
     return ids;
   }
@@ -220,27 +208,6 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   private async selectRecords(type: RecordType, condition: RawBuilder<unknown>, tail: RawBuilder<unknown>): Promise<RecordRow[]> {
     const { rows } = await recordQuery(type, this.userId, condition, tail).execute(this.trx);
     return rows.map((r) => recordFromSql(type, r));
-  }
-
-  private async insertRecord(row: RowWrite['row']): Promise<number> {
-    this.assertOwnUser(row.userId);
-    const assignments = [...stampAssignments(row), ...fieldAssignments(row.type, row)];
-    const { rows } = await sql<{ id: string }>`
-      insert into ${sql.table(row.type)} (user_id, uid, created_at, ${sql.join(assignments.map((a) => sql.ref(a.column)))})
-      values (${this.userId}, ${row.uid}, cast(${row.createdAt} as timestamptz), ${sql.join(assignments.map((a) => a.value))})
-      returning id`.execute(this.trx);
-    return Number(rows[0]!.id);
-  }
-
-  private async updateRecord(row: RowWrite['row']): Promise<number> {
-    this.assertOwnUser(row.userId);
-    const assignments = [...stampAssignments(row), ...fieldAssignments(row.type, row)];
-    const { rows } = await sql<{ id: string }>`
-      update ${sql.table(row.type)} set ${sql.join(assignments.map((a) => sql`${sql.ref(a.column)} = ${a.value}`))}
-      where user_id = ${this.userId} and uid = ${row.uid}
-      returning id`.execute(this.trx);
-    if (rows[0] === undefined) throw new Error(`update of a missing ${row.type} row`);
-    return Number(rows[0].id);
   }
 
   private assertOwnUser(userId: number): void {

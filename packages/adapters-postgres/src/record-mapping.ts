@@ -3,7 +3,6 @@ import {
   FIELD_TABLES,
   type FieldSpec,
   type FieldValue,
-  type NewRecordRow,
   type RecordRow,
   type RecordType,
 } from '@calsync/domain';
@@ -62,28 +61,6 @@ export function recordFromSql(type: RecordType, raw: SqlRecordRow): RecordRow {
     deleted: isoOrNullFromSql(raw.deleted),
     fields,
   };
-}
-
-/** A parameter typed for its column, so pg and PGlite both parse it the same way. */
-function typedParam(sqlType: string, value: unknown): RawBuilder<unknown> {
-  return sql`cast(${value} as ${sql.raw(sqlType)})`;
-}
-
-/** Column-to-value pairs of a row's fields (absent fields become null), driven by the field table. */
-export function fieldAssignments(type: RecordType, row: NewRecordRow | RecordRow): { column: string; value: RawBuilder<unknown> }[] {
-  return FIELD_TABLES[type].map((field) => {
-    const value = row.fields[field.name];
-    return { column: field.column, value: typedParam(SQL_TYPE_OF_KIND[field.kind], value ?? null) };
-  });
-}
-
-/** The stamp columns written by an insert or an update (never id, user_id or uid). */
-export function stampAssignments(row: NewRecordRow | RecordRow): { column: string; value: RawBuilder<unknown> }[] {
-  return [
-    { column: 'version', value: typedParam('bigint', row.version.toString()) },
-    { column: 'updated_at', value: typedParam('timestamptz', row.updatedAt) },
-    { column: 'deleted', value: typedParam('timestamptz', row.deleted) },
-  ];
 }
 
 /** The column of the reference field `field` (wire name) of `type`; throws for a non-reference. */

@@ -40,8 +40,8 @@ describe('planWriteStatements', () => {
     ]);
   });
 
-  it('gives up grouping (null) when a batch names the same row twice', () => {
-    expect(planWriteStatements([write('insert', 'events', 'e1'), write('update', 'events', 'e1')])).toBeNull();
-    expect(planWriteStatements([write('insert', 'events', 'same'), write('insert', 'tasks', 'same')])).not.toBeNull();
+  it('throws when a batch names the same row twice (the port allows one write per row)', () => {
+    expect(() => planWriteStatements([write('insert', 'events', 'e1'), write('update', 'events', 'e1')])).toThrow(/twice/);
+    expect(planWriteStatements([write('insert', 'events', 'same'), write('insert', 'tasks', 'same')])).toHaveLength(2);
   });
 });

@@ -15,14 +15,14 @@ export interface WriteStatement {
  * calendar updates that leave their row not a live default (so the partial unique index "one live
  * default per user" never sees two), then per type in reference order (calendars, events, tasks,
  * reminders) the inserts, then the updates (a row may name a parent inserted just before; task
- * parents inside one multi-row INSERT are checked at the end of the statement). Returns null when
- * a (type, uid) occurs twice: such a batch keeps its given order, one statement per write.
+ * parents inside one multi-row INSERT are checked at the end of the statement). Throws when a
+ * (type, uid) occurs twice: the port allows one write per row and batch.
  */
-export function planWriteStatements(writes: readonly RowWrite[]): WriteStatement[] | null {
+export function planWriteStatements(writes: readonly RowWrite[]): WriteStatement[] {
   const seen = new Set<string>();
   for (const w of writes) {
     const key = `${w.row.type}\u0000${w.row.uid}`;
-    if (seen.has(key)) return null;
+    if (seen.has(key)) throw new Error(`a write batch names ${w.row.type} ${w.row.uid} twice`);
     seen.add(key);
   }
   const demotions: number[] = [];

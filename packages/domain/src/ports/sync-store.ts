@@ -62,6 +62,7 @@ export interface SyncUnitOfWork {
   /**
    * Applies the writes in order (a set-based store may group them, but an update that clears
    * isDefault must land before one that sets it) and returns each written row's id, in order.
+   * Each (type, uid) appears at most once in a batch (one final state per row).
    */
   applyWrites(writes: readonly RowWrite[]): Promise<number[]>;
   /** Receipts of earlier applied items matching these keys. */
