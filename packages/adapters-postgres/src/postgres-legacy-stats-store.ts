@@ -1,20 +1,16 @@
 import { sql, type Kysely } from 'kysely';
-import type { LegacyStatsStore, UserSyncStats } from '@calsync/domain';
+import { perRecordType, RECORD_TYPES, type LegacyStatsStore, type RecordType, type UserSyncStats } from '@calsync/domain';
 import { isoOrNullFromSql } from './record-mapping.js';
 import type { DB } from './schema.js';
 
-interface StatsRow {
-  calendars: number;
-  events: number;
-  tasks: number;
-  reminders: number;
+type StatsRow = Record<RecordType, number> & {
   unresolved_conflicts: number;
   devices: number;
   last_sync_time: Date | string | null;
   synced: number;
   pending: number;
   conflict: number;
-}
+};
 
 /**
  * `LegacyStatsStore` on PostgreSQL or PGlite: counts for `GET /api/users/stats` and the
@@ -26,10 +22,7 @@ export class PostgresLegacyStatsStore implements LegacyStatsStore {
   async stats(userId: number): Promise<UserSyncStats> {
     const { rows } = await sql<StatsRow>`
       select
-        (select count(*)::integer from calendars where user_id = ${userId} and deleted is null) as calendars,
-        (select count(*)::integer from events where user_id = ${userId} and deleted is null) as events,
-        (select count(*)::integer from tasks where user_id = ${userId} and deleted is null) as tasks,
-        (select count(*)::integer from reminders where user_id = ${userId} and deleted is null) as reminders,
+        ${sql.join(RECORD_TYPES.map((type) => sql`(select count(*)::integer from ${sql.table(type)} where user_id = ${userId} and deleted is null) as ${sql.ref(type)}`))},
         (select count(*)::integer from sync_conflicts where user_id = ${userId} and resolved_at is null) as unresolved_conflicts,
         (select count(*)::integer from devices where user_id = ${userId} and revoked_at is null) as devices,
         (select last_sync_time from users where id = ${userId}) as last_sync_time,
@@ -42,10 +35,7 @@ export class PostgresLegacyStatsStore implements LegacyStatsStore {
       ) e`.execute(this.db);
     const r = rows[0]!;
     return {
-      calendars: r.calendars,
-      events: r.events,
-      tasks: r.tasks,
-      reminders: r.reminders,
+      ...perRecordType((type) => r[type]),
       unresolvedConflicts: r.unresolved_conflicts,
       devices: r.devices,
       lastSyncTime: isoOrNullFromSql(r.last_sync_time),

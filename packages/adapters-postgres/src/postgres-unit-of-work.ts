@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import {
   ENTITY_TYPE,
   FIELD_TABLES,
+  perRecordType,
   type AllChanges,
   type ConflictRecord,
   type NewConflict,
@@ -164,7 +165,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   }
 
   async readAllChanges(after: Readonly<Record<RecordType, bigint>>, limit: number): Promise<AllChanges> {
-    const rows: Record<RecordType, RecordRow[]> = { calendars: [], events: [], tasks: [], reminders: [] };
+    const rows = perRecordType((): RecordRow[] => []);
     if (limit <= 0) return { bound: await this.currentVersion(), rows };
     const { rows: raw } = await readAllChangesQuery(this.userId, after, limit).execute(this.trx);
     let bound = 0n;
@@ -185,7 +186,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     wanted: Readonly<Record<RecordType, readonly string[]>>,
     keys: readonly Omit<PushReceipt, 'result'>[],
   ): Promise<{ rows: Record<RecordType, RecordRow[]>; receipts: PushReceipt[] }> {
-    const rows: Record<RecordType, RecordRow[]> = { calendars: [], events: [], tasks: [], reminders: [] };
+    const rows = perRecordType((): RecordRow[] => []);
     const receipts: PushReceipt[] = [];
     const { rows: raw } = await lockRowsAndReceiptsQuery(this.userId, wanted, {
       entityTypes: keys.map((k) => ENTITY_TYPE[k.type]),

@@ -1,5 +1,6 @@
 import {
   isLiveDefaultCalendar,
+  perRecordType,
   type ConflictRecord,
   type NewConflict,
   type PushReceipt,
@@ -20,7 +21,7 @@ interface UserData {
 
 function emptyUser(): UserData {
   return {
-    rows: { calendars: new Map(), events: new Map(), tasks: new Map(), reminders: new Map() },
+    rows: perRecordType(() => new Map()),
     conflicts: new Map(),
     receipts: new Map(),
   };
@@ -28,12 +29,7 @@ function emptyUser(): UserData {
 
 function copyUser(d: UserData): UserData {
   return {
-    rows: {
-      calendars: new Map(d.rows.calendars),
-      events: new Map(d.rows.events),
-      tasks: new Map(d.rows.tasks),
-      reminders: new Map(d.rows.reminders),
-    },
+    rows: perRecordType((type) => new Map(d.rows[type])),
     conflicts: new Map(d.conflicts),
     receipts: new Map(d.receipts),
   };
@@ -52,7 +48,7 @@ export class InMemorySyncStore implements SyncStore {
   readonly #mutex = new KeyedMutex<number>();
   #sequence = 0n;
   #conflictIds = 0;
-  readonly #rowIds: Record<RecordType, number> = { calendars: 0, events: 0, tasks: 0, reminders: 0 };
+  readonly #rowIds: Record<RecordType, number> = perRecordType(() => 0);
 
   async inUserTransaction<T>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T> {
     return this.#mutex.run(userId, async () => {

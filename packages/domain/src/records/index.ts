@@ -7,3 +7,4 @@ export * from './field-validation.js';
 export * from './record-state.js';
 export * from './snapshot.js';
 export * from './default-calendar.js';
+export * from './per-record-type.js';
