@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { MAX_VERSION, VERSION_PATTERN } from '../records/field-validation.js';
 import { RECORD_TYPES, type RecordType } from '../records/types.js';
 
 /** Per-type watermarks: the version up to which each record type has been read. */
@@ -14,8 +15,6 @@ export interface DecodedCursor {
 export const ZERO_WATERMARKS: Watermarks = { calendars: 0n, events: 0n, tasks: 0n, reminders: 0n };
 
 const CURSOR_VERSION = 1;
-const DECIMAL = /^(0|[1-9]\d{0,18})$/;
-const MAX_WATERMARK = (1n << 63n) - 1n;
 const B64URL = /^[A-Za-z0-9_-]+$/;
 
 /**
@@ -83,9 +82,9 @@ function readPayload(payload: unknown, userId: number): Watermarks | null {
   for (const type of RECORD_TYPES) {
     // An old cursor without the tasks watermark is accepted with tasks read from zero (spec).
     const raw = type === 'tasks' && !('tasks' in p) ? '0' : p[type];
-    if (typeof raw !== 'string' || !DECIMAL.test(raw)) return null;
+    if (typeof raw !== 'string' || !VERSION_PATTERN.test(raw)) return null;
     const value = BigInt(raw);
-    if (value > MAX_WATERMARK) return null;
+    if (value > MAX_VERSION) return null;
     out[type] = value;
   }
   return out as Watermarks;

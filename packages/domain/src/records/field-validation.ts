@@ -4,12 +4,22 @@ import { type Checked, fail, itemError, ok } from './item-error.js';
 import { isValidRrule } from './rrule.js';
 import type { FieldSpec, FieldValue, FieldValues, RecordType } from './types.js';
 
-/** The form of a record uid and of every reference to one (API.md). */
+/** The form of a record uid and of every reference to one (API.md); HTTP schemas use its `source`. */
 export const UID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * A version on the wire: decimal digits without leading zeros, at most 19 (a 64-bit integer).
+ * Versions, baseVersions and cursor watermarks all use it; HTTP schemas use its `source`.
+ */
+export const VERSION_PATTERN = /^(0|[1-9][0-9]{0,18})$/;
+
+/** Largest version a BIGINT holds (2^63-1); a baseVersion or watermark above it names no row. */
+export const MAX_VERSION = (1n << 63n) - 1n;
 
 /**
  * Keys a client may send that are server stamps or legacy fields: silently dropped, never applied
  * (spec: createdAt/updatedAt are "ignored and never applied in push"; legacy fields are ignored).
+ * The one list: the HTTP push schema accepts the same keys.
  */
 export const IGNORED_PUSH_KEYS: ReadonlySet<string> = new Set([
   'id', 'uid', 'op', 'baseVersion', 'version', 'createdAt', 'updatedAt', 'deleted', 'syncStatus', 'lastSyncTime',

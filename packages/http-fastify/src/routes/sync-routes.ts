@@ -4,6 +4,7 @@ import {
   PAGE_LIMITS,
   type QueryBounds,
   FIELD_TABLES,
+  MAX_VERSION,
   RECORD_TYPES,
   type PushChangeset,
   type PushItem,
@@ -16,7 +17,7 @@ import { requireAuth } from '../auth-context.js';
 import type { AppConfig } from '../config-types.js';
 import { ok } from '../envelope.js';
 import { privateCacheOnSend } from '../plugins/private-cache.js';
-import { MAX_PUSH_ITEMS_PER_ARRAY, MAX_VERSION, pushBodySchema } from '../schemas/record-schemas.js';
+import { MAX_PUSH_ITEMS_PER_ARRAY, pushBodySchema } from '../schemas/record-schemas.js';
 import {
   conflictListQuerySchema,
   conflictPageSchema,

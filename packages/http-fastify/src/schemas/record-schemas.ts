@@ -1,23 +1,8 @@
-import { FIELD_TABLES, RECORD_TYPES, type FieldSpec, type RecordType } from '@calsync/domain';
+import { FIELD_TABLES, IGNORED_PUSH_KEYS, RECORD_TYPES, UID_PATTERN, VERSION_PATTERN, type FieldSpec, type RecordType } from '@calsync/domain';
 import { Type, type TSchema } from '@sinclair/typebox';
 
 /** Maximum items in one push array (spec "Limits"); more answers 413 BATCH_TOO_LARGE. */
 export const MAX_PUSH_ITEMS_PER_ARRAY = 1000;
-
-/** Pattern of a record uid (API.md): 1..128 of `[A-Za-z0-9_-]`. */
-export const UID_PATTERN = '^[A-Za-z0-9_-]{1,128}$';
-
-/** Pattern of a version on the wire: decimal digits without leading zeros, at most 19 (a 64-bit integer). */
-export const VERSION_PATTERN = '^(0|[1-9][0-9]{0,18})$';
-
-/** Largest version a BIGINT holds; a baseVersion above it cannot name any row. */
-export const MAX_VERSION = (1n << 63n) - 1n;
-
-/**
- * Stamps the server owns (plus legacy syncStatus / lastSyncTime): a client may send them back in a
- * push item as it got them from pull; they are accepted and ignored.
- */
-export const IGNORED_PUSH_KEYS = ['id', 'version', 'createdAt', 'updatedAt', 'deleted', 'syncStatus', 'lastSyncTime'] as const;
 
 /** JSON type of a field kind; value rules (formats, ranges, lengths) are the domain's per-item checks. */
 function valueSchema(field: FieldSpec): TSchema {
@@ -60,11 +45,12 @@ export function pushItemSchema(type: RecordType): TSchema {
   for (const k of IGNORED_PUSH_KEYS) ignored[k] = Type.Optional(Type.Unknown({ description: 'server-owned; ignored' }));
   return Type.Object(
     {
-      uid: Type.String({ pattern: UID_PATTERN }),
-      op: Type.Union([Type.Literal('upsert'), Type.Literal('delete')]),
-      baseVersion: Type.Optional(Type.Union([Type.String({ pattern: VERSION_PATTERN }), Type.Null()])),
-      ...fieldProperties(type),
+      // Ignored keys first: the item's own keys among them (uid, op, baseVersion) keep their schemas.
       ...ignored,
+      uid: Type.String({ pattern: UID_PATTERN.source }),
+      op: Type.Union([Type.Literal('upsert'), Type.Literal('delete')]),
+      baseVersion: Type.Optional(Type.Union([Type.String({ pattern: VERSION_PATTERN.source }), Type.Null()])),
+      ...fieldProperties(type),
     },
     { additionalProperties: false },
   );

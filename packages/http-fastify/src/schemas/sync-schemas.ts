@@ -1,4 +1,4 @@
-import { PAGE_LIMITS, RECORD_TYPES, type QueryBounds, type RecordType } from '@calsync/domain';
+import { ENTITY_TYPE, PAGE_LIMITS, RECORD_TYPES, type QueryBounds, type RecordType } from '@calsync/domain';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { wireRecordSchema } from './record-schemas.js';
 
@@ -39,7 +39,7 @@ const itemResult = Type.Union([
 /** A conflict record on the wire. */
 export const conflictSchema = Type.Object({
   conflictId: Type.Integer(),
-  entityType: Type.Union(['CALENDAR', 'EVENT', 'TASK', 'REMINDER'].map((s) => Type.Literal(s))),
+  entityType: Type.Union(Object.values(ENTITY_TYPE).map((s) => Type.Literal(s))),
   entityUid: Type.String(),
   winnerVersion: Type.String(),
   loserSnapshot: Type.Object({ uid: Type.String(), version: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: true }),
