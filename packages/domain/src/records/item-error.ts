@@ -1,4 +1,11 @@
-import type { ItemErrorCode } from '../sync/types.js';
+/** Stable codes of per-item push errors (API.md). */
+export type ItemErrorCode =
+  | 'UNKNOWN_REFERENCE'
+  | 'CALENDAR_REQUIRED'
+  | 'PARENT_REQUIRED'
+  | 'INVALID_RRULE'
+  | 'INVALID_EXDATE'
+  | 'INVALID_FIELD';
 
 /** A per-item push error as it goes on the wire; per-item errors are results, not exceptions. */
 export interface ItemError {

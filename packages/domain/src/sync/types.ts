@@ -1,3 +1,4 @@
+import type { ItemErrorCode } from '../records/item-error.js';
 import type { EntityType, RecordType, WireRecord } from '../records/types.js';
 
 /** One pushed item after schema validation. `fields` holds only the keys the client sent (a patch). */
@@ -12,14 +13,8 @@ export interface PushItem {
 /** A push request: four optional arrays, applied in this order. */
 export type PushChangeset = Partial<Record<RecordType, readonly PushItem[]>>;
 
-/** Stable codes of per-item push errors (API.md). */
-export type ItemErrorCode =
-  | 'UNKNOWN_REFERENCE'
-  | 'CALENDAR_REQUIRED'
-  | 'PARENT_REQUIRED'
-  | 'INVALID_RRULE'
-  | 'INVALID_EXDATE'
-  | 'INVALID_FIELD';
+/** Stable codes of per-item push errors (API.md); defined beside `ItemError` in records. */
+export type { ItemErrorCode } from '../records/item-error.js';
 
 /** The result of one pushed item, exactly as it goes on the wire. */
 export type ItemResult =

@@ -13,8 +13,6 @@ export const errorEnvelopeSchema = Type.Object({
   error: Type.Object({ code: Type.String(), message: Type.String(), details: Type.Optional(Type.Unknown()) }),
 });
 
-/** An integer in a query string or path: digits only (query values arrive as strings). */
-export const INTEGER_TEXT = '^-?[0-9]{1,15}$';
 /** A query integer of any size: out-of-range values are clamped, not refused (spec "Limits"). */
 export const CLAMPED_INTEGER_TEXT = '^-?[0-9]{1,64}$';
 
