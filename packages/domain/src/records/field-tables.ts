@@ -52,14 +52,6 @@ export const CREATE_DEFAULTS: Readonly<Record<RecordType, Readonly<Record<string
   reminders: {},
 };
 
-/** SQL table of each record type. */
-export const TABLE_NAMES: Readonly<Record<RecordType, string>> = {
-  calendars: 'calendars',
-  events: 'events',
-  tasks: 'tasks',
-  reminders: 'reminders',
-};
-
 /** The fields of `type` that reference another record (the cascade and reference rules read these). */
 export function referenceFields(type: RecordType): readonly FieldSpec[] {
   return FIELD_TABLES[type].filter((f) => f.kind === 'ref');
