@@ -1,4 +1,5 @@
 import { FIELD_TABLES } from '../records/field-tables.js';
+import { isLiveDefaultCalendar } from '../records/default-calendar.js';
 import type { RecordRow, RecordType } from '../records/types.js';
 import type { SyncUnitOfWork } from '../ports/sync-store.js';
 import { childLinks } from './reference-rules.js';
@@ -185,8 +186,7 @@ export class RowOverlay implements RowView {
    * default), then everything else in first-change order (so inserts get ids in decision order).
    */
   changedRows(): { readonly row: RecordRow; readonly existed: boolean }[] {
-    const isLiveDefault = (r: RecordRow | null): boolean =>
-      r !== null && r.type === 'calendars' && r.deleted === null && r.fields.isDefault === true;
+    const isLiveDefault = (r: RecordRow | null): boolean => r !== null && isLiveDefaultCalendar(r);
     const first: { row: RecordRow; existed: boolean }[] = [];
     const rest: { row: RecordRow; existed: boolean }[] = [];
     for (const key of this.#touched) {
