@@ -12,13 +12,17 @@ import {
   type RowWrite,
   type SyncUnitOfWork,
 } from '@calsync/domain';
-import { conflictFromSql, recordTypeOfEntity } from './conflict-mapping.js';
+import { conflictFromSql } from './conflict-mapping.js';
+import { matchingReceipts, receiptFromSql, type ReceiptKey } from './receipt-queries.js';
 import { recordFromSql, referenceColumn } from './record-mapping.js';
 import { allChangesAlias, lockRowsAndReceiptsQuery, readAllChangesQuery, readChangesQuery, recordQuery } from './record-queries.js';
 import type { DB } from './schema.js';
 import { insertRows, planWriteStatements, updateRows } from './set-based-writes.js';
 
 const CONFLICT_COLUMNS = sql.raw('id, user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at, resolved_at');
+
+/** Per type, each field column with its alias in the multi-type UNION ALL reads (computed once). */
+const BRANCH_ALIASES = perRecordType((type) => FIELD_TABLES[type].map((f) => [f.column, allChangesAlias(type, f.column)] as const));
 
 /** A record from a row of a multi-type UNION ALL read, whose field columns are aliased per type. */
 function recordFromBranch(type: RecordType, r: Readonly<Record<string, unknown>>): RecordRow {
@@ -31,7 +35,7 @@ function recordFromBranch(type: RecordType, r: Readonly<Record<string, unknown>>
     updated_at: r.updated_at,
     deleted: r.deleted,
   };
-  for (const f of FIELD_TABLES[type]) plain[f.column] = r[allChangesAlias(type, f.column)];
+  for (const [column, alias] of BRANCH_ALIASES[type]) plain[column] = r[alias];
   return recordFromSql(type, plain);
 }
 
@@ -98,16 +102,11 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     return ids;
   }
 
-  async findReceipts(keys: readonly Omit<PushReceipt, 'result'>[]): Promise<PushReceipt[]> {
+  async findReceipts(keys: readonly ReceiptKey[]): Promise<PushReceipt[]> {
     if (keys.length === 0) return [];
     const { rows } = await sql<{ entity_type: string; uid: string; fingerprint: string; result: unknown }>`
-      select r.entity_type, r.uid, r.fingerprint, r.result
-      from push_receipts r
-      join unnest(cast(${keys.map((k) => ENTITY_TYPE[k.type])} as text[]), cast(${keys.map((k) => k.uid)} as text[]),
-                  cast(${keys.map((k) => k.fingerprint)} as text[])) as k(entity_type, uid, fingerprint)
-        on r.entity_type = k.entity_type and r.uid = k.uid and r.fingerprint = k.fingerprint
-      where r.user_id = ${this.userId}`.execute(this.trx);
-    return rows.map((r) => ({ type: recordTypeOfEntity(r.entity_type), uid: r.uid, fingerprint: r.fingerprint, result: r.result }));
+      select r.entity_type, r.uid, r.fingerprint, r.result ${matchingReceipts(this.userId, keys)}`.execute(this.trx);
+    return rows.map((r) => receiptFromSql(r.entity_type, r.uid, r.fingerprint, r.result));
   }
 
   async saveReceipts(receipts: readonly PushReceipt[]): Promise<void> {
@@ -184,18 +183,14 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
 
   async lockRowsAndFindReceipts(
     wanted: Readonly<Record<RecordType, readonly string[]>>,
-    keys: readonly Omit<PushReceipt, 'result'>[],
+    keys: readonly ReceiptKey[],
   ): Promise<{ rows: Record<RecordType, RecordRow[]>; receipts: PushReceipt[] }> {
     const rows = perRecordType((): RecordRow[] => []);
     const receipts: PushReceipt[] = [];
-    const { rows: raw } = await lockRowsAndReceiptsQuery(this.userId, wanted, {
-      entityTypes: keys.map((k) => ENTITY_TYPE[k.type]),
-      uids: keys.map((k) => k.uid),
-      fingerprints: keys.map((k) => k.fingerprint),
-    }).execute(this.trx);
+    const { rows: raw } = await lockRowsAndReceiptsQuery(this.userId, wanted, keys).execute(this.trx);
     for (const r of raw) {
       if (r.t === null) {
-        receipts.push({ type: recordTypeOfEntity(String(r.r_entity)), uid: String(r.r_uid), fingerprint: String(r.r_fingerprint), result: r.r_result });
+        receipts.push(receiptFromSql(r.r_entity, r.r_uid, r.r_fingerprint, r.r_result));
       } else {
         const type = r.t as RecordType;
         rows[type].push(recordFromBranch(type, r));

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { FIELD_TABLES, RECORD_TYPES, type RecordType } from '@calsync/domain';
 import { SQL_TYPE_OF_KIND } from './record-columns.js';
+import { matchingReceipts, type ReceiptKey } from './receipt-queries.js';
 import { recordSelectList, type SqlRecordRow } from './record-mapping.js';
 
 /** `select <record columns> from <type> where user_id = $user and <condition> <tail>`: every record read is scoped by user. */
@@ -88,7 +89,7 @@ const nullColumns = (): RawBuilder<unknown> => branchColumns(null);
 export function lockRowsAndReceiptsQuery(
   userId: number,
   wanted: Readonly<Record<RecordType, readonly string[]>>,
-  keys: { readonly entityTypes: string[]; readonly uids: string[]; readonly fingerprints: string[] },
+  keys: readonly ReceiptKey[],
 ): RawBuilder<SqlRecordRow> {
   const ctes = RECORD_TYPES.map(
     (type) => sql`${sql.ref(`w_${type}`)} as (select * from ${sql.table(type)}
@@ -100,11 +101,7 @@ export function lockRowsAndReceiptsQuery(
   );
   const receipts = sql`select cast(null as text) as t, r.entity_type as r_entity, r.uid as r_uid, r.fingerprint as r_fingerprint, r.result as r_result,
       ${nullColumns()}
-    from push_receipts r
-    join unnest(cast(${keys.entityTypes} as text[]), cast(${keys.uids} as text[]), cast(${keys.fingerprints} as text[]))
-      as k(entity_type, uid, fingerprint)
-      on r.entity_type = k.entity_type and r.uid = k.uid and r.fingerprint = k.fingerprint
-    where r.user_id = ${userId}`;
+    ${matchingReceipts(userId, keys)}`;
   return sql<SqlRecordRow>`with ${sql.join(ctes)} ${sql.join(branches, sql` union all `)} union all ${receipts}`;
 }
 
