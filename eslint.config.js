@@ -21,4 +21,11 @@ export default tseslint.config(
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'configuration is read in http-fastify/src/config only' }],
     },
   },
+  {
+    // The wire schemas are shared with the client SDK: TypeBox and the domain only, no server code.
+    files: ['packages/wire/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['fastify', '@fastify/*', 'kysely', 'pg', '@electric-sql/*', 'pino', 'ioredis', '@calsync/http-fastify', '@calsync/adapters-*'] }],
+    },
+  },
 );

@@ -1,6 +1,6 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import { errorEnvelopeSchema } from '../schemas/sync-schemas.js';
+import { errorEnvelopeSchema } from '@calsync/wire';
 
 /** The error answers every route of a kind can give, with what each means (API.md's table). */
 const ANSWERS = {

@@ -1,22 +1,24 @@
-import { Type } from '@sinclair/typebox';
 import type { AuthService } from '@calsync/domain';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { requireAuth } from '../auth-context.js';
-import { privateCacheOnSend } from '../plugins/private-cache.js';
 import {
-  deviceDtoSchema,
+  deviceListResult,
   deviceParams,
-  failure,
+  envelopeSchema as ok,
+  errorEnvelopeSchema as failure,
   loginBody,
-  ok,
+  logoutResult,
+  meResult,
   refreshBody,
+  revokeResult,
   sendOtpBody,
+  sendOtpResult,
   signInResult,
   tokenPair,
-  userSchema,
   verifyOtpBody,
-} from '../auth/auth-schemas.js';
+} from '@calsync/wire';
+import { requireAuth } from '../auth-context.js';
+import { privateCacheOnSend } from '../plugins/private-cache.js';
 import type { AppConfig } from '../config-types.js';
 
 /** Options of the auth routes. */
@@ -46,7 +48,7 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
         tags,
         summary: 'Send a 6-digit sign-in code by SMS',
         body: sendOtpBody,
-        response: { 200: ok(Type.Object({ expiresInSeconds: Type.Integer(), resendAfterSeconds: Type.Integer() })), ...publicErrors, 502: failure },
+        response: { 200: ok(sendOtpResult), ...publicErrors, 502: failure },
       },
     },
     async (request) => ({ success: true as const, data: await auth.sendOtp(request.body.phone, request.body.name) }),
@@ -84,7 +86,7 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
     {
       onRequest: app.authenticate,
       preHandler: app.userRateLimit,
-      schema: { tags, security, summary: 'End the session of this device (or the legacy one)', response: { 200: ok(Type.Object({ loggedOut: Type.Literal(true) })), ...protectedErrors } },
+      schema: { tags, security, summary: 'End the session of this device (or the legacy one)', response: { 200: ok(logoutResult), ...protectedErrors } },
     },
     async (request) => ({ success: true as const, data: await auth.logout(requireAuth(request)) }),
   );
@@ -95,7 +97,7 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
       onRequest: app.authenticate,
       preHandler: app.userRateLimit,
       onSend: privateCacheOnSend,
-      schema: { tags, security, summary: 'The current user', response: { 200: ok(Type.Object({ user: userSchema })), ...protectedErrors } },
+      schema: { tags, security, summary: 'The current user', response: { 200: ok(meResult), ...protectedErrors } },
     },
     async (request) => ({ success: true as const, data: await auth.me(requireAuth(request)) }),
   );
@@ -106,7 +108,7 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
       onRequest: app.authenticate,
       preHandler: app.userRateLimit,
       onSend: privateCacheOnSend,
-      schema: { tags, security, summary: 'Devices signed in (revoked ones are not listed)', response: { 200: ok(Type.Object({ devices: Type.Array(deviceDtoSchema) })), ...protectedErrors } },
+      schema: { tags, security, summary: 'Devices signed in (revoked ones are not listed)', response: { 200: ok(deviceListResult), ...protectedErrors } },
     },
     async (request) => ({ success: true as const, data: await auth.listDevices(requireAuth(request)) }),
   );
@@ -121,7 +123,7 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
         security,
         summary: 'Revoke a device: its session ends at once',
         params: deviceParams,
-        response: { 200: ok(Type.Object({ revoked: Type.Literal(true) })), ...protectedErrors, 404: failure },
+        response: { 200: ok(revokeResult), ...protectedErrors, 404: failure },
       },
     },
     async (request) => ({ success: true as const, data: await auth.revokeDevice(requireAuth(request), request.params.uid) }),

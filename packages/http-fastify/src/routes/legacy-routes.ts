@@ -5,7 +5,7 @@ import { requireAuth } from '../auth-context.js';
 import type { AppConfig } from '../config-types.js';
 import { ok } from '../envelope.js';
 import { privateCacheOnSend } from '../plugins/private-cache.js';
-import { envelopeSchema, errorEnvelopeSchema } from '../schemas/sync-schemas.js';
+import { envelopeSchema, errorEnvelopeSchema } from '@calsync/wire';
 
 /** Options of the legacy routes. */
 export interface LegacyRoutesOptions {

@@ -1,9 +1,8 @@
-import { Type } from '@sinclair/typebox';
 import type { AuthService } from '@calsync/domain';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { envelopeSchema as ok, errorEnvelopeSchema as failure, meResult, profileBody } from '@calsync/wire';
 import { requireAuth } from '../auth-context.js';
-import { failure, ok, profileBody, userSchema } from '../auth/auth-schemas.js';
 import type { AppConfig } from '../config-types.js';
 
 /** Options of the profile route. */
@@ -25,7 +24,7 @@ export async function profileRoutes(parent: FastifyInstance, opts: ProfileRoutes
         security: [{ bearerAuth: [] }],
         summary: 'Update name, e-mail, password or notification settings (merged key by key)',
         body: profileBody,
-        response: { 200: ok(Type.Object({ user: userSchema })), 400: failure, 401: failure, 409: failure },
+        response: { 200: ok(meResult), 400: failure, 401: failure, 409: failure },
       },
     },
     async (request) => ({ success: true as const, data: await opts.auth.updateProfile(requireAuth(request), request.body) }),

@@ -17,7 +17,7 @@ import { requireAuth } from '../auth-context.js';
 import type { AppConfig } from '../config-types.js';
 import { ok } from '../envelope.js';
 import { privateCacheOnSend } from '../plugins/private-cache.js';
-import { MAX_PUSH_ITEMS_PER_ARRAY, pushBodySchema } from '../schemas/record-schemas.js';
+import { MAX_PUSH_ITEMS_PER_ARRAY, pushBodySchema } from '@calsync/wire';
 import {
   conflictListQuerySchema,
   conflictPageSchema,
@@ -29,7 +29,7 @@ import {
   resolveBodySchema,
   resolveParamsSchema,
   resolveResponseSchema,
-} from '../schemas/sync-schemas.js';
+} from '@calsync/wire';
 
 /** Options of the sync routes: the engine and the configuration (rate limit). */
 export interface SyncRoutesOptions {

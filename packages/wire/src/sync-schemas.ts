@@ -2,17 +2,6 @@ import { ENTITY_TYPE, PAGE_LIMITS, RECORD_TYPES, type QueryBounds, type RecordTy
 import { Type, type TSchema } from '@sinclair/typebox';
 import { wireRecordSchema } from './record-schemas.js';
 
-/** Wraps a `data` schema in the success envelope (for the OpenAPI description). */
-export function envelopeSchema(data: TSchema): TSchema {
-  return Type.Object({ success: Type.Literal(true), data });
-}
-
-/** The error envelope (for the OpenAPI description). */
-export const errorEnvelopeSchema = Type.Object({
-  success: Type.Literal(false),
-  error: Type.Object({ code: Type.String(), message: Type.String(), details: Type.Optional(Type.Unknown()) }),
-});
-
 /** A query integer of any size: out-of-range values are clamped, not refused (spec "Limits"). */
 export const CLAMPED_INTEGER_TEXT = '^-?[0-9]{1,64}$';
 

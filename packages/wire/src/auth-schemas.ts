@@ -93,5 +93,13 @@ export const signInResult = Type.Object({
 /** Answer of refresh. */
 export const tokenPair = Type.Object({ accessToken: Type.String(), refreshToken: Type.String() });
 
-/** `{ success: true, data }` and the error envelope: the same schemas as every other route. */
-export { envelopeSchema as ok, errorEnvelopeSchema as failure } from '../schemas/sync-schemas.js';
+/** `data` of POST /api/auth/send-otp. */
+export const sendOtpResult = Type.Object({ expiresInSeconds: Type.Integer(), resendAfterSeconds: Type.Integer() });
+/** `data` of POST /api/auth/logout. */
+export const logoutResult = Type.Object({ loggedOut: Type.Literal(true) });
+/** `data` of GET /api/auth/me. */
+export const meResult = Type.Object({ user: userSchema });
+/** `data` of GET /api/auth/devices. */
+export const deviceListResult = Type.Object({ devices: Type.Array(deviceDtoSchema) });
+/** `data` of DELETE /api/auth/devices/:uid. */
+export const revokeResult = Type.Object({ revoked: Type.Literal(true) });
