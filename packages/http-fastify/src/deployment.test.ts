@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { CONFIG_TABLE } from './config.js';
+import { CONFIG_VARS } from './config.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const known = new Set(CONFIG_TABLE.map((v) => v.name));
+const known = new Set(CONFIG_VARS.map((v) => v.name));
 
 describe('docker-compose.yml', () => {
   const compose = parse(readFileSync(`${root}docker-compose.yml`, 'utf8')) as {

@@ -1,6 +1,6 @@
 // Public surface of the HTTP package: the app factory, configuration and the system adapters.
 export { buildApp, type BuildAppDeps } from './app.js';
-export { CONFIG_TABLE, ConfigError, loadConfig, parseDurationSeconds, type ConfigVar, type LoadedConfig } from './config.js';
+export { CONFIG_TABLE, CONFIG_VARS, ConfigError, loadConfig, parseDurationSeconds, type ConfigVar, type LoadedConfig } from './config.js';
 export type { AppConfig } from './config-types.js';
 export type { AuthContext } from './auth-context.js';
 export { errorEnvelope, ok, type ErrorEnvelope, type SuccessEnvelope } from './envelope.js';

@@ -15,12 +15,9 @@ import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { buildApp } from './app.js';
 import { createAuthModule } from './auth/wiring.js';
-import { ConfigError, loadConfig } from './config.js';
+import { CONFIG_TABLE, ConfigError, loadConfig, loadConfigSection } from './config.js';
 import type { AppConfig } from './config-types.js';
 import { CryptoRandom, SystemClock } from './system.js';
-
-/** How long shutdown may take (drain requests, close the database) before the process exits anyway. */
-const SHUTDOWN_TIMEOUT_MS = 10_000;
 
 function smsSenderFor(config: AppConfig, logger: Logger): SmsSender {
   if (config.smsGateway) return new HttpSmsSender(config.smsGateway);
@@ -46,16 +43,16 @@ function printHowToSignIn(config: AppConfig, address: string): void {
   process.stdout.write(`\n${lines.join('\n')}\n\n`);
 }
 
-function installShutdown(logger: Logger, app: FastifyInstance, database: Database, redis: Redis | undefined): void {
+function installShutdown(logger: Logger, app: FastifyInstance, database: Database, redis: Redis | undefined, timeoutMs: number): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
     const timer = setTimeout(() => {
-      logger.error('shutdown took longer than 10 s; exiting');
+      logger.error({ timeoutMs }, 'shutdown took longer than SHUTDOWN_TIMEOUT_MS; exiting');
       process.exit(1);
-    }, SHUTDOWN_TIMEOUT_MS);
+    }, timeoutMs);
     timer.unref();
     void (async () => {
       try {
@@ -74,21 +71,11 @@ function installShutdown(logger: Logger, app: FastifyInstance, database: Databas
 }
 
 /**
- * The one composition root: configuration from the environment, logger, database (migrated),
+ * The one composition root (also of `migrate`, below): configuration from the environment, logger, database (migrated),
  * stores, sync engine, SMS sender, sign-in, HTTP app; then listen and stop cleanly on signals.
  */
 async function main(): Promise<void> {
-  let loaded;
-  try {
-    loaded = loadConfig(process.env);
-  } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`${e.message}\n`);
-      process.exit(1);
-    }
-    throw e;
-  }
-  const { config, warnings } = loaded;
+  const { config, warnings } = loadConfig(process.env);
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] });
   for (const w of warnings) logger.warn(w);
 
@@ -120,12 +107,27 @@ async function main(): Promise<void> {
   const redis = config.redisUrl ? new Redis(config.redisUrl, { connectTimeout: 1000, maxRetriesPerRequest: 1 }) : undefined;
 
   const app = await buildApp({ config, logger, sync, stats, auth, readiness: () => database.ping(), redis });
-  installShutdown(logger, app, database, redis);
+  installShutdown(logger, app, database, redis, config.shutdownTimeoutMs);
   const address = await app.listen({ port: config.port, host: config.host });
   printHowToSignIn(config, address);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`calsync failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+/** `pnpm migrate`: checks the variables it reads as start-up does, migrates, prints one line. */
+async function migrate(): Promise<void> {
+  const { databaseUrl } = loadConfigSection({ databaseUrl: CONFIG_TABLE.databaseUrl }, process.env);
+  const database = await createDatabase(databaseUrl, { poolMax: 1 });
+  try {
+    const { applied } = await migrateToLatest(database.db);
+    process.stdout.write(applied.length === 0 ? 'migrate: schema already up to date\n' : `migrate: applied ${applied.join(', ')}\n`);
+  } finally {
+    await database.close();
+  }
+}
+
+const command = process.argv[2] === 'migrate' ? migrate : main;
+command().catch((err: unknown) => {
+  // An operator's mistake gets plain lines, never a stack trace: every configuration problem at once.
+  const lines = err instanceof ConfigError ? err.problems : [`calsync ${command === migrate ? 'migrate' : 'start-up'} failed: ${err instanceof Error ? err.message : String(err)}`];
+  process.stderr.write(`${lines.join('\n')}\n`);
   process.exit(1);
 });

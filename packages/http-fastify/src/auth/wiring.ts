@@ -17,9 +17,6 @@ export interface AuthModuleDeps {
   readonly smsSender: SmsSender;
 }
 
-/** Seconds an access token's live-session check may be reused in this process. */
-export const SESSION_CHECK_CACHE_SECONDS = 2;
-
 /** Composes the sign-in service (tokens signed with the configured secrets), so main.ts needs one line. */
 export function createAuthModule(deps: AuthModuleDeps): { auth: AuthService } {
   const { config } = deps;
@@ -36,7 +33,7 @@ export function createAuthModule(deps: AuthModuleDeps): { auth: AuthService } {
     {
       accessTtlSeconds: config.jwt.accessTtlSeconds,
       refreshTtlSeconds: config.jwt.refreshTtlSeconds,
-      sessionCacheSeconds: SESSION_CHECK_CACHE_SECONDS,
+      sessionCacheSeconds: config.sessionCacheSeconds,
       otp: config.otp,
     },
   );
