@@ -17,7 +17,7 @@ export default tseslint.config(
     ignores: ['packages/domain/src/**/*.test.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
-      'no-restricted-imports': ['error', { patterns: ['fastify', '@fastify/*', 'kysely', 'pg', '@electric-sql/*', '@calsync/*', 'pino', 'ioredis'] }],
+      'no-restricted-imports': ['error', { patterns: ['fastify', '@fastify/*', 'kysely', 'pg', '@electric-sql/*', '@calsync/*', 'pino', 'ioredis', '**/test-support/**'] }],
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'configuration is read in http-fastify/src/config only' }],
     },
   },
@@ -25,7 +25,15 @@ export default tseslint.config(
     // The wire schemas are shared with the client SDK: TypeBox and the domain only, no server code.
     files: ['packages/wire/src/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['fastify', '@fastify/*', 'kysely', 'pg', '@electric-sql/*', 'pino', 'ioredis', '@calsync/http-fastify', '@calsync/adapters-*'] }],
+      'no-restricted-imports': ['error', { patterns: ['fastify', '@fastify/*', 'kysely', 'pg', '@electric-sql/*', 'pino', 'ioredis', '@calsync/http-fastify', '@calsync/adapters-*', '@calsync/testkit', '**/test-support/**'] }],
+    },
+  },
+  {
+    // Test support stays out of production builds: production sources never import it.
+    files: ['packages/*/src/**/*.ts'],
+    ignores: ['packages/*/src/**/*.test.ts', 'packages/domain/src/**', 'packages/wire/src/**', 'packages/testkit/src/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['@calsync/testkit', '@calsync/*/test-support', '**/test-support/**'] }],
     },
   },
 );

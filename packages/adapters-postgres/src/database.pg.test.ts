@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from './database.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { migrateToLatest } from './migrate.js';
-import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from './testing.js';
+import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '../test-support/index.js';
 
 const kinds = announceDatabaseKinds('database.pg.test.ts');
 

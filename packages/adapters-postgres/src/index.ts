@@ -2,7 +2,6 @@ export * from './database.js';
 export * from './schema.js';
 export * from './migrate.js';
 export { MIGRATIONS } from './migrations/index.js';
-export * from './testing.js';
 export * from './auth/index.js';
 export * from './postgres-sync-store.js';
 export * from './postgres-legacy-stats-store.js';

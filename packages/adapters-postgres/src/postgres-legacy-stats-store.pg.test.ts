@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewRecordRow, RecordType } from '@calsync/domain';
 import { PostgresLegacyStatsStore } from './postgres-legacy-stats-store.js';
 import { PostgresSyncStore } from './postgres-sync-store.js';
-import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase } from './testing.js';
+import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase } from '../test-support/index.js';
 
 const kinds = announceDatabaseKinds('postgres-legacy-stats-store.pg.test.ts');
 const T = '2024-05-01T10:00:00.000Z';

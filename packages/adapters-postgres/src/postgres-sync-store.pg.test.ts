@@ -1,6 +1,6 @@
 import { runSyncStoreContract } from '@calsync/testkit';
 import { PostgresSyncStore } from './postgres-sync-store.js';
-import { announceDatabaseKinds, createTestUser, openTestDatabase } from './testing.js';
+import { announceDatabaseKinds, createTestUser, openTestDatabase } from '../test-support/index.js';
 
 // Relative import: adapters-postgres does not depend on @calsync/testkit (package.json is fixed).
 const kinds = announceDatabaseKinds('postgres-sync-store.pg.test.ts');

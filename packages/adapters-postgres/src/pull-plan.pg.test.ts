@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { explainPull, seedPullPlanData } from './scripts/pull-plan.js';
-import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from './testing.js';
+import { announceDatabaseKinds, explainPull, openTestDatabase, seedPullPlanData, type TestDatabase } from '../test-support/index.js';
 
-// The million-row version (10 rows of the user) is scripts/explain-pull.ts. With only 10 rows of
+// The million-row version (10 rows of the user) is packages/adapters-postgres/bench/explain-pull.ts. With only 10 rows of
 // the user in a small table the planner may as well take the (user_id, uid) index and sort, so
 // this quick check gives the user 5,000 of 105,000 rows and pulls a page of 501: reading the
 // (user_id, version) index in order beats sorting 5,000 rows by a wide margin, whatever sample

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FieldValues, NewRecordRow, RecordType } from '@calsync/domain';
 import { sampleFields } from '@calsync/testkit';
 import { PostgresSyncStore } from './postgres-sync-store.js';
-import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from './testing.js';
+import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '../test-support/index.js';
 
 const kinds = announceDatabaseKinds('set-based-writes.pg.test.ts');
 const T = '2024-05-01T10:00:00.000Z';

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CursorCodec, SyncService, type ItemResult, type PushItem, type RecordType } from '@calsync/domain';
 import { PostgresSyncStore } from './postgres-sync-store.js';
-import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase } from './testing.js';
+import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase } from '../test-support/index.js';
 
 // Races on a real PostgreSQL server with several pool connections. PGlite has one session and
 // serializes everything, so these cases only run when TEST_DATABASE_URL is set.

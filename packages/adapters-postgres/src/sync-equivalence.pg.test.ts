@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CursorCodec, RECORD_TYPES, SyncService } from '@calsync/domain';
 import { FixedClock, InMemorySyncStore, SEED_CHANGESET, smallChangesetArb } from '@calsync/testkit';
 import { PostgresSyncStore } from './postgres-sync-store.js';
-import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from './testing.js';
+import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '../test-support/index.js';
 
 // The engine's property tests (testkit/src/sync-properties.test.ts) prove their invariants on the
 // in-memory store. Here the same random push and pull sequences run on the SQL store and on the

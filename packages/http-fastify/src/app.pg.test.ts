@@ -1,4 +1,5 @@
-import { announceDatabaseKinds, openTestDatabase, PostgresAuthStore, PostgresLegacyStatsStore, PostgresSyncStore, PostgresUserStore, ScryptPasswordHasher, type TestDatabase } from '@calsync/adapters-postgres';
+import { PostgresAuthStore, PostgresLegacyStatsStore, PostgresSyncStore, PostgresUserStore, ScryptPasswordHasher } from '@calsync/adapters-postgres';
+import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '@calsync/adapters-postgres/test-support';
 import { CursorCodec, SyncService } from '@calsync/domain';
 import { CapturingSmsSender } from '@calsync/testkit';
 import type { FastifyInstance } from 'fastify';

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
-import { FixedLegacyStats, headerSignIn } from './testing/fakes.js';
+import { FixedLegacyStats, headerSignIn } from '../test-support/index.js';
 
 // Malformed and hostile requests against every route, on the real sync engine (in memory):
 // whatever arrives, the answer is never a 5xx and always the envelope (or 304 / metrics text).

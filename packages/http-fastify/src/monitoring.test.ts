@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildTestApp } from './testing/test-app.js';
+import { buildTestApp } from '../test-support/index.js';
 
 let app: FastifyInstance | undefined;
 afterEach(async () => {

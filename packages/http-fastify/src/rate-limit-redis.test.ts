@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildTestApp } from './testing/test-app.js';
+import { buildTestApp } from '../test-support/index.js';
 
 // A real Redis (CI sets TEST_REDIS_URL to the local server): the point of REDIS_URL is that several
 // app nodes share one counter per user, which only a real shared store can show.

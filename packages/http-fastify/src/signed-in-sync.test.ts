@@ -7,7 +7,7 @@ import { buildApp } from './app.js';
 import { FastJwtTokenSigner } from './auth/jwt-token-signer.js';
 import { loadConfig } from './config.js';
 import { CryptoRandom, SystemClock } from './system.js';
-import { FixedLegacyStats } from './testing/fakes.js';
+import { FixedLegacyStats } from '../test-support/index.js';
 
 // The sync routes behind the REAL sign-in (auth plugin and routes, in-memory stores) and the real
 // engine: a user signs in by SMS code and syncs; tokens are checked for real.

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { runAuthStoreContract } from '@calsync/testkit';
-import { announceDatabaseKinds, openTestDatabase } from '../testing.js';
+import { announceDatabaseKinds, openTestDatabase } from '../../test-support/index.js';
 import { PostgresAuthStore } from './postgres-auth-store.js';
 import { PostgresUserStore } from './postgres-user-store.js';
 

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIELD_TABLES, RECORD_TYPES } from '@calsync/domain';
 import { SQL_TYPE_OF_KIND, isNotNull } from '../record-columns.js';
-import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '../testing.js';
+import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '../../test-support/index.js';
 
 const kinds = announceDatabaseKinds('schema-matches-field-tables.pg.test.ts');
 

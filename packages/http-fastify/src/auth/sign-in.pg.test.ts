@@ -1,12 +1,13 @@
 import { Writable } from 'node:stream';
-import { announceDatabaseKinds, openTestDatabase, PostgresAuthStore, PostgresUserStore, ScryptPasswordHasher, withAuthTables, type TestDatabase } from '@calsync/adapters-postgres';
+import { PostgresAuthStore, PostgresUserStore, ScryptPasswordHasher, withAuthTables } from '@calsync/adapters-postgres';
+import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '@calsync/adapters-postgres/test-support';
 import { HttpSmsSender } from '@calsync/adapters-sms';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStandInSmsGateway, type StandInSmsGateway } from '@calsync/testkit';
 import { CryptoRandom, SystemClock } from '../system.js';
-import { buildTestApp } from '../testing/test-app.js';
+import { buildTestApp } from '../../test-support/index.js';
 import { registerAuth } from './index.js';
 import { createAuthModule } from './wiring.js';
 

@@ -7,7 +7,7 @@ import {
   InMemoryAuthStore,
   InMemoryUserStore,
 } from '../../../testkit/src/auth/index.js';
-import { buildTestApp } from '../testing/test-app.js';
+import { buildTestApp } from '../../test-support/index.js';
 import { SystemClock } from '../system.js';
 import { registerAuth } from '../auth/index.js';
 import { FastJwtTokenSigner } from '../auth/jwt-token-signer.js';

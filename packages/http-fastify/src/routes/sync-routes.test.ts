@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildTestApp } from '../testing/test-app.js';
-import type { RecordingSyncApi } from '../testing/fakes.js';
+import { buildTestApp } from '../../test-support/index.js';
+import type { RecordingSyncApi } from '../../test-support/index.js';
 
 let app: FastifyInstance;
 let sync: RecordingSyncApi;

@@ -11,7 +11,7 @@ import {
   type UserSyncStats,
 } from '@calsync/domain';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { SignInRegistrar } from '../sign-in.js';
+import type { SignInRegistrar } from '../src/sign-in.js';
 
 /**
  * A SyncApi that records calls and answers canned, well-formed responses: lets HTTP tests check

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import { readChangesQuery } from '../record-queries.js';
-import type { DB } from '../schema.js';
+import { readChangesQuery } from '../src/record-queries.js';
+import type { DB } from '../src/schema.js';
 
 /**
  * Fills `tasks` with `otherRows` rows spread over 1,000 other users (set-based) and `ownRows` rows

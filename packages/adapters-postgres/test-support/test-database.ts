@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createDatabase, type Database, type DatabaseKind } from './database.js';
-import { migrateToLatest } from './migrate.js';
+import { createDatabase, type Database, type DatabaseKind } from '../src/database.js';
+import { migrateToLatest } from '../src/migrate.js';
 
 /** The database kinds the database tests run against: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
 export function databaseKindsUnderTest(): DatabaseKind[] {

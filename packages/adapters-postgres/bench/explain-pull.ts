@@ -1,8 +1,7 @@
 // Shows that the pull query uses the (user_id, version) index: 1,000,000 tasks of 1,000 other users
 // plus 10 of one user, then EXPLAIN (ANALYZE, BUFFERS). Runs in a throw-away schema.
-// Usage: TEST_DATABASE_URL=postgres://… npx tsx packages/adapters-postgres/src/scripts/explain-pull.ts [rows]
-import { openTestDatabase } from '../testing.js';
-import { explainPull, seedPullPlanData } from './pull-plan.js';
+// Usage: TEST_DATABASE_URL=postgres://… npx tsx --conditions=source packages/adapters-postgres/bench/explain-pull.ts [rows]
+import { explainPull, openTestDatabase, seedPullPlanData } from '../test-support/index.js';
 
 const rows = Number(process.argv[2] ?? 1_000_000);
 const database = await openTestDatabase('postgres', { poolMax: 2 });

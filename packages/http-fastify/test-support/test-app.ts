@@ -1,7 +1,7 @@
 import type { AuthService } from '@calsync/domain';
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type BuildAppDeps } from '../app.js';
-import { loadConfig } from '../config.js';
+import { buildApp, type BuildAppDeps } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
 import { FixedLegacyStats, headerSignIn, RecordingSyncApi } from './fakes.js';
 
 /** A test app on fakes, with config from `env` (test mode, silent logs) and deps overridable. */

@@ -1,17 +1,18 @@
 /**
  * Diagnostic: times one batch push of 1,000 events and a full pull through SyncService on
- * PostgreSQL, statement by statement (`npx tsx --conditions=source packages/adapters-postgres/src/scripts/push-timing.ts`).
+ * PostgreSQL, statement by statement (`npx tsx --conditions=source packages/adapters-postgres/bench/push-timing.ts` with TEST_DATABASE_URL set).
  */
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
-import { PostgresSyncStore } from '../postgres-sync-store.js';
-import { migrateToLatest } from '../migrate.js';
+import { migrateToLatest } from '../src/migrate.js';
+import { PostgresSyncStore } from '../src/postgres-sync-store.js';
+import type { DB } from '../src/schema.js';
 import { SyncService, CursorCodec, type PushChangeset } from '@calsync/domain';
-import type { DB } from '../schema.js';
 
 const schema = 'f_timing_' + process.pid;
-const url = 'postgres://postgres@127.0.0.1:5432/test';
+const url = process.env.TEST_DATABASE_URL;
+if (!url) throw new Error('set TEST_DATABASE_URL to a PostgreSQL database this script may add a throw-away schema to');
 const admin = new pg.Client({ connectionString: url }); await admin.connect(); await admin.query(`create schema ${schema}`);
 const pool = new pg.Pool({ connectionString: url, max: 4, options: `-c search_path=${schema}` });
 const log: { sql: string; ms: number }[] = [];
