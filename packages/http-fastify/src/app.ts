@@ -14,6 +14,7 @@ import { requestIdFrom, requestIdPlugin, REQUEST_ID_HEADER } from './plugins/req
 import { healthRoutes } from './routes/health-routes.js';
 import { legacyRoutes } from './routes/legacy-routes.js';
 import { syncRoutes } from './routes/sync-routes.js';
+import { webClientPlugin } from './plugins/web-client.js';
 import { registerSignIn, type SignInRegistrar } from './sign-in.js';
 
 /** Everything the HTTP app needs; main.ts builds these, tests pass in-memory ones. */
@@ -30,6 +31,8 @@ export interface BuildAppDeps {
   readonly redis?: Redis | undefined;
   /** Replaces the sign-in registration (authenticate decorator and auth routes); tests only. */
   readonly signIn?: SignInRegistrar;
+  /** Folder of the built web client, served at /app/ (with / redirecting there); none when absent. */
+  readonly webClientDir?: string | undefined;
 }
 
 function isLoggerInstance(logger: BuildAppDeps['logger']): logger is FastifyBaseLogger {
@@ -89,5 +92,6 @@ export async function buildApp(deps: BuildAppDeps): Promise<FastifyInstance> {
   await (deps.signIn ?? registerSignIn)(app, { auth: deps.auth, config });
   await app.register(syncRoutes, { sync: deps.sync, config });
   await app.register(legacyRoutes, { stats: deps.stats, config });
+  if (deps.webClientDir) await app.register(webClientPlugin, { root: deps.webClientDir });
   return app;
 }

@@ -11,6 +11,8 @@ import {
 import { HttpSmsSender, LoggingSmsSender } from '@calsync/adapters-sms';
 import { CursorCodec, SyncService, type SmsSender } from '@calsync/domain';
 import type { FastifyInstance } from 'fastify';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { buildApp } from './app.js';
@@ -25,17 +27,27 @@ function smsSenderFor(config: AppConfig, logger: Logger): SmsSender {
   return new LoggingSmsSender(logger.child({ component: 'sms' }));
 }
 
-function printHowToSignIn(config: AppConfig, address: string): void {
+/** The built web client (`packages/web/dist`, beside this package in the repository), if it was built. */
+function builtWebClientDir(): string | undefined {
+  const dir = fileURLToPath(new URL('../../web/dist/', import.meta.url));
+  return existsSync(`${dir}index.html`) ? dir : undefined;
+}
+
+function printHowToSignIn(config: AppConfig, address: string, webClientDir: string | undefined): void {
   const base = address.replace('://0.0.0.0', '://localhost').replace('://[::]', '://localhost');
+  const codeWhere = config.smsGateway
+    ? 'the code arrives by SMS'
+    : 'no SMS gateway configured: the sign-in code is in this log, line "development SMS (not sent)"';
   const lines = [
     `calsync listening on ${base} (database: ${config.databaseUrl.startsWith('pglite://') ? config.databaseUrl : 'postgres'})`,
+    webClientDir
+      ? `  web app:  ${base}/app/  (sign in with any phone number; ${codeWhere})`
+      : '  web app:  not built (run `pnpm start`, which builds it, or `pnpm build:web`)',
     `  health:   curl ${base}/health`,
     `  API docs: ${base}/api-docs`,
     '  sign in:',
     `    curl -X POST ${base}/api/auth/send-otp -H 'content-type: application/json' -d '{"phone":"+15550000001","name":"Ada"}'`,
-    config.smsGateway
-      ? '    (the code arrives by SMS)'
-      : '    (no SMS gateway configured: the code is in this log, line "development SMS (not sent)")',
+    `    (${codeWhere})`,
     `    curl -X POST ${base}/api/auth/verify-otp -H 'content-type: application/json' -d '{"phone":"+15550000001","otp":"<CODE>"}'`,
     `    curl ${base}/api/sync/changes -H 'authorization: Bearer <ACCESS_TOKEN>'`,
   ];
@@ -106,10 +118,11 @@ async function main(): Promise<void> {
   });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { connectTimeout: 1000, maxRetriesPerRequest: 1 }) : undefined;
 
-  const app = await buildApp({ config, logger, sync, stats, auth, readiness: () => database.ping(), redis });
+  const webClientDir = builtWebClientDir();
+  const app = await buildApp({ config, logger, sync, stats, auth, readiness: () => database.ping(), redis, webClientDir });
   installShutdown(logger, app, database, redis, config.shutdownTimeoutMs);
   const address = await app.listen({ port: config.port, host: config.host });
-  printHowToSignIn(config, address);
+  printHowToSignIn(config, address, webClientDir);
 }
 
 /** `pnpm migrate`: checks the variables it reads as start-up does, migrates, prints one line. */

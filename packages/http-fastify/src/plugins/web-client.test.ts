@@ -1,0 +1,78 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp } from '../../test-support/index.js';
+
+describe('the built web client at /app/', () => {
+  let app: FastifyInstance;
+  let root: string;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'calsync-web-'));
+    mkdirSync(join(root, 'assets'));
+    writeFileSync(join(root, 'index.html'), '<!doctype html><title>calsync</title><div id="root"></div>');
+    writeFileSync(join(root, 'assets', 'index-abc123.js'), 'console.log("app")');
+    writeFileSync(join(root, 'sw.js'), 'self.addEventListener("fetch", () => {})');
+    ({ app } = await buildTestApp({}, { webClientDir: root }));
+  });
+
+  afterAll(async () => {
+    await app.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('redirects / and /app to /app/', async () => {
+    for (const url of ['/', '/app']) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(302);
+      expect(res.headers.location).toBe('/app/');
+    }
+  });
+
+  it('serves index.html at /app/ and at every client-side route, always revalidated', async () => {
+    for (const url of ['/app/', '/app/conflicts', '/app/calendars/anything']) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.headers['cache-control']).toBe('no-cache');
+      expect(res.body).toContain('<div id="root">');
+    }
+  });
+
+  it('serves hashed assets as immutable and the service worker revalidated', async () => {
+    const asset = await app.inject({ method: 'GET', url: '/app/assets/index-abc123.js' });
+    expect(asset.statusCode).toBe(200);
+    expect(asset.headers['content-type']).toMatch(/javascript/);
+    expect(asset.headers['cache-control']).toContain('immutable');
+    const sw = await app.inject({ method: 'GET', url: '/app/sw.js' });
+    expect(sw.statusCode).toBe(200);
+    expect(sw.headers['cache-control']).toBe('no-cache');
+  });
+
+  it('answers a missing asset with the 404 envelope, not the app page', async () => {
+    const res = await app.inject({ method: 'GET', url: '/app/assets/missing-000.js' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
+  });
+
+  it('leaves the API alone: an unknown /api/... route is still the 404 envelope, health still answers', async () => {
+    const unknown = await app.inject({ method: 'GET', url: '/api/no-such-route' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
+    const health = await app.inject({ method: 'GET', url: '/health' });
+    expect(health.statusCode).toBe(200);
+  });
+
+  it('without a built client, / and /app/ are the 404 envelope', async () => {
+    const { app: bare } = await buildTestApp();
+    try {
+      const res = await bare.inject({ method: 'GET', url: '/app/' });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
+    } finally {
+      await bare.close();
+    }
+  });
+});

@@ -1,0 +1,45 @@
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import fp from 'fastify-plugin';
+
+/** Where the reference web client is served; `/` redirects here. */
+export const WEB_CLIENT_PREFIX = '/app/';
+
+/** Options of the web-client plugin: the folder of a built `packages/web` (its `index.html` and assets). */
+export interface WebClientOptions {
+  readonly root: string;
+}
+
+/**
+ * Serves the built web client at /app/: hashed assets as immutable files, every other path under
+ * /app/ as index.html (the app routes in the browser), index.html and the service worker always
+ * revalidated so a new build is picked up. Only /app/ and / are touched: /api/*, /health*, /metrics
+ * and the docs keep their own routes, and an unknown /api/... path still gets the 404 envelope.
+ */
+export const webClientPlugin = fp<WebClientOptions>(
+  async (app: FastifyInstance, opts) => {
+    await app.register(fastifyStatic, {
+      root: opts.root,
+      prefix: WEB_CLIENT_PREFIX,
+      // Routes only for the files present at start-up; the fallback below answers the rest.
+      wildcard: false,
+      index: false,
+      cacheControl: false,
+      setHeaders: (res, path) => {
+        const immutable = /[\\/]assets[\\/]/.test(path);
+        res.setHeader('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+      },
+    });
+    const sendIndex = (_request: unknown, reply: FastifyReply) =>
+      reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html');
+    app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect(WEB_CLIENT_PREFIX));
+    app.get('/app', { schema: { hide: true } }, (_request, reply) => reply.redirect(WEB_CLIENT_PREFIX));
+    app.get(WEB_CLIENT_PREFIX, { schema: { hide: true } }, sendIndex);
+    app.get(`${WEB_CLIENT_PREFIX}*`, { schema: { hide: true } }, (request, reply) => {
+      // A missing asset is a 404, not the app's HTML (a browser would try to run HTML as script).
+      if (/\.[a-z0-9]+$/i.test(request.url.split('?')[0] ?? '')) return reply.callNotFound();
+      return sendIndex(request, reply);
+    });
+  },
+  { name: 'calsync-web-client' },
+);
