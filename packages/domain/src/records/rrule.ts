@@ -1,7 +1,10 @@
-import rrule from 'rrule';
+import * as rruleModule from 'rrule';
 
-// The named import fails at run time in compiled ESM (STACK.md).
-const { RRule } = rrule;
+type RRuleClass = typeof rruleModule.RRule;
+// Node loads rrule's CommonJS build, whose exports sit on `default` only (a named import fails at
+// run time there); bundlers for the browser load its ES module build, which has named exports only.
+const RRule: RRuleClass =
+  (rruleModule as { RRule?: RRuleClass }).RRule ?? (rruleModule as unknown as { default: { RRule: RRuleClass } }).default.RRule;
 
 const DAY = '(?:MO|TU|WE|TH|FR|SA|SU)';
 const FREQS = new Set(['SECONDLY', 'MINUTELY', 'HOURLY', 'DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY']);

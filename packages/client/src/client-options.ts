@@ -1,0 +1,28 @@
+import type { LocalStore } from './store/local-store.js';
+
+/** How to create a client. Only `baseUrl`, `store` and `device` are required. */
+export interface SyncClientOptions {
+  /** The server's origin (the web client passes VITE_API_URL); '' for the page's own origin. */
+  readonly baseUrl: string;
+  readonly store: LocalStore;
+  /** The device this client signs in as; its uid is generated once and kept in the store. */
+  readonly device: { readonly platform: string; readonly name: string; readonly fcmToken?: string | null };
+  /** A fetch to use instead of the global one (tests, custom agents). */
+  readonly fetch?: typeof fetch;
+  /** Wait after a local write before syncing (500 ms). */
+  readonly debounceMs?: number;
+  /** Sync at least this often while started (60 s). */
+  readonly periodicMs?: number;
+  /** Per-item errors before an outbox item is parked (5). */
+  readonly maxAttempts?: number;
+  /** Pull page size (500; the server allows 1..1000). */
+  readonly pageSize?: number;
+  /** Items per record type in one push (1000, the server's limit). */
+  readonly maxBatchItems?: number;
+  /** Name of the Web Lock and channel tabs share (defaults to the base URL). */
+  readonly lockName?: string;
+  /** Randomness for backoff jitter (Math.random). */
+  readonly random?: () => number;
+  /** Wall clock in milliseconds (Date.now). */
+  readonly now?: () => number;
+}

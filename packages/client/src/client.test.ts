@@ -1,0 +1,106 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LocalValidationError, MemoryStore } from './index.js';
+import { startInMemoryService, type InMemoryService } from './testing/in-memory-service.js';
+import { clientOf, signIn } from './testing/clients.js';
+
+const times = { startTime: '2030-01-07T09:00:00.000Z', endTime: '2030-01-07T10:00:00.000Z' };
+let service: InMemoryService;
+beforeEach(async () => {
+  service = await startInMemoryService();
+});
+afterEach(async () => {
+  await service.close();
+});
+
+describe('@calsync/client against the in-memory service', () => {
+  it('signs in, bootstraps the default calendar by pull, pushes a write and another device pulls it', async () => {
+    const a = await clientOf(service);
+    await signIn(service, a, '+15550000001');
+    const [personal] = a.calendars.list();
+    expect(personal).toMatchObject({ name: 'Personal', isDefault: true });
+    expect(personal?.version).toMatch(/^[0-9]+$/);
+    expect(a.status).toMatchObject({ signedIn: true, pending: 0, failed: 0, lastError: null });
+
+    const uid = await a.events.put({ calendarUid: personal!.uid, title: 'Standup', ...times, rrule: 'FREQ=WEEKLY;COUNT=4' });
+    expect(a.events.get(uid)).toMatchObject({ title: 'Standup', version: null, allDay: false });
+    expect(a.status.pending).toBe(1);
+    await a.sync();
+    expect(a.events.get(uid)?.version).toMatch(/^[0-9]+$/);
+    expect(a.status.pending).toBe(0);
+
+    const b = await clientOf(service);
+    await signIn(service, b, '+15550000001');
+    expect(b.events.get(uid)).toEqual(a.events.get(uid));
+    expect(b.calendars.list()).toEqual(a.calendars.list());
+  });
+
+  it('refuses an invalid rrule, a missing title and end before start locally, before the outbox', async () => {
+    const a = await clientOf(service);
+    await signIn(service, a, '+15550000002');
+    const cal = a.calendars.list()[0]!.uid;
+    await expect(a.events.put({ calendarUid: cal, title: 'x', ...times, rrule: 'FREQ=FOO' })).rejects.toMatchObject({ code: 'INVALID_RRULE' });
+    await expect(a.events.put({ calendarUid: cal, ...times })).rejects.toBeInstanceOf(LocalValidationError);
+    await expect(a.events.put({ calendarUid: cal, title: 'x', startTime: times.endTime, endTime: times.startTime })).rejects.toMatchObject({ code: 'INVALID_FIELD' });
+    await expect(a.events.put({ title: 'x', ...times })).rejects.toMatchObject({ code: 'CALENDAR_REQUIRED' });
+    expect(a.status.pending).toBe(0);
+    expect(a.events.list()).toEqual([]);
+  });
+
+  it('surfaces a conflict, lists it, restores it, and both devices converge on the restored version', async () => {
+    const a = await clientOf(service);
+    const b = await clientOf(service);
+    await signIn(service, a, '+15550000003');
+    await signIn(service, b, '+15550000003');
+    const t = await a.tasks.put({ title: 'Plan' });
+    await a.sync();
+    await b.sync();
+    await a.tasks.put({ uid: t, title: 'by a' });
+    await b.tasks.put({ uid: t, title: 'by b' });
+    await a.sync();
+    const seen: unknown[] = [];
+    b.conflicts.subscribe((c) => seen.push(...c));
+    await b.sync();
+    expect(seen).toHaveLength(1);
+    expect(b.status.pending).toBe(0);
+    const [conflict] = await b.conflicts.list();
+    expect(conflict).toMatchObject({ entityType: 'TASK', entityUid: t, loserSnapshot: { title: 'by a' } });
+    await a.sync();
+    expect(a.tasks.get(t)).toEqual(b.tasks.get(t));
+    expect(a.tasks.get(t)?.title).toBe('by b');
+    await b.conflicts.restore(conflict!.conflictId);
+    await b.sync();
+    await a.sync();
+    expect(a.tasks.get(t)?.title).toBe('by a');
+    expect(b.tasks.get(t)).toEqual(a.tasks.get(t));
+    expect(await a.conflicts.list()).toEqual([]);
+  });
+
+  it('re-keys a local default calendar merged into the server one, in records, references and the outbox', async () => {
+    const a = await clientOf(service);
+    await signIn(service, a, '+15550000004');
+    const server = a.calendars.list()[0]!.uid;
+    const local = await a.calendars.put({ name: 'Mine', isDefault: true });
+    const ev = await a.events.put({ calendarUid: local, title: 'E', ...times });
+    await a.sync();
+    expect(a.calendars.get(local)).toBeUndefined();
+    expect(a.events.get(ev)?.calendarUid).toBe(server);
+    await a.sync();
+    expect(a.status).toMatchObject({ pending: 0, failed: 0 });
+    expect(service.syncStore.snapshotRows(1, 'events').map((r) => r.fields.calendarUid)).toEqual([server]);
+  });
+
+  it('logout ends the session and wipes the store; the device uid stays', async () => {
+    const store = new MemoryStore();
+    const a = await clientOf(service, { store });
+    await signIn(service, a, '+15550000005');
+    await a.tasks.put({ title: 'local only' });
+    await a.auth.logout();
+    expect(a.status.signedIn).toBe(false);
+    expect(a.calendars.list()).toEqual([]);
+    expect(a.tasks.list()).toEqual([]);
+    const contents = await store.load();
+    expect(contents.records).toEqual([]);
+    expect(contents.outbox).toEqual([]);
+    expect(Object.keys(contents.meta)).toEqual(['deviceUid']);
+  });
+});

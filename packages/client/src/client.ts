@@ -1,0 +1,258 @@
+import type { RecordType } from '@calsync/domain/records';
+import { AuthModule, type ClientAuth } from './auth.js';
+import type { SyncClientOptions } from './client-options.js';
+import { createCollection, type Collection } from './collection.js';
+import { META, LocalState } from './engine/local-state.js';
+import { planRecovery, planRetry } from './engine/outbox.js';
+import { runRound } from './engine/sync-round.js';
+import { SyncRunner, type SyncReason } from './engine/sync-runner.js';
+import { ApiError } from './http/api-error.js';
+import { CalsyncApi } from './http/api.js';
+import { Transport } from './http/transport.js';
+import type { CalendarFields, EventFields, ReminderFields, TaskFields } from './records.js';
+import { StatusCell, type SyncStatus } from './status.js';
+import type { OutboxError } from './store/local-store.js';
+import { TabCoordinator } from './tab-coordinator.js';
+import { browserOnline, debounce, onlineTrigger, periodicTrigger, visibleTrigger, type TriggerSource } from './triggers.js';
+import { uuidv7 } from './uid.js';
+import type { WireConflict, WireResolveResponse } from './wire.js';
+
+/** A parked outbox item, as `outbox.failed()` lists it. */
+export interface FailedItem {
+  readonly type: RecordType;
+  readonly uid: string;
+  readonly op: 'upsert' | 'delete';
+  readonly attempts: number;
+  readonly error: OutboxError | null;
+}
+
+/** The SDK's one object: local data, sign-in, the sync loop and its status. */
+export interface SyncClient {
+  /** Loads the store; items stuck in flight return to pending, parked ones get a fresh budget. */
+  open(): Promise<void>;
+  readonly auth: ClientAuth;
+  readonly calendars: Collection<CalendarFields>;
+  readonly events: Collection<EventFields>;
+  readonly tasks: Collection<TaskFields>;
+  readonly reminders: Collection<ReminderFields>;
+  /** One push-then-pull round (bootstrap pull first when needed); a second call joins the running one. */
+  sync(): Promise<void>;
+  /** Starts the loop: debounced local writes, online, page visible, the periodic timer, added triggers. */
+  start(): void;
+  stop(): void;
+  readonly status: SyncStatus;
+  onStatus(listener: (status: SyncStatus) => void): () => void;
+  readonly conflicts: {
+    /** The user's unresolved conflicts, from the server. */
+    list(): Promise<WireConflict[]>;
+    /** Puts the losing version back (a new version every device pulls). */
+    restore(conflictId: number): Promise<WireResolveResponse>;
+    /** Keeps the winner. */
+    dismiss(conflictId: number): Promise<WireResolveResponse>;
+    /** Calls `listener` with the conflicts a push of this device produced. */
+    subscribe(listener: (conflicts: readonly WireConflict[]) => void): () => void;
+  };
+  readonly outbox: {
+    failed(): FailedItem[];
+    /** Parked items (of one uid, or all) back to pending with a fresh budget, then a sync. */
+    retry(uid?: string): Promise<void>;
+  };
+  /** Asks for a round as a trigger would (the notification listener calls this). */
+  requestSync(reason?: SyncReason): void;
+  /** Adds a trigger source, active while started; returns its removal. */
+  addTrigger(source: TriggerSource): () => void;
+  close(): Promise<void>;
+}
+
+/** Creates a client over `options.store`; call `open()` before anything else. */
+export function createSyncClient(options: SyncClientOptions): SyncClient {
+  const fetchFn = options.fetch ?? ((input: Parameters<typeof fetch>[0], init?: RequestInit) => globalThis.fetch(input, init));
+  const now = options.now ?? (() => Date.now());
+  const random = options.random ?? Math.random;
+  const debounceMs = options.debounceMs ?? 500;
+  const periodicMs = options.periodicMs ?? 60_000;
+  const maxAttempts = options.maxAttempts ?? 5;
+  const pageSize = options.pageSize ?? 500;
+  const maxBatchItems = options.maxBatchItems ?? 1000;
+  const state = new LocalState(options.store);
+  const tabs = new TabCoordinator(options.lockName ?? (options.baseUrl || 'default'));
+  const status = new StatusCell({ signedIn: false, online: browserOnline(), syncing: false, pending: 0, failed: 0, lastSyncAt: null, lastError: null });
+  const conflictListeners = new Set<(c: readonly WireConflict[]) => void>();
+  const triggerSources = new Set<TriggerSource>([onlineTrigger, visibleTrigger, periodicTrigger(periodicMs)]);
+  const activeTriggers = new Map<TriggerSource, () => void>();
+  let opened = false;
+  let started = false;
+
+  const deviceUid = (): string => {
+    const uid = state.text(META.deviceUid);
+    if (!uid) throw new Error('call client.open() first');
+    return uid;
+  };
+  const auth: AuthModule = new AuthModule({
+    state,
+    api: () => api,
+    device: () => ({ uid: deviceUid(), platform: options.device.platform, name: options.device.name, ...(options.device.fcmToken !== undefined ? { fcmToken: options.device.fcmToken } : {}) }),
+    signedIn: async () => {
+      refreshStatus();
+      await runner.sync().catch(() => undefined);
+    },
+    signedOut: (error) => {
+      status.update({ signedIn: false, ...(error ? { lastError: { kind: error.kind, code: error.code, message: error.message } } : { lastError: null }) });
+      refreshStatus();
+    },
+  });
+  const api = new CalsyncApi(new Transport(options.baseUrl.replace(/\/$/, ''), fetchFn, auth, now));
+
+  const runner = new SyncRunner({
+    round: () =>
+      runRound({
+        state, api, pageSize, maxAttempts, maxBatchItems, now,
+        onConflicts: (c) => {
+          for (const l of [...conflictListeners]) l(c);
+        },
+      }),
+    exclusive: (fn) => fn(),
+    mayRun: () => opened && tabs.leader && auth.accessToken() !== undefined,
+    hasPushable: () => state.outbox.some((i) => i.state === 'pending' && i.attempts === 0 && !i.waitForPull),
+    random,
+    onState: ({ syncing, error, ok }) => {
+      if (syncing) {
+        status.update({ syncing: true });
+        return;
+      }
+      const offline = error instanceof ApiError && error.kind === 'network';
+      status.update({
+        syncing: false,
+        online: offline ? false : error instanceof ApiError || ok ? true : status.value.online,
+        lastError: error ? { kind: error instanceof ApiError ? error.kind : 'local', code: error instanceof ApiError ? error.code : 'CLIENT_ERROR', message: error.message } : null,
+      });
+      refreshStatus();
+      if (ok) tabs.announce();
+    },
+    setTimer: (fn, ms) => setTimeout(fn, ms),
+    clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+  });
+
+  function refreshStatus(): void {
+    const failed = state.outbox.filter((i) => i.state === 'failed').length;
+    const last = state.meta.get(META.lastSyncAt);
+    status.update({
+      signedIn: auth.accessToken() !== undefined,
+      pending: state.outbox.length - failed,
+      failed,
+      lastSyncAt: typeof last === 'string' ? last : null,
+    });
+  }
+  state.onChange(refreshStatus);
+  const writeDebounce = debounce(() => runner.request('write'), debounceMs);
+  const wrote = (): void => {
+    tabs.announce();
+    if (started) writeDebounce.call();
+  };
+  const ready = (): void => {
+    if (!opened) throw new Error('call client.open() first');
+  };
+  const unwatchTabs = tabs.onRemoteChange(() => {
+    void state.reload();
+  });
+
+  const activate = (source: TriggerSource): void => {
+    activeTriggers.set(source, source((reason) => runner.request(reason)));
+  };
+
+  return {
+    async open() {
+      if (opened) return;
+      await options.store.open();
+      await state.reload();
+      const put: Record<string, string> = {};
+      if (!state.text(META.deviceUid)) put[META.deviceUid] = uuidv7(now());
+      await state.commit({ ...planRecovery(state), putMeta: put });
+      opened = true;
+      refreshStatus();
+    },
+    auth,
+    calendars: createCollection<CalendarFields>('calendars', state, wrote, ready),
+    events: createCollection<EventFields>('events', state, wrote, ready),
+    tasks: createCollection<TaskFields>('tasks', state, wrote, ready),
+    reminders: createCollection<ReminderFields>('reminders', state, wrote, ready),
+    sync() {
+      ready();
+      if (auth.accessToken() === undefined) return Promise.reject(new ApiError('signed-out', 401, 'UNAUTHORIZED', 'not signed in'));
+      return runner.sync();
+    },
+    start() {
+      ready();
+      if (started) return;
+      started = true;
+      runner.start();
+      tabs.compete(() => {
+        if (!started) return;
+        for (const source of triggerSources) activate(source);
+        runner.request('manual');
+      });
+    },
+    stop() {
+      if (!started) return;
+      started = false;
+      writeDebounce.cancel();
+      runner.stop();
+      for (const cleanup of activeTriggers.values()) cleanup();
+      activeTriggers.clear();
+      tabs.resign();
+    },
+    get status() {
+      return status.value;
+    },
+    onStatus: (listener) => status.subscribe(listener),
+    conflicts: {
+      async list() {
+        const all: WireConflict[] = [];
+        let afterId: number | undefined;
+        for (;;) {
+          const page = await api.conflicts(afterId, 200);
+          all.push(...page.conflicts);
+          if (!page.hasMore || page.nextAfterId === null) return all;
+          afterId = page.nextAfterId;
+        }
+      },
+      async restore(conflictId) {
+        const answer = await api.resolve(conflictId, 'restore');
+        runner.request('manual');
+        return answer;
+      },
+      dismiss: (conflictId) => api.resolve(conflictId, 'dismiss'),
+      subscribe(listener) {
+        conflictListeners.add(listener);
+        return () => conflictListeners.delete(listener);
+      },
+    },
+    outbox: {
+      failed: () =>
+        state.outbox.filter((i) => i.state === 'failed').map((i) => ({ type: i.type, uid: i.uid, op: i.op, attempts: i.attempts, error: i.lastError })),
+      async retry(uid) {
+        await state.commit(planRetry(state, uid));
+        runner.request('manual');
+      },
+    },
+    requestSync: (reason = 'notification') => runner.request(reason),
+    addTrigger(source) {
+      triggerSources.add(source);
+      if (started && tabs.leader) activate(source);
+      return () => {
+        triggerSources.delete(source);
+        activeTriggers.get(source)?.();
+        activeTriggers.delete(source);
+      };
+    },
+    async close() {
+      this.stop();
+      unwatchTabs();
+      tabs.close();
+      await runner.sync().catch(() => undefined).then(() => undefined, () => undefined);
+      await state.flushed();
+      await options.store.close();
+      opened = false;
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import type { FieldValue, RecordType } from '@calsync/domain/records';
+import type { LocalState } from './engine/local-state.js';
+import { planPut, planRemove } from './engine/outbox.js';
+import type { StoredRecord } from './store/local-store.js';
+import { uuidv7 } from './uid.js';
+import { checkPut } from './validation.js';
+
+/** A record as the app sees it: its uid, the server version it is based on, and every field. */
+export type LocalRecord<F> = F & {
+  readonly uid: string;
+  /** Null while the record was never synchronised. */
+  readonly version: string | null;
+};
+
+/** Input of `put`: a uid (omit it to create with a new one) and the fields to set. */
+export type PutInput<F> = Partial<F> & { readonly uid?: string };
+
+/** Reads and writes of one record type; the same shape for calendars, events, tasks and reminders. */
+export interface Collection<F> {
+  /** Creates (no uid, or an unknown one) or patches a record; validated locally first. Returns the uid. */
+  put(input: PutInput<F>): Promise<string>;
+  /** Deletes a record and, like the server, its local descendants. */
+  remove(uid: string): Promise<void>;
+  get(uid: string): LocalRecord<F> | undefined;
+  /** Every local record of the type, in uid order. */
+  list(): LocalRecord<F>[];
+  /** Calls `listener` with the new list after every change of this type; returns the unsubscribe function. */
+  subscribe(listener: (records: LocalRecord<F>[]) => void): () => void;
+}
+
+const view = <F>(r: StoredRecord): LocalRecord<F> => ({ ...(r.fields as F), uid: r.uid, version: r.version });
+
+/** The collection of `type` over the client's state; `wrote` is told after each local write. */
+export function createCollection<F>(type: RecordType, state: LocalState, wrote: () => void, ready: () => void): Collection<F> {
+  const list = (): LocalRecord<F>[] =>
+    [...state.records[type].values()].sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0)).map((r) => view<F>(r));
+  return {
+    async put(input) {
+      ready();
+      const { uid = uuidv7(), ...fields } = input as { uid?: string } & Record<string, unknown>;
+      const patch: Record<string, FieldValue> = checkPut(type, uid, state.records[type].get(uid), fields);
+      await state.commit(planPut(state, type, uid, patch));
+      wrote();
+      return uid;
+    },
+    async remove(uid) {
+      ready();
+      const change = planRemove(state, type, uid);
+      if (!change) return;
+      await state.commit(change);
+      wrote();
+    },
+    get(uid) {
+      const r = state.records[type].get(uid);
+      return r ? view<F>(r) : undefined;
+    },
+    list,
+    subscribe(listener) {
+      return state.onChange((change) => {
+        if (change.types.has(type)) listener(list());
+      });
+    },
+  };
+}

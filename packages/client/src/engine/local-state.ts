@@ -1,0 +1,131 @@
+import { RECORD_TYPES, type RecordType } from '@calsync/domain/records';
+import type { LocalStore, MetaValue, OutboxItem, StoredRecord, StoreWrite } from '../store/local-store.js';
+
+/** Metadata keys the client keeps in its store. */
+export const META = {
+  cursor: 'cursor',
+  deviceUid: 'deviceUid',
+  accessToken: 'accessToken',
+  refreshToken: 'refreshToken',
+  user: 'user',
+  nextSeq: 'nextSeq',
+  lastSyncAt: 'lastSyncAt',
+} as const;
+
+/** Which parts of the state a commit touched, for listeners. */
+export interface StateChange {
+  readonly types: ReadonlySet<RecordType>;
+  readonly outbox: boolean;
+  readonly meta: boolean;
+}
+
+/**
+ * The client's working copy of its store, in memory, so reads are synchronous. Every change goes
+ * through `commit`: it applies to memory at once (later computations see it) and queues the same
+ * change for the store, whose writes therefore land in the same order. Awaiting `commit` means
+ * the change is durable.
+ */
+export class LocalState {
+  readonly records: Record<RecordType, Map<string, StoredRecord>> = {
+    calendars: new Map(), events: new Map(), tasks: new Map(), reminders: new Map(),
+  };
+  /** In seq order. */
+  outbox: OutboxItem[] = [];
+  readonly meta = new Map<string, MetaValue>();
+  readonly #store: LocalStore;
+  readonly #listeners = new Set<(change: StateChange) => void>();
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(store: LocalStore) {
+    this.#store = store;
+  }
+
+  /** Replaces memory with what the store holds. */
+  async reload(): Promise<void> {
+    await this.#queue;
+    const contents = await this.#store.load();
+    for (const type of RECORD_TYPES) this.records[type].clear();
+    for (const r of contents.records) this.records[r.type].set(r.uid, r);
+    this.outbox = [...contents.outbox];
+    this.meta.clear();
+    for (const [k, v] of Object.entries(contents.meta)) this.meta.set(k, v);
+    this.#emit({ types: new Set(RECORD_TYPES), outbox: true, meta: true });
+  }
+
+  /** A string metadata value, or undefined. */
+  text(key: string): string | undefined {
+    const v = this.meta.get(key);
+    return typeof v === 'string' ? v : undefined;
+  }
+
+  /** The next outbox sequence number (reserved at once; persisted by the commit that uses it). */
+  nextSeq(): number {
+    const last = this.meta.get(META.nextSeq);
+    const fromItems = this.outbox.reduce((m, i) => Math.max(m, i.seq + 1), 1);
+    const seq = Math.max(typeof last === 'number' ? last : 1, fromItems);
+    this.meta.set(META.nextSeq, seq + 1);
+    return seq;
+  }
+
+  /** Applies `change` to memory now and to the store in order; resolves once it is durable. */
+  commit(change: StoreWrite): Promise<void> {
+    const types = new Set<RecordType>();
+    for (const r of change.deleteRecords ?? []) {
+      this.records[r.type].delete(r.uid);
+      types.add(r.type);
+    }
+    for (const r of change.putRecords ?? []) {
+      this.records[r.type].set(r.uid, r);
+      types.add(r.type);
+    }
+    const outboxTouched = Boolean(change.putOutbox?.length || change.deleteOutbox?.length);
+    if (outboxTouched) {
+      const gone = new Set(change.deleteOutbox ?? []);
+      const put = new Map((change.putOutbox ?? []).map((i) => [i.seq, i]));
+      const next = this.outbox.filter((i) => !gone.has(i.seq) && !put.has(i.seq));
+      next.push(...put.values());
+      next.sort((a, b) => a.seq - b.seq);
+      this.outbox = next;
+    }
+    for (const key of change.deleteMeta ?? []) this.meta.delete(key);
+    for (const [k, v] of Object.entries(change.putMeta ?? {})) this.meta.set(k, v);
+    // nextSeq lives in memory first (see nextSeq); every write carries its current value.
+    const nextSeq = this.meta.get(META.nextSeq);
+    const durable = nextSeq === undefined ? change : { ...change, putMeta: { ...change.putMeta, [META.nextSeq]: nextSeq } };
+    const written = this.#queue.then(() => this.#store.write(durable));
+    this.#queue = written.catch(() => undefined);
+    this.#emit({ types, outbox: outboxTouched, meta: Boolean(change.putMeta || change.deleteMeta) });
+    return written;
+  }
+
+  /** Empties memory and the store (sign-out), keeping the metadata keys in `keep`. */
+  async wipe(keep: readonly string[]): Promise<void> {
+    const kept = Object.fromEntries(keep.flatMap((k) => (this.meta.has(k) ? [[k, this.meta.get(k)!]] : [])));
+    for (const type of RECORD_TYPES) this.records[type].clear();
+    this.outbox = [];
+    this.meta.clear();
+    for (const [k, v] of Object.entries(kept)) this.meta.set(k, v);
+    const done = this.#queue.then(async () => {
+      await this.#store.clear();
+      await this.#store.write({ putMeta: kept });
+    });
+    this.#queue = done.catch(() => undefined);
+    this.#emit({ types: new Set(RECORD_TYPES), outbox: true, meta: true });
+    await done;
+  }
+
+  /** Waits until every queued write reached the store. */
+  async flushed(): Promise<void> {
+    await this.#queue;
+  }
+
+  /** Calls `listener` after every change; returns the unsubscribe function. */
+  onChange(listener: (change: StateChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #emit(change: StateChange): void {
+    for (const l of [...this.#listeners]) l(change);
+  }
+}

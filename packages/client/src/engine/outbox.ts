@@ -1,0 +1,218 @@
+import { createFields, RECORD_TYPES, type FieldValue, type RecordType } from '@calsync/domain/records';
+import type { OutboxError, OutboxItem, StoredRecord, StoreWrite } from '../store/local-store.js';
+import type { WireItemResult } from '../wire.js';
+import type { LocalState } from './local-state.js';
+import { withDescendants } from './references.js';
+
+/** Items of one record, in seq order. */
+export function itemsOf(state: LocalState, type: RecordType, uid: string): OutboxItem[] {
+  return state.outbox.filter((i) => i.type === type && i.uid === uid);
+}
+
+/** An item that was never sent (or whose send got a definite answer) can take later edits. */
+const mergeable = (i: OutboxItem): boolean => i.op === 'upsert' && i.sent === null && i.state !== 'inflight';
+
+/** Thrown for a put on a record that has a delete waiting in the outbox. */
+export class RecordDeletedError extends Error {
+  constructor(readonly type: RecordType, readonly uid: string) {
+    super(`${type} ${uid} was deleted on this device`);
+    this.name = 'RecordDeletedError';
+  }
+}
+
+/**
+ * A local create or edit (fields already validated): the record changes at once and the edit is
+ * queued. It merges into the record's last item when that one can still change, so one record has
+ * at most one pending item besides one whose answer is outstanding; a parked item that takes a new
+ * edit gets a fresh attempt budget.
+ */
+export function planPut(state: LocalState, type: RecordType, uid: string, patch: Readonly<Record<string, FieldValue>>): StoreWrite {
+  const record = state.records[type].get(uid);
+  const items = itemsOf(state, type, uid);
+  const last = items.at(-1);
+  if (!record && last?.op === 'delete') throw new RecordDeletedError(type, uid);
+  const next: StoredRecord = {
+    type,
+    uid,
+    fields: record ? { ...record.fields, ...patch } : createFields(type, patch),
+    version: record?.version ?? null,
+  };
+  const item: OutboxItem =
+    last && mergeable(last)
+      ? {
+          ...last,
+          patch: { ...last.patch, ...patch },
+          state: 'pending',
+          waitForPull: false,
+          ...(last.state === 'failed' ? { attempts: 0, lastError: null } : {}),
+        }
+      : { seq: state.nextSeq(), type, uid, op: 'upsert', patch: { ...patch }, baseVersion: null, state: 'pending', attempts: 0, sent: null, waitForPull: false, lastError: null };
+  return { putRecords: [next], putOutbox: [item] };
+}
+
+/**
+ * A local delete: the record and its local descendants go at once (the server cascades the same
+ * way); their edits that never left are dropped; a delete is queued unless the record never
+ * reached the server and nothing about it is on its way there.
+ */
+export function planRemove(state: LocalState, type: RecordType, uid: string): StoreWrite | null {
+  const removed = withDescendants(state.records, type, uid);
+  if (removed.length === 0) return null;
+  const deleteOutbox: number[] = [];
+  let serverMayKnow = false;
+  for (const r of removed) {
+    for (const item of itemsOf(state, r.type, r.uid)) {
+      if (mergeable(item)) deleteOutbox.push(item.seq);
+      else if (r.type === type && r.uid === uid) serverMayKnow = true;
+    }
+  }
+  const root = removed[0]!;
+  const putOutbox: OutboxItem[] = [];
+  if (root.version !== null || serverMayKnow) {
+    putOutbox.push({ seq: state.nextSeq(), type, uid, op: 'delete', patch: {}, baseVersion: root.version, state: 'pending', attempts: 0, sent: null, waitForPull: false, lastError: null });
+  }
+  return { deleteRecords: removed.map((r) => ({ type: r.type, uid: r.uid })), deleteOutbox, putOutbox };
+}
+
+/**
+ * The next push batch: per record its first item that is not parked, unless an earlier answer for
+ * that record is outstanding or it waits for a pull; at most `maxPerType` items per array.
+ */
+export function selectBatch(state: LocalState, maxPerType: number): OutboxItem[] {
+  const seen = new Set<string>();
+  const perType = new Map<RecordType, OutboxItem[]>(RECORD_TYPES.map((t) => [t, []]));
+  for (const item of state.outbox) {
+    const key = `${item.type}\u0000${item.uid}`;
+    if (seen.has(key) || item.state === 'failed') continue;
+    seen.add(key);
+    if (item.state === 'inflight' || item.waitForPull) continue;
+    const list = perType.get(item.type)!;
+    if (list.length < maxPerType) list.push(item);
+  }
+  return RECORD_TYPES.flatMap((t) => perType.get(t)!);
+}
+
+/** The base version an item is pushed with: the record's current one, else the one last seen. */
+export function baseVersionOf(state: LocalState, item: OutboxItem): string | null {
+  if (item.op === 'upsert') return state.records[item.type].get(item.uid)?.version ?? item.baseVersion;
+  return item.baseVersion;
+}
+
+/** Freezes the payload of each item and marks it in flight: what a crash leaves must be re-pushed as is. */
+export function planSend(state: LocalState, batch: readonly OutboxItem[]): { write: StoreWrite; sent: OutboxItem[] } {
+  const sent = batch.map((item): OutboxItem => ({
+    ...item,
+    state: 'inflight',
+    sent: item.sent ?? { op: item.op, baseVersion: baseVersionOf(state, item), fields: item.op === 'upsert' ? item.patch : {} },
+  }));
+  return { write: { putOutbox: sent }, sent };
+}
+
+/** After a push whose answer is unknown or refused as a whole: back to pending, payload kept frozen. */
+export function planUnsent(state: LocalState, batch: readonly OutboxItem[]): StoreWrite {
+  const current = new Map(state.outbox.map((i) => [i.seq, i]));
+  const putOutbox = batch.flatMap((b) => {
+    const item = current.get(b.seq);
+    return item && item.state === 'inflight' ? [{ ...item, state: 'pending' as const }] : [];
+  });
+  return { putOutbox };
+}
+
+/** Sets one item aside as failed with `error` (a batch of one the server refuses as a whole). */
+export function planPark(state: LocalState, item: OutboxItem, error: OutboxError): StoreWrite {
+  const current = state.outbox.find((i) => i.seq === item.seq);
+  if (!current) return {};
+  return { putOutbox: [{ ...current, state: 'failed', sent: null, attempts: current.attempts + 1, lastError: error }] };
+}
+
+/** A re-keyed default calendar found in a push answer. */
+export interface Rekey {
+  readonly from: string;
+  readonly to: string;
+  readonly version: string | null;
+}
+
+/**
+ * Consumes the answers to one push: a success or conflict removes the item and its version becomes
+ * the record's next base; an error counts an attempt, then retries (after the next pull when
+ * retryable) or parks the item once `maxAttempts` is reached or the error is not retryable.
+ */
+export function planResults(
+  state: LocalState,
+  sent: readonly OutboxItem[],
+  results: readonly WireItemResult[],
+  maxAttempts: number,
+): { write: StoreWrite; rekeys: Rekey[] } {
+  const putRecords = new Map<string, StoredRecord>();
+  const putOutbox = new Map<number, OutboxItem>();
+  const deleteOutbox: number[] = [];
+  const rekeys: Rekey[] = [];
+  const live = (seq: number): OutboxItem | undefined => putOutbox.get(seq) ?? state.outbox.find((i) => i.seq === seq);
+  sent.forEach((item, i) => {
+    const result = results[i];
+    if (!result) return; // no answer for it: stays in flight, released by the caller
+    const later = itemsOf(state, item.type, item.uid).filter((x) => x.seq > item.seq && !deleteOutbox.includes(x.seq));
+    if (result.status === 'error') {
+      const attempts = item.attempts + 1;
+      const record = state.records[item.type].get(item.uid);
+      const next = later[0] ? live(later[0].seq) : undefined;
+      if (!record && !next && item.op === 'upsert' && result.error.code === 'UNKNOWN_REFERENCE') {
+        deleteOutbox.push(item.seq); // its record (or its parent) was deleted here since: nothing left to write
+        return;
+      }
+      const park = !result.error.retryable || attempts >= maxAttempts;
+      const failedFields = item.sent?.fields ?? item.patch;
+      if (next && next.op === 'upsert' && mergeable(next)) {
+        // A later edit of the same record waits behind it: fold this one into it, so the record
+        // still has one pending item and nothing the user wrote is dropped.
+        deleteOutbox.push(item.seq);
+        putOutbox.set(next.seq, { ...next, patch: { ...failedFields, ...next.patch }, attempts, lastError: result.error, state: park ? 'failed' : 'pending', waitForPull: !park && result.error.retryable });
+        return;
+      }
+      putOutbox.set(item.seq, { ...item, patch: failedFields, sent: null, attempts, lastError: result.error, state: park ? 'failed' : 'pending', waitForPull: !park && result.error.retryable });
+      return;
+    }
+    deleteOutbox.push(item.seq);
+    putOutbox.delete(item.seq);
+    if (item.type === 'calendars' && result.status === 'created' && result.uid !== item.uid) {
+      rekeys.push({ from: item.uid, to: result.uid, version: result.version });
+      return;
+    }
+    const version = result.version;
+    if (version === null) return;
+    const record = putRecords.get(`${item.type}\u0000${item.uid}`) ?? state.records[item.type].get(item.uid);
+    if (record && item.op === 'upsert') putRecords.set(`${item.type}\u0000${item.uid}`, { ...record, version });
+    for (const l of later) {
+      const current = live(l.seq);
+      if (current) putOutbox.set(l.seq, { ...current, baseVersion: version });
+    }
+  });
+  const gone = new Set(deleteOutbox);
+  return {
+    write: { putRecords: [...putRecords.values()], deleteOutbox, putOutbox: [...putOutbox.values()].filter((i) => !gone.has(i.seq)) },
+    rekeys,
+  };
+}
+
+/** Start-up recovery: items stuck in flight return to pending (payload kept); parked ones get a fresh budget. */
+export function planRecovery(state: LocalState): StoreWrite {
+  const putOutbox = state.outbox.flatMap((i): OutboxItem[] => {
+    if (i.state === 'inflight') return [{ ...i, state: 'pending' }];
+    if (i.state === 'failed') return [{ ...i, state: 'pending', attempts: 0, waitForPull: false }];
+    return [];
+  });
+  return { putOutbox };
+}
+
+/** Parked items (of one record when `uid` is given) back to pending with a fresh attempt budget. */
+export function planRetry(state: LocalState, uid?: string): StoreWrite {
+  const putOutbox = state.outbox
+    .filter((i) => i.state === 'failed' && (uid === undefined || i.uid === uid))
+    .map((i): OutboxItem => ({ ...i, state: 'pending', attempts: 0, waitForPull: false, lastError: null }));
+  return { putOutbox };
+}
+
+/** After a complete pull: items that waited for one may be pushed again. */
+export function planPulled(state: LocalState): StoreWrite {
+  return { putOutbox: state.outbox.filter((i) => i.waitForPull).map((i) => ({ ...i, waitForPull: false })) };
+}

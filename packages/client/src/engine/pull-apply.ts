@@ -1,0 +1,53 @@
+import { fieldsOfWireRecord, RECORD_TYPES, type FieldValue } from '@calsync/domain/records';
+import type { OutboxItem, StoredRecord, StoreWrite } from '../store/local-store.js';
+import type { WirePullResponse } from '../wire.js';
+import type { LocalState } from './local-state.js';
+import { itemsOf } from './outbox.js';
+import { withDescendants } from './references.js';
+
+/**
+ * Applies one pull page to the local state. A live record replaces the local copy, with the
+ * device's own unsent edits laid over it (they win locally until their push answers); a record
+ * with a delete queued here stays gone. A tombstone removes the record and its local descendants;
+ * an edit queued for a record the server knew is kept, so its push records a conflict that keeps
+ * the edit (nothing written is lost silently); a create that never left, under a deleted parent,
+ * is dropped, as the server's cascade would have deleted it.
+ */
+export function planPullPage(state: LocalState, page: WirePullResponse): StoreWrite {
+  const putRecords = new Map<string, StoredRecord>();
+  const deleted = new Map<string, { type: StoredRecord['type']; uid: string }>();
+  const putOutbox = new Map<number, OutboxItem>();
+  const deleteOutbox = new Set<number>();
+  const key = (type: string, uid: string): string => `${type}\u0000${uid}`;
+  for (const type of RECORD_TYPES) {
+    for (const wire of page[type]) {
+      const uid = wire.uid;
+      const items = itemsOf(state, type, uid);
+      if (wire.deleted != null) {
+        const removed = withDescendants(state.records, type, uid);
+        if (removed.length === 0) deleted.set(key(type, uid), { type, uid });
+        for (const r of removed) {
+          deleted.set(key(r.type, r.uid), { type: r.type, uid: r.uid });
+          putRecords.delete(key(r.type, r.uid));
+          for (const item of itemsOf(state, r.type, r.uid)) {
+            if (item.op !== 'upsert') continue;
+            if (r.version === null && item.sent === null && item.state !== 'inflight') deleteOutbox.add(item.seq);
+            else putOutbox.set(item.seq, { ...(putOutbox.get(item.seq) ?? item), baseVersion: r.version ?? item.baseVersion });
+          }
+        }
+        continue;
+      }
+      if (items.some((i) => i.op === 'delete')) continue;
+      const fields: Record<string, FieldValue> = { ...fieldsOfWireRecord(type, wire) };
+      for (const item of items) Object.assign(fields, item.patch);
+      deleted.delete(key(type, uid));
+      putRecords.set(key(type, uid), { type, uid, fields, version: wire.version });
+    }
+  }
+  return {
+    deleteRecords: [...deleted.values()],
+    putRecords: [...putRecords.values()],
+    putOutbox: [...putOutbox.values()].filter((i) => !deleteOutbox.has(i.seq)),
+    deleteOutbox: [...deleteOutbox],
+  };
+}

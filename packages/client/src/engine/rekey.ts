@@ -1,0 +1,40 @@
+import type { OutboxItem, StoredRecord, StoreWrite } from '../store/local-store.js';
+import type { LocalState } from './local-state.js';
+import type { Rekey } from './outbox.js';
+import { REFERENCE_LINKS } from './references.js';
+
+const CALENDAR_LINKS = REFERENCE_LINKS.filter((l) => l.target === 'calendars');
+
+/**
+ * A local default calendar that the server merged into the user's existing default (the push
+ * answered with another uid): the local calendar becomes that one, and every local record and
+ * outbox item that pointed at the old uid points at the new one. Items it touched may be pushed
+ * again at once: the reference they failed on now exists.
+ */
+export function planRekey(state: LocalState, { from, to, version }: Rekey): StoreWrite {
+  const putRecords: StoredRecord[] = [];
+  const local = state.records.calendars.get(from);
+  const existing = state.records.calendars.get(to);
+  if (existing) putRecords.push({ ...existing, fields: { ...existing.fields, isDefault: true } });
+  else if (local) putRecords.push({ type: 'calendars', uid: to, fields: { ...local.fields, isDefault: true }, version });
+  for (const link of CALENDAR_LINKS) {
+    for (const r of state.records[link.type].values()) {
+      if (r.fields[link.field] === from) putRecords.push({ ...r, fields: { ...r.fields, [link.field]: to } });
+    }
+  }
+  const putOutbox: OutboxItem[] = [];
+  for (const item of state.outbox) {
+    let next = item;
+    if (item.type === 'calendars' && item.uid === from) next = { ...next, uid: to };
+    for (const link of CALENDAR_LINKS) {
+      if (link.type !== item.type) continue;
+      if (next.patch[link.field] === from) next = { ...next, patch: { ...next.patch, [link.field]: to }, waitForPull: false };
+      if (next.sent && next.sent.fields[link.field] === from) {
+        // A push naming `from` cannot have been applied (the server never had it): safe to change.
+        next = { ...next, sent: { ...next.sent, fields: { ...next.sent.fields, [link.field]: to } }, waitForPull: false };
+      }
+    }
+    if (next !== item) putOutbox.push(next);
+  }
+  return { deleteRecords: local ? [{ type: 'calendars', uid: from }] : [], putRecords, putOutbox };
+}

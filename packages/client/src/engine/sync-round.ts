@@ -1,0 +1,108 @@
+import { RECORD_TYPES } from '@calsync/domain/records';
+import { ApiError } from '../http/api-error.js';
+import type { CalsyncApi, PushBody, PushBodyItem } from '../http/api.js';
+import type { OutboxItem } from '../store/local-store.js';
+import type { WireConflict, WireItemResult } from '../wire.js';
+import { META, type LocalState } from './local-state.js';
+import { planPark, planPulled, planResults, planSend, planUnsent, selectBatch } from './outbox.js';
+import { planPullPage } from './pull-apply.js';
+import { planRekey } from './rekey.js';
+
+/** What one round needs. */
+export interface RoundContext {
+  readonly state: LocalState;
+  readonly api: CalsyncApi;
+  readonly pageSize: number;
+  readonly maxAttempts: number;
+  /** Items per array in one push (the server refuses more than 1000). */
+  readonly maxBatchItems: number;
+  readonly now: () => number;
+  /** Conflicts the pushes of this round produced. */
+  readonly onConflicts: (conflicts: readonly WireConflict[]) => void;
+}
+
+/** Push requests one round sends at most; what is left goes in the next round. */
+const MAX_PUSHES_PER_ROUND = 50;
+
+/**
+ * One sync round as the protocol prescribes it: a bootstrap pull first when the device has no
+ * cursor (never push before the first pull), then push the outbox (one item per record per
+ * request, more requests while answers unblock later items), then pull every page.
+ */
+export async function runRound(ctx: RoundContext): Promise<void> {
+  if (ctx.state.text(META.cursor) === undefined) await pullAll(ctx);
+  for (let i = 0; i < MAX_PUSHES_PER_ROUND; i++) {
+    const batch = selectBatch(ctx.state, ctx.maxBatchItems);
+    if (batch.length === 0) break;
+    await pushBatch(ctx, batch);
+  }
+  await pullAll(ctx);
+}
+
+/** Pulls until hasMore is false; the cursor is stored only once the whole pull succeeded. */
+export async function pullAll(ctx: RoundContext): Promise<void> {
+  let cursor = ctx.state.text(META.cursor);
+  for (;;) {
+    const page = await ctx.api.pull(cursor, ctx.pageSize);
+    await ctx.state.commit(planPullPage(ctx.state, page));
+    cursor = page.nextCursor;
+    if (!page.hasMore) break;
+  }
+  await ctx.state.commit({ ...planPulled(ctx.state), putMeta: { [META.cursor]: cursor, [META.lastSyncAt]: new Date(ctx.now()).toISOString() } });
+}
+
+/** Marks the batch in flight (durably, before it leaves), pushes it, and stores the answers. */
+async function pushBatch(ctx: RoundContext, batch: readonly OutboxItem[]): Promise<void> {
+  const { write, sent } = planSend(ctx.state, batch);
+  await ctx.state.commit(write);
+  try {
+    await pushSent(ctx, sent);
+  } catch (error) {
+    // Unknown outcome (no answer) or refused as a whole: every item stays, payload frozen.
+    await ctx.state.commit(planUnsent(ctx.state, sent));
+    throw error;
+  }
+}
+
+function bodyOf(items: readonly OutboxItem[]): PushBody {
+  const body: PushBody = {};
+  for (const item of items) {
+    const sent = item.sent!;
+    const wire = { ...sent.fields, uid: item.uid, op: sent.op, baseVersion: sent.baseVersion } as PushBodyItem;
+    (body[item.type] ??= []).push(wire);
+  }
+  return body;
+}
+
+/**
+ * Pushes items already marked in flight. A 413 (or a 400 for the whole body) splits the batch in
+ * halves, order kept; one item the server refuses on its own is parked.
+ */
+async function pushSent(ctx: RoundContext, sent: readonly OutboxItem[]): Promise<void> {
+  let data;
+  try {
+    data = await ctx.api.push(bodyOf(sent));
+  } catch (error) {
+    const splittable = error instanceof ApiError && (error.kind === 'too-large' || (error.kind === 'rejected' && error.status === 400));
+    if (!splittable) throw error;
+    if (sent.length > 1) {
+      const half = Math.ceil(sent.length / 2);
+      await pushSent(ctx, sent.slice(0, half));
+      await pushSent(ctx, sent.slice(half));
+      return;
+    }
+    await ctx.state.commit(planPark(ctx.state, sent[0]!, { code: error.code, message: error.message, retryable: false }));
+    return;
+  }
+  const results: WireItemResult[] = [];
+  for (const type of RECORD_TYPES) {
+    const expected = sent.filter((i) => i.type === type).length;
+    const got = data[type] ?? [];
+    if (got.length !== expected) throw new ApiError('server', 200, 'BAD_RESPONSE', `push answered ${got.length} ${type} results for ${expected} items`);
+    results.push(...got);
+  }
+  const { write, rekeys } = planResults(ctx.state, sent, results, ctx.maxAttempts);
+  await ctx.state.commit(write);
+  for (const rekey of rekeys) await ctx.state.commit(planRekey(ctx.state, rekey));
+  if (data.conflicts.length > 0) ctx.onConflicts(data.conflicts);
+}

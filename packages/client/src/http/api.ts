@@ -1,0 +1,70 @@
+import type { FieldValue, RecordType } from '@calsync/domain/records';
+import type { Transport } from './transport.js';
+import type {
+  WireConflictPage,
+  WirePullResponse,
+  WirePushResponse,
+  WireResolveResponse,
+  WireSendOtp,
+  WireSignIn,
+  WireTokenPair,
+} from '../wire.js';
+
+/** The device a client names when it signs in. */
+export interface DeviceInfo {
+  readonly uid: string;
+  readonly platform?: string;
+  readonly name?: string;
+  readonly fcmToken?: string | null;
+}
+
+/** One item of a push body. */
+export type PushBodyItem = { readonly uid: string; readonly op: 'upsert' | 'delete'; readonly baseVersion: string | null } & Readonly<Record<string, FieldValue>>;
+
+/** A push body: one array per record type. */
+export type PushBody = Partial<Record<RecordType, PushBodyItem[]>>;
+
+/** The API's routes as typed calls; one method per route the client uses. */
+export class CalsyncApi {
+  constructor(private readonly transport: Transport) {}
+
+  sendOtp(phone: string, name?: string): Promise<WireSendOtp> {
+    return this.transport.send({ method: 'POST', path: '/api/auth/send-otp', body: name === undefined ? { phone } : { phone, name }, auth: false });
+  }
+
+  verifyOtp(phone: string, otp: string, device: DeviceInfo): Promise<WireSignIn> {
+    return this.transport.send({ method: 'POST', path: '/api/auth/verify-otp', body: { phone, otp, device }, auth: false });
+  }
+
+  login(email: string, password: string, device: DeviceInfo): Promise<WireSignIn> {
+    return this.transport.send({ method: 'POST', path: '/api/auth/login', body: { email, password, device }, auth: false });
+  }
+
+  refresh(refreshToken: string, deviceUid: string): Promise<WireTokenPair> {
+    return this.transport.send({ method: 'POST', path: '/api/auth/refresh', body: { refreshToken, deviceUid }, auth: false });
+  }
+
+  logout(): Promise<{ loggedOut: boolean }> {
+    return this.transport.send({ method: 'POST', path: '/api/auth/logout', auth: true });
+  }
+
+  push(body: PushBody): Promise<WirePushResponse> {
+    return this.transport.send({ method: 'POST', path: '/api/sync/push', body, auth: true });
+  }
+
+  pull(cursor: string | undefined, limit: number): Promise<WirePullResponse> {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (cursor !== undefined) query.set('cursor', cursor);
+    return this.transport.send({ method: 'GET', path: `/api/sync/changes?${query}`, auth: true });
+  }
+
+  conflicts(afterId: number | undefined, limit: number): Promise<WireConflictPage> {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (afterId !== undefined) query.set('afterId', String(afterId));
+    return this.transport.send({ method: 'GET', path: `/api/sync/conflicts?${query}`, auth: true });
+  }
+
+  resolve(conflictId: number, action: 'restore' | 'dismiss'): Promise<WireResolveResponse> {
+    return this.transport.send({ method: 'POST', path: `/api/sync/conflicts/${conflictId}/resolve`, body: { action }, auth: true });
+  }
+}

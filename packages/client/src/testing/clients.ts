@@ -1,0 +1,27 @@
+import { createSyncClient, type SyncClient, type SyncClientOptions } from '../index.js';
+import { MemoryStore } from '../store/memory-store.js';
+import type { InMemoryService } from './in-memory-service.js';
+
+/** A client of the in-memory service with short timers; `store` lets a test reopen the same device. */
+export async function clientOf(
+  service: Pick<InMemoryService, 'fetch'>,
+  options: Partial<SyncClientOptions> = {},
+): Promise<SyncClient> {
+  const client = createSyncClient({
+    baseUrl: 'http://calsync.test',
+    store: new MemoryStore(),
+    device: { platform: 'test', name: 'test device' },
+    fetch: service.fetch,
+    debounceMs: 5,
+    random: () => 0.5,
+    ...options,
+  });
+  await client.open();
+  return client;
+}
+
+/** Signs `client` in by SMS code read from the service's capturing sender. */
+export async function signIn(service: Pick<InMemoryService, 'sms'>, client: SyncClient, phone: string): Promise<void> {
+  await client.auth.sendOtp(phone);
+  await client.auth.verifyOtp(phone, service.sms.lastCode(phone));
+}

@@ -1,0 +1,67 @@
+import { AuthService, CursorCodec, SyncService, type LegacyStatsStore, type NewPhoneUser, type UserRecord } from '@calsync/domain';
+import { buildApp, loadConfig } from '@calsync/http-fastify';
+import { CapturingSmsSender, CheapPasswordHasher, FakeTokenSigner, FixedClock, InMemoryAuthStore, InMemorySyncStore, InMemoryUserStore, ManualAuthClock, cryptoRandom } from '@calsync/testkit';
+
+/**
+ * The whole service in memory: the real Fastify app (routes, schemas, sign-in, rate limit) over the
+ * real domain services and testkit's in-memory stores, reached through a `fetch` that goes into
+ * `app.inject`. Clients under test talk HTTP to it exactly as to the real process, without sockets.
+ */
+export interface InMemoryService {
+  readonly app: Awaited<ReturnType<typeof buildApp>>;
+  readonly fetch: typeof fetch;
+  readonly sms: CapturingSmsSender;
+  readonly syncStore: InMemorySyncStore;
+  readonly sync: SyncService;
+  /** The sign-in clock: advance it to expire access tokens for real. */
+  readonly clock: ManualAuthClock;
+  close(): Promise<void>;
+}
+
+/** Makes a new phone user's default calendar in the sync store too, as the Postgres user store does. */
+class UserStoreWithCalendars extends InMemoryUserStore {
+  constructor(private readonly sync: SyncService) {
+    super();
+  }
+  override async createPhoneUser(input: NewPhoneUser): Promise<{ user: UserRecord; created: boolean }> {
+    const made = await super.createPhoneUser(input);
+    if (made.created) {
+      await this.sync.push(made.user.id, { calendars: [{ uid: input.calendarUid, op: 'upsert', baseVersion: null, fields: { name: 'Personal', isDefault: true } }] });
+    }
+    return made;
+  }
+}
+
+/** The legacy stats routes are not what clients use; they answer zeros here. */
+const noStats: LegacyStatsStore = {
+  stats: async () => ({ calendars: 0, events: 0, tasks: 0, reminders: 0, unresolvedConflicts: 0, devices: 0, lastSyncTime: null, syncStatus: { SYNCED: 0, PENDING: 0, CONFLICT: 0 } }),
+  resetSync: async () => 0,
+};
+
+/** Builds the in-memory service; `env` adds configuration (e.g. JWT_ACCESS_EXPIRES_IN). */
+export async function startInMemoryService(env: Record<string, string> = {}): Promise<InMemoryService> {
+  const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '1000000', OTP_RESEND_SECONDS: '0', ...env });
+  const clock = new ManualAuthClock(new Date());
+  const sms = new CapturingSmsSender();
+  const syncStore = new InMemorySyncStore();
+  const sync = new SyncService({ store: syncStore, clock: new FixedClock(), cursorCodec: new CursorCodec(config.syncCursorSecret) });
+  const auth = new AuthService(
+    { users: new UserStoreWithCalendars(sync), store: new InMemoryAuthStore(), sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: cryptoRandom },
+    { accessTtlSeconds: config.jwt.accessTtlSeconds, refreshTtlSeconds: config.jwt.refreshTtlSeconds, sessionCacheSeconds: 0, otp: config.otp },
+  );
+  const app = await buildApp({ config, logger: false, sync, stats: noStats, auth, readiness: async () => true });
+  await app.ready();
+  const injectFetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const res = await app.inject({
+      method: (init?.method ?? 'GET') as 'GET',
+      url: url.pathname + url.search,
+      headers: (init?.headers ?? {}) as Record<string, string>,
+      ...(typeof init?.body === 'string' ? { payload: init.body } : {}),
+    });
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers.set(k, String(v));
+    return new Response(res.statusCode === 204 || res.statusCode === 304 ? null : res.body, { status: res.statusCode, headers });
+  };
+  return { app, fetch: injectFetch as typeof fetch, sms, syncStore, sync, clock, close: () => app.close() };
+}

@@ -1,0 +1,35 @@
+import {
+  checkInvariants,
+  checkRequiredOnCreate,
+  createFields,
+  UID_PATTERN,
+  validatePatch,
+  type FieldValue,
+  type ItemErrorCode,
+  type RecordType,
+} from '@calsync/domain/records';
+import type { StoredRecord } from './store/local-store.js';
+
+/** A local write refused before it reaches the outbox, with the code the server would have given. */
+export class LocalValidationError extends Error {
+  constructor(readonly code: ItemErrorCode | 'INVALID_UID', message: string) {
+    super(message);
+    this.name = 'LocalValidationError';
+  }
+}
+
+/**
+ * Checks a put with the domain's own field tables and rules (the server runs the same ones):
+ * field kinds and ranges, rrule and exdate, required fields on create, the cross-field rules.
+ * Returns the normalised patch (datetimes in `toISOString` form), or throws.
+ */
+export function checkPut(type: RecordType, uid: string, existing: StoredRecord | undefined, input: Readonly<Record<string, unknown>>): Record<string, FieldValue> {
+  if (!UID_PATTERN.test(uid)) throw new LocalValidationError('INVALID_UID', `uid must be 1..128 characters of A-Z a-z 0-9 _ -`);
+  const checked = validatePatch(type, input);
+  if (!checked.ok) throw new LocalValidationError(checked.error.code, checked.error.message);
+  const patch = { ...checked.value };
+  const merged = existing ? { ...existing.fields, ...patch } : createFields(type, patch);
+  const problem = (existing ? null : checkRequiredOnCreate(type, merged)) ?? checkInvariants(type, merged);
+  if (problem) throw new LocalValidationError(problem.code, problem.message);
+  return patch;
+}
