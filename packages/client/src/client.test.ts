@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalValidationError, MemoryStore } from './index.js';
-import { startInMemoryService, type InMemoryService } from './testing/in-memory-service.js';
-import { clientOf, signIn } from './testing/clients.js';
+import { startInMemoryService, type InMemoryService } from '../test-support/in-memory-service.js';
+import { clientOf, signIn } from '../test-support/clients.js';
 
 const times = { startTime: '2030-01-07T09:00:00.000Z', endTime: '2030-01-07T10:00:00.000Z' };
 let service: InMemoryService;

@@ -1,23 +1,21 @@
-// The request and response shapes of the HTTP API, as the server declares them. Every SDK type
-// that crosses the wire comes from here, so a change on the server shows up as a type error.
+// The request and response shapes of the HTTP API. Every SDK type that crosses the wire comes from
+// the server's own schemas (@calsync/wire, `Static<>` of the TypeBox schemas it validates with) or,
+// where those are still generic per record type (push and pull bodies), from the domain types the
+// schemas are generated from; never a hand-written copy.
 export type {
-  ConflictDto as WireConflict,
-  ConflictPage as WireConflictPage,
-  ItemResult as WireItemResult,
-  PullResponse as WirePullResponse,
-  PushResponse as WirePushResponse,
-  ResolveResponse as WireResolveResponse,
-} from '@calsync/domain';
+  ConflictPageWire as WireConflictPage,
+  ConflictWire as WireConflict,
+  DeviceWire as WireDevice,
+  ResolveResponseWire as WireResolveResponse,
+  SendOtpResult as WireSendOtp,
+  SignInResultWire as WireSignIn,
+  TokenPairWire as WireTokenPair,
+  UserWire as WireUser,
+} from '@calsync/wire';
+export type { ItemResult as WireItemResult, PullResponse as WirePullResponse } from '@calsync/domain';
 export type { WireRecord } from '@calsync/domain/records';
-export type {
-  DeviceDto as WireDevice,
-  SignInResult as WireSignIn,
-  TokenPair as WireTokenPair,
-  UserDto as WireUser,
-} from '@calsync/domain';
+import type { PushResponse } from '@calsync/domain';
+import type { ConflictWire } from '@calsync/wire';
 
-/** `data` of POST /api/auth/send-otp. */
-export interface WireSendOtp {
-  readonly expiresInSeconds: number;
-  readonly resendAfterSeconds: number;
-}
+/** `data` of POST /api/sync/push: per-type item results, and the conflicts as the wire schema types them. */
+export type WirePushResponse = Omit<PushResponse, 'conflicts'> & { readonly conflicts: ConflictWire[] };

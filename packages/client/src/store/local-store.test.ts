@@ -1,7 +1,7 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { IndexedDbStore } from './indexed-db-store.js';
 import { MemoryStore } from './memory-store.js';
-import { runLocalStoreContract } from '../testing/local-store-contract.js';
+import { runLocalStoreContract } from '../../test-support/local-store-contract.js';
 
 runLocalStoreContract('MemoryStore', () => {
   const store = new MemoryStore();

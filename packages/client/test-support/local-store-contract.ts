@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LocalStore, OutboxItem, StoredRecord } from '../store/local-store.js';
+import type { LocalStore, OutboxItem, StoredRecord } from '../src/store/local-store.js';
 
 const record = (uid: string, title: string, version: string | null = null): StoredRecord => ({ type: 'tasks', uid, fields: { title, completed: false, priority: null }, version });
 const item = (seq: number, uid: string): OutboxItem => ({

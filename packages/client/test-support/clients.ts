@@ -1,5 +1,5 @@
-import { createSyncClient, type SyncClient, type SyncClientOptions } from '../index.js';
-import { MemoryStore } from '../store/memory-store.js';
+import { createSyncClient, type SyncClient, type SyncClientOptions } from '../src/index.js';
+import { MemoryStore } from '../src/store/memory-store.js';
 import type { InMemoryService } from './in-memory-service.js';
 
 /** A client of the in-memory service with short timers; `store` lets a test reopen the same device. */
