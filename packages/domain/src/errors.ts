@@ -26,6 +26,8 @@ export const ErrorCode = {
   OTP_RESEND_TOO_SOON: 'OTP_RESEND_TOO_SOON',
   SMS_FAILED: 'SMS_FAILED',
   NOT_READY: 'NOT_READY',
+  /** The database could not be reached for this request (connection lost or refused); retry later. */
+  DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',
   INTERNAL: 'INTERNAL',
 } as const;
 
@@ -34,7 +36,7 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 /**
  * The one error class the domain raises. `details` must never hold secrets, SQL or stack traces;
- * `retryAfterSeconds` feeds the `Retry-After` header of 429 answers.
+ * `retryAfterSeconds` feeds the `Retry-After` header (429 and 503 answers).
  */
 export class DomainError extends Error {
   constructor(

@@ -8,6 +8,7 @@ import type { AppConfig } from './config-types.js';
 import { errorHandlingPlugin, sendFailure } from './plugins/error-handling.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { standardResponsesPlugin } from './plugins/standard-responses.js';
+import { storableTextPlugin } from './plugins/storable-text.js';
 import { openApiPlugin } from './plugins/openapi.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { requestIdFrom, requestIdPlugin, REQUEST_ID_HEADER } from './plugins/request-id.js';
@@ -76,6 +77,7 @@ export async function buildApp(deps: BuildAppDeps): Promise<FastifyInstance> {
 
   await app.register(requestIdPlugin);
   await app.register(errorHandlingPlugin, { bodyLimitBytes: config.bodyLimitBytes });
+  await app.register(storableTextPlugin);
   await app.register(helmet, { global: true });
   await app.register(cors, {
     origin: config.corsOrigin,

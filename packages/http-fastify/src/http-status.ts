@@ -24,5 +24,6 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   OTP_RESEND_TOO_SOON: 429,
   SMS_FAILED: 502,
   NOT_READY: 503,
+  DATABASE_UNAVAILABLE: 503,
   INTERNAL: 500,
 };

@@ -104,6 +104,8 @@ async function main(): Promise<void> {
     clock,
     cursorCodec: new CursorCodec(config.syncCursorSecret),
     pushMode: 'batch',
+    // A storage failure one item caused is that item's per-item error; the cause is ours to fix.
+    onItemFailure: ({ userId, type, uid, error }) => logger.error({ err: error, userId, type, uid }, 'push item could not be stored'),
   });
   const stats = new PostgresLegacyStatsStore(database.db);
   const smsSender = smsSenderFor(config, logger);

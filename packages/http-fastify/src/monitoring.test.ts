@@ -93,8 +93,9 @@ describe('OpenAPI', () => {
     expect(pushItem.additionalProperties).toBe(false);
     // Every route documents the error answers it can give, not only its own 4xx.
     const codes = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
-    expect(codes('/api/sync/push', 'post')).toEqual(['200', '400', '401', '403', '413', '415', '429', '500']);
-    expect(codes('/api/sync/changes', 'get')).toEqual(['200', '400', '401', '403', '429', '500']);
+    expect(codes('/api/sync/push', 'post')).toEqual(['200', '400', '401', '403', '413', '415', '429', '500', '503']);
+    expect(codes('/api/sync/changes', 'get')).toEqual(['200', '400', '401', '403', '429', '500', '503']);
+    expect(doc.paths['/api/sync/changes'].get.responses['503'].description).toContain('DATABASE_UNAVAILABLE');
     expect(codes('/health/ready', 'get')).toEqual(['200', '500', '503']);
     expect(doc.paths['/api/sync/push'].post.responses['413'].description).toContain('PAYLOAD_TOO_LARGE');
     expect(doc.paths['/api/sync/push'].post.responses['413'].description).toContain('BATCH_TOO_LARGE');

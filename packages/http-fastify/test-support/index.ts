@@ -3,3 +3,4 @@
 // `source` condition only.
 export * from './fakes.js';
 export * from './test-app.js';
+export * from './wired-app.js';

@@ -35,7 +35,18 @@ function split(text: string): Parts | null {
   return null;
 }
 
-/** Parses an ISO 8601 instant; returns null when the text is not one. */
+/**
+ * The instants we accept: years 0001 to 9999 in UTC. PostgreSQL refuses year 0000 (there is no
+ * year zero: 22008), and beyond 9999 `toISOString` writes a six-digit `+010000-…` form that neither
+ * PostgreSQL nor our own parser reads back; an offset can push a four-digit local time over either
+ * edge, so the bound applies to the UTC instant.
+ */
+export const INSTANT_RANGE = {
+  min: Date.parse('0001-01-01T00:00:00.000Z'),
+  max: Date.parse('9999-12-31T23:59:59.999Z'),
+} as const;
+
+/** Parses an ISO 8601 instant inside `INSTANT_RANGE`; returns null when the text is not one. */
 export function parseIsoInstant(text: string): Date | null {
   const p = split(text);
   if (!p) return null;
@@ -47,5 +58,6 @@ export function parseIsoInstant(text: string): Date | null {
   if (off !== 'Z' && (Number(off.slice(1, 3)) > 23 || Number(off.slice(4, 6)) > 59)) return null;
   const ms = p.frac.padEnd(3, '0').slice(0, 3);
   const date = new Date(`${p.y}-${p.mo}-${p.d}T${p.h}:${p.mi}:${p.s}.${ms}${off}`);
-  return Number.isNaN(date.getTime()) ? null : date;
+  const time = date.getTime();
+  return Number.isNaN(time) || time < INSTANT_RANGE.min || time > INSTANT_RANGE.max ? null : date;
 }

@@ -67,6 +67,30 @@ describe('dates, exdates, zones', () => {
     expect(parseIsoInstant('2024-01-01T24:00:00Z')).toBeNull();
     expect(parseIsoInstant('1714557600')).toBeNull();
   });
+  it('accepts instants in years 0001 to 9999 (UTC) only: what PostgreSQL and toISOString both hold', () => {
+    expect(parseIsoInstant('0001-01-01T00:00:00Z')?.toISOString()).toBe('0001-01-01T00:00:00.000Z');
+    expect(parseIsoInstant('9999-12-31T23:59:59.999Z')?.toISOString()).toBe('9999-12-31T23:59:59.999Z');
+    expect(parseIsoInstant('0000-01-01T00:00:00Z')).toBeNull();
+    expect(parseIsoInstant('00000101')).toBeNull();
+    expect(parseIsoInstant('0001-01-01T00:30:00+01:00')).toBeNull();
+    expect(parseIsoInstant('9999-12-31T23:30:00-01:00')).toBeNull();
+    expect(err(validatePatch('tasks', { dueAt: '0000-06-01T00:00:00Z' }))?.code).toBe('INVALID_FIELD');
+    expect(isValidExdate('2024-01-01T00:00:00Z,0000-01-01T00:00:00Z')).toBe(false);
+  });
+  it('refuses text PostgreSQL cannot store (NUL, lone surrogates) in every kind of string field', () => {
+    for (const [type, key, value] of [
+      ['events', 'description', 'a\u0000b'],
+      ['events', 'title', 'a\ud800'],
+      ['events', 'calendarUid', 'cal\u0000'],
+      ['calendars', 'timezone', 'UTC\u0000'],
+      ['calendars', 'color', '#ffffff\u0000'],
+      ['events', 'rrule', 'FREQ=DAILY\u0000'],
+      ['events', 'startTime', '2024-01-01T00:00:00Z\u0000'],
+    ] as const) {
+      expect(err(validatePatch(type, { [key]: value }))?.code, `${type}.${key}`).toBe('INVALID_FIELD');
+    }
+    expect(validatePatch('events', { description: 'emoji \ud83d\ude00 is fine' }).ok).toBe(true);
+  });
   it('checks exdate lists item by item', () => {
     expect(isValidExdate('2024-01-01T00:00:00Z')).toBe(true);
     expect(isValidExdate('')).toBe(false);

@@ -2,6 +2,7 @@ import { parseIsoInstant } from './datetime.js';
 import { FIELD_TABLES } from './field-tables.js';
 import { type Checked, fail, itemError, ok } from './item-error.js';
 import { isValidRrule } from './rrule.js';
+import { unstorableTextReason } from './storable-text.js';
 import type { FieldSpec, FieldValue, FieldValues, RecordType } from './types.js';
 
 /** The form of a record uid and of every reference to one (API.md); HTTP schemas use its `source`. */
@@ -52,6 +53,9 @@ function invalid(spec: FieldSpec, why: string): Checked<FieldValue> {
 
 /** Checks one non-null value against its field spec and returns the normalised value. */
 function validateValue(spec: FieldSpec, value: unknown): Checked<FieldValue> {
+  // Before any kind's rule: no string PostgreSQL cannot store goes further, whatever its kind.
+  const unstorable = typeof value === 'string' ? unstorableTextReason(value) : null;
+  if (unstorable !== null) return invalid(spec, unstorable);
   switch (spec.kind) {
     case 'text': {
       if (typeof value !== 'string') return invalid(spec, 'must be a string');
@@ -74,7 +78,7 @@ function validateValue(spec: FieldSpec, value: unknown): Checked<FieldValue> {
     }
     case 'datetime': {
       const date = typeof value === 'string' ? parseIsoInstant(value) : null;
-      return date ? ok(date.toISOString()) : invalid(spec, 'must be an ISO 8601 date-time');
+      return date ? ok(date.toISOString()) : invalid(spec, 'must be an ISO 8601 date-time in years 0001 to 9999');
     }
     case 'color':
       return typeof value === 'string' && COLOR.test(value) ? ok(value) : invalid(spec, 'must be #RRGGBB');

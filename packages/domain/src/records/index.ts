@@ -2,6 +2,7 @@ export * from './types.js';
 export * from './field-tables.js';
 export * from './item-error.js';
 export * from './datetime.js';
+export * from './storable-text.js';
 export * from './rrule.js';
 export * from './field-validation.js';
 export * from './record-state.js';

@@ -1,4 +1,5 @@
 import { FIELD_TABLES } from '../records/field-tables.js';
+import { UID_PATTERN } from '../records/field-validation.js';
 import { isLiveDefaultCalendar } from '../records/default-calendar.js';
 import type { RecordRow, RecordType } from '../records/types.js';
 import type { SyncUnitOfWork } from '../ports/sync-store.js';
@@ -70,9 +71,23 @@ export class RowOverlay implements RowView {
     this.#origin.set(key, row);
   }
 
-  /** The uids, without repeats, whose rows are not known yet. */
+  /**
+   * The uids, without repeats, whose rows are not known yet. A text that is not a uid (a hostile
+   * reference such as `"x\u0000"`) names no stored row: it is known absent at once and never sent
+   * to the store, whose database might refuse it and fail the whole unit of work.
+   */
   missing(type: RecordType, uids: Iterable<string>): string[] {
-    return [...new Set(uids)].filter((uid) => !this.#rows.has(keyOf(type, uid)));
+    const out: string[] = [];
+    for (const uid of new Set(uids)) {
+      const key = keyOf(type, uid);
+      if (this.#rows.has(key)) continue;
+      if (UID_PATTERN.test(uid)) out.push(uid);
+      else {
+        this.#rows.set(key, null);
+        this.#origin.set(key, null);
+      }
+    }
+    return out;
   }
 
   /** Loads (and locks) the rows of these uids that are not known yet. */

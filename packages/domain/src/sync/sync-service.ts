@@ -2,6 +2,7 @@ import type { CursorCodec, Watermarks } from '../cursor/cursor-codec.js';
 import { DomainError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { SyncStore } from '../ports/sync-store.js';
+import { itemError } from '../records/item-error.js';
 import { toWireRecord } from '../records/snapshot.js';
 import { ENTITY_TYPE, RECORD_TYPES, type RecordType, type WireRecord } from '../records/types.js';
 import { clampToBounds, PAGE_LIMITS } from './page-limits.js';
@@ -15,7 +16,23 @@ export interface SyncServiceDeps {
   readonly cursorCodec: CursorCodec;
   /** 'per-item' (default): one unit of work per item; 'batch': the whole push in one, same results. */
   readonly pushMode?: 'per-item' | 'batch';
+  /**
+   * Told about every storage failure that one item caused (the item then gets a per-item error):
+   * such a failure is a bug or a gap in validation, so the composition root logs it.
+   */
+  readonly onItemFailure?: (failure: ItemFailure) => void;
 }
+
+/** A storage failure caused by one pushed item (see `SyncServiceDeps.onItemFailure`). */
+export interface ItemFailure {
+  readonly userId: number;
+  readonly type: RecordType;
+  readonly uid: string;
+  readonly error: unknown;
+}
+
+/** The per-item answer to an item whose unit of work failed in storage (not retryable: it would fail again). */
+const NOT_STORED = itemError('INVALID_FIELD', 'the item could not be stored (the server logged the cause)');
 
 /** The sync engine behind `/api/sync/*`: push, pull, and conflict listing and resolution. */
 export class SyncService implements SyncApi {
@@ -23,34 +40,55 @@ export class SyncService implements SyncApi {
   readonly #clock: Clock;
   readonly #codec: CursorCodec;
   readonly #mode: 'per-item' | 'batch';
+  readonly #onItemFailure: ((failure: ItemFailure) => void) | undefined;
 
   constructor(deps: SyncServiceDeps) {
     this.#store = deps.store;
     this.#clock = deps.clock;
     this.#codec = deps.cursorCodec;
     this.#mode = deps.pushMode ?? 'per-item';
+    this.#onItemFailure = deps.onItemFailure;
   }
 
+  /**
+   * Applies a push. In batch mode the whole push is one unit of work; if storage fails with
+   * anything but a `DomainError` (such as DATABASE_UNAVAILABLE, which fails the request), the push
+   * is retried item by item so one poisonous item cannot block the others (a client would retry the
+   * whole batch forever). Item by item, an item whose unit of work fails that way is answered with a
+   * per-item error and the rest still apply.
+   */
   async push(userId: number, changeset: PushChangeset): Promise<PushResponse> {
     if (this.#mode === 'batch') {
-      const out = await this.#store.inUserTransaction(userId, async (uow) => {
-        const planner = new PushPlanner(uow, this.#clock.now().toISOString());
-        await planner.prefetch(changeset);
-        for (const type of RECORD_TYPES) for (const item of changeset[type] ?? []) await planner.planItem(type, item);
-        return planner.commit();
-      });
-      return toPushResponse(out.results, out.conflicts);
+      try {
+        const out = await this.#store.inUserTransaction(userId, async (uow) => {
+          const planner = new PushPlanner(uow, this.#clock.now().toISOString());
+          await planner.prefetch(changeset);
+          for (const type of RECORD_TYPES) for (const item of changeset[type] ?? []) await planner.planItem(type, item);
+          return planner.commit();
+        });
+        return toPushResponse(out.results, out.conflicts);
+      } catch (error) {
+        if (error instanceof DomainError) throw error;
+      }
     }
     const results: { type: RecordType; result: ItemResult }[] = [];
     const conflicts: PushResponse['conflicts'] = [];
     for (const type of RECORD_TYPES) {
       for (const item of changeset[type] ?? []) {
-        const out = await this.#store.inUserTransaction(userId, async (uow) => {
-          const planner = new PushPlanner(uow, this.#clock.now().toISOString());
-          await planner.prefetch({ [type]: [item] });
-          await planner.planItem(type, item);
-          return planner.commit();
-        });
+        let out;
+        try {
+          out = await this.#store.inUserTransaction(userId, async (uow) => {
+            const planner = new PushPlanner(uow, this.#clock.now().toISOString());
+            await planner.prefetch({ [type]: [item] });
+            await planner.planItem(type, item);
+            return planner.commit();
+          });
+        } catch (error) {
+          if (error instanceof DomainError) throw error;
+          this.#onItemFailure?.({ userId, type, uid: item.uid, error });
+          results.push({ type, result: { uid: item.uid, status: 'error', error: NOT_STORED } });
+          continue;
+        }
         results.push(...out.results);
         conflicts.push(...out.conflicts);
       }

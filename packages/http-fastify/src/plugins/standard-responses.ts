@@ -11,7 +11,7 @@ const ANSWERS = {
   415: 'UNSUPPORTED_MEDIA_TYPE (the body is not JSON)',
   429: 'RATE_LIMITED, with Retry-After (seconds)',
   500: 'INTERNAL (logged with the request id; never detailed)',
-  503: 'NOT_READY (the database does not answer)',
+  503: 'NOT_READY (readiness: the database does not answer) or DATABASE_UNAVAILABLE (the database could not be reached for this request; with Retry-After)',
 } as const;
 
 type Status = keyof typeof ANSWERS;
@@ -25,7 +25,7 @@ function statusesOf(route: RouteOptions): Status[] {
   const isProtected = Array.isArray((schema as { security?: unknown[] }).security);
   if (isProtected) statuses.push(401, 403, 429);
   if (!isProtected && route.url.startsWith('/api/auth/')) statuses.push(429);
-  if (route.url === '/health/ready') statuses.push(503);
+  if (route.url === '/health/ready' || route.url.startsWith('/api/')) statuses.push(503);
   return statuses;
 }
 

@@ -90,6 +90,8 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
     {
       onRequest: app.authenticate,
       preValidation: refuseOversizedBatch,
+      // NUL and the like in an item's fields are that item's INVALID_FIELD (domain), not a 400.
+      config: { textCheckedPerItem: true },
       preHandler: app.userRateLimit,
       schema: {
         tags: ['sync'],

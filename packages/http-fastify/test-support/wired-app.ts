@@ -1,0 +1,74 @@
+import { PostgresAuthStore, PostgresLegacyStatsStore, PostgresSyncStore, PostgresUserStore, ScryptPasswordHasher, type Database } from '@calsync/adapters-postgres';
+import { CursorCodec, SyncService, type ItemFailure } from '@calsync/domain';
+import { CapturingSmsSender } from '@calsync/testkit';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { createAuthModule } from '../src/auth/wiring.js';
+import { loadConfig } from '../src/config.js';
+import { CryptoRandom, SystemClock } from '../src/system.js';
+
+/** Options of `buildWiredApp`. */
+export interface WiredAppOptions {
+  readonly env?: Readonly<Record<string, string>>;
+  /** Batch is what main.ts runs. */
+  readonly pushMode?: 'per-item' | 'batch';
+  /** Readiness probe; the database's ping when absent. */
+  readonly readiness?: () => Promise<boolean>;
+}
+
+/** The app, the SMS codes it sent, and the storage failures items caused. */
+export interface WiredApp {
+  readonly app: FastifyInstance;
+  readonly sms: CapturingSmsSender;
+  readonly itemFailures: ItemFailure[];
+  /** Signs a phone in (send-otp, verify-otp) and returns the Authorization header. */
+  signIn(phone: string): Promise<{ authorization: string }>;
+}
+
+/**
+ * The app wired as main.ts wires it (Postgres stores, real sign-in, the real sync engine) on an open
+ * database, for tests through `app.inject`; cheap scrypt parameters and silent logs.
+ */
+export async function buildWiredApp(database: Database, opts: WiredAppOptions = {}): Promise<WiredApp> {
+  const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...opts.env });
+  const clock = new SystemClock();
+  const itemFailures: ItemFailure[] = [];
+  const sync = new SyncService({
+    store: new PostgresSyncStore(database.db),
+    clock,
+    cursorCodec: new CursorCodec(config.syncCursorSecret),
+    pushMode: opts.pushMode ?? 'batch',
+    onItemFailure: (f) => itemFailures.push(f),
+  });
+  const sms = new CapturingSmsSender();
+  const { auth } = createAuthModule({
+    config,
+    users: new PostgresUserStore(database.db),
+    store: new PostgresAuthStore(database.db),
+    passwordHasher: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }),
+    clock,
+    random: new CryptoRandom(),
+    smsSender: sms,
+  });
+  const app = await buildApp({
+    config,
+    logger: false,
+    sync,
+    stats: new PostgresLegacyStatsStore(database.db),
+    auth,
+    readiness: opts.readiness ?? (() => database.ping()),
+  });
+  await app.ready();
+  return {
+    app,
+    sms,
+    itemFailures,
+    async signIn(phone) {
+      const sent = await app.inject({ method: 'POST', url: '/api/auth/send-otp', payload: { phone } });
+      if (sent.statusCode !== 200) throw new Error(`send-otp answered ${sent.statusCode}: ${sent.body}`);
+      const verified = await app.inject({ method: 'POST', url: '/api/auth/verify-otp', payload: { phone, otp: sms.lastCode(phone) } });
+      if (verified.statusCode !== 200) throw new Error(`verify-otp answered ${verified.statusCode}: ${verified.body}`);
+      return { authorization: `Bearer ${verified.json().data.accessToken as string}` };
+    },
+  };
+}
