@@ -86,7 +86,7 @@ describe('createDatabase URLs', () => {
       await migrateToLatest(first.db);
       await first.db.insertInto('users').values({ phone: '+15559990000', email: null, password_hash: null, last_sync_time: null }).execute();
       await first.close();
-      expect(await first.ping()).toBe(false);
+      await expect(first.ping()).rejects.toThrow();
       const second = await createDatabase(`pglite://${dir}`);
       expect((await migrateToLatest(second.db)).applied).toEqual([]);
       const phones = await second.db.selectFrom('users').select('phone').execute();

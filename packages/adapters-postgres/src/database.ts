@@ -3,7 +3,7 @@ import { resolve as resolvePath } from 'node:path';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { PGliteDialect } from './pglite-dialect.js';
+import { PGliteDialect, type ConnectionStats } from './pglite-dialect.js';
 import { PreparingClient } from './prepared-client.js';
 import type { DB } from './schema.js';
 
@@ -16,9 +16,18 @@ export interface Database {
   readonly kind: DatabaseKind;
   /** Ends the pool (or the embedded engine). */
   close(): Promise<void>;
-  /** True when a trivial query succeeds (readiness probe). */
+  /**
+   * Resolves true when a trivial query succeeds; rejects with the database's own error otherwise
+   * (the readiness probe reports it).
+   */
   ping(): Promise<boolean>;
+  /** How busy the connections are now (pool metrics). */
+  connectionStats(): ConnectionStats;
+  /** The folder an embedded database keeps its files in (its size is a metric), null otherwise. */
+  readonly dataDirectory: string | null;
 }
+
+export type { ConnectionStats } from './pglite-dialect.js';
 
 /** Options of `createDatabase`. */
 export interface CreateDatabaseOptions {
@@ -59,16 +68,18 @@ function openPostgres(url: string, opts: CreateDatabaseOptions): Database {
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on('error', () => {});
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return wrap(db, 'postgres');
+  const connectionStats = (): ConnectionStats => ({ inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount, total: pool.totalCount });
+  return wrap(db, 'postgres', connectionStats, null);
 }
 
 async function openPGlite(location: string, opts: CreateDatabaseOptions): Promise<Database> {
   const parsers = { [pgliteTypes.INT8]: (x: string) => x };
   let engine: PGlite;
+  let dataDir: string | null = null;
   if (location === 'memory' || location === '') {
     engine = await PGlite.create({ parsers });
   } else {
-    const dataDir = resolvePath(location);
+    dataDir = resolvePath(location);
     await mkdir(dataDir, { recursive: true });
     engine = await PGlite.create({ dataDir, parsers });
   }
@@ -76,22 +87,21 @@ async function openPGlite(location: string, opts: CreateDatabaseOptions): Promis
     await engine.query(`create schema if not exists ${opts.schema}`);
     await engine.query(`set search_path to ${opts.schema}`);
   }
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(engine) });
-  return wrap(db, 'pglite');
+  const dialect = new PGliteDialect(engine);
+  const db = new Kysely<DB>({ dialect });
+  return wrap(db, 'pglite', () => dialect.stats(), dataDir);
 }
 
-function wrap(db: Kysely<DB>, kind: DatabaseKind): Database {
+function wrap(db: Kysely<DB>, kind: DatabaseKind, connectionStats: () => ConnectionStats, dataDirectory: string | null): Database {
   return {
     db,
     kind,
+    dataDirectory,
+    connectionStats,
     close: () => db.destroy(),
     async ping() {
-      try {
-        await sql`select 1`.execute(db);
-        return true;
-      } catch {
-        return false;
-      }
+      await sql`select 1`.execute(db);
+      return true;
     },
   };
 }

@@ -36,6 +36,14 @@ class PGliteConnection implements DatabaseConnection {
   }
 }
 
+/** How busy a database's connections are: in use by a query or transaction, and callers waiting for one. */
+export interface ConnectionStats {
+  readonly inUse: number;
+  readonly waiting: number;
+  /** Connections open (PGlite: its one session). */
+  readonly total: number;
+}
+
 /**
  * A Kysely driver for PGlite: one connection behind a FIFO lock, so transactions serialize
  * (PGlite has one session, so advisory locks and FOR UPDATE cannot block across callers: this
@@ -45,15 +53,26 @@ class PGliteDriver implements Driver {
   readonly #lock = new FifoLock();
   readonly #connection: PGliteConnection;
   #release: (() => void) | null = null;
+  #waiting = 0;
 
   constructor(private readonly pg: PGliteLike) {
     this.#connection = new PGliteConnection(pg);
   }
 
+  /** The one session: in use or not, and how many callers queue for it. */
+  stats(): ConnectionStats {
+    return { inUse: this.#release === null ? 0 : 1, waiting: this.#waiting, total: 1 };
+  }
+
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    this.#release = await this.#lock.acquire();
+    this.#waiting++;
+    try {
+      this.#release = await this.#lock.acquire();
+    } finally {
+      this.#waiting--;
+    }
     return this.#connection;
   }
 
@@ -105,10 +124,18 @@ function quoteIdent(name: string): string {
 
 /** Kysely dialect for PGlite: PostgreSQL's compiler, adapter and introspector over `PGliteDriver`. */
 export class PGliteDialect implements Dialect {
+  #driver: PGliteDriver | null = null;
+
   constructor(private readonly pg: PGliteLike) {}
 
   createDriver(): Driver {
-    return new PGliteDriver(this.pg);
+    this.#driver = new PGliteDriver(this.pg);
+    return this.#driver;
+  }
+
+  /** The session's use (for the pool metrics); idle before Kysely made the driver. */
+  stats(): ConnectionStats {
+    return this.#driver?.stats() ?? { inUse: 0, waiting: 0, total: 1 };
   }
 
   createQueryCompiler(): QueryCompiler {

@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startStandInSmsGateway, type StandInSmsGateway } from '../../testkit/src/auth/stand-in-sms-gateway.js';
 import { HttpSmsSender, SmsGatewayError } from './http-sms-sender.js';
@@ -12,6 +13,7 @@ describe('HttpSmsSender against a stand-in gateway', () => {
   beforeEach(() => {
     gw.status = 202;
     gw.delayMs = 0;
+    gw.rejectReason = 'message rejected';
     gw.requests.length = 0;
   });
   const sender = (timeoutMs?: number) => new HttpSmsSender({ url: gw.url, apiKey: 'k-123', sender: 'CalSync', ...(timeoutMs ? { timeoutMs } : {}) });
@@ -37,19 +39,37 @@ describe('HttpSmsSender against a stand-in gateway', () => {
     const err = await sender().send('+491701234567', 'code 654321').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SmsGatewayError);
     expect((err as SmsGatewayError).status).toBe(status);
+    expect((err as SmsGatewayError).kind).toBe('rejected');
+    expect((err as Error).message).toMatch(new RegExp(`^SMS gateway answered ${status} [A-Za-z ]+: message rejected$`));
     expect(String((err as Error).message)).not.toMatch(/k-123|654321|\+49/);
+  });
+
+  it("names the gateway's reason but masks a phone number or code it echoes", async () => {
+    gw.status = 422;
+    gw.rejectReason = 'number +49 170 1234567 is not reachable (code 654321)\nsecond line';
+    const err = (await sender().send('+491701234567', 'code 654321').catch((e: unknown) => e)) as SmsGatewayError;
+    expect(err.message).toBe('SMS gateway answered 422 Unprocessable Entity: number … is not reachable (code …) second line');
   });
 
   it('fails with a timeout when the gateway does not answer in time', async () => {
     gw.delayMs = 2000;
     const err = await sender(100).send('+491701234567', 'x').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SmsGatewayError);
-    expect((err as Error).message).toBe('SMS gateway timed out');
+    expect((err as SmsGatewayError).kind).toBe('timeout');
+    expect((err as Error).message).toBe('SMS gateway timed out after 100 ms');
   });
 
   it('fails when nothing listens', async () => {
-    const dead = new HttpSmsSender({ url: 'http://127.0.0.1:1/x', apiKey: 'k', sender: 's' });
-    await expect(dead.send('+491701234567', 'x')).rejects.toBeInstanceOf(SmsGatewayError);
+    // A port that was free a moment ago: nothing listens there (port 1 would be refused by fetch itself).
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    const dead = new HttpSmsSender({ url: `http://127.0.0.1:${port}/x`, apiKey: 'k', sender: 's' });
+    const err = (await dead.send('+491701234567', 'x').catch((e: unknown) => e)) as SmsGatewayError;
+    expect(err).toBeInstanceOf(SmsGatewayError);
+    expect(err.kind).toBe('unreachable');
+    expect(err.message).toMatch(/^SMS gateway unreachable \(.*ECONNREFUSED.*\)$/);
   });
 });
 

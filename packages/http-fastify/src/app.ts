@@ -7,11 +7,14 @@ import type { Redis } from 'ioredis';
 import type { AppConfig } from './config-types.js';
 import { errorHandlingPlugin, sendFailure } from './plugins/error-handling.js';
 import { metricsPlugin } from './plugins/metrics.js';
+import { opsMetricsPlugin, type DatabaseGauges } from './plugins/ops-metrics.js';
 import { standardResponsesPlugin } from './plugins/standard-responses.js';
 import { storableTextPlugin } from './plugins/storable-text.js';
 import { openApiPlugin } from './plugins/openapi.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { requestIdFrom, requestIdPlugin, REQUEST_ID_HEADER } from './plugins/request-id.js';
+import { DatabaseStateTracker } from './database-state.js';
+import { OneLineRequestLog } from './plugins/request-log.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { legacyRoutes } from './routes/legacy-routes.js';
 import { syncRoutes } from './routes/sync-routes.js';
@@ -26,8 +29,13 @@ export interface BuildAppDeps {
   readonly sync: SyncApi;
   readonly stats: LegacyStatsStore;
   readonly auth: AuthService;
-  /** True when the service can serve (database reachable); /health/ready answers 503 otherwise. */
+  /**
+   * True when the service can serve (database reachable); false or a rejection (with the database's
+   * error, which is logged once per change of state) makes /health/ready answer 503.
+   */
   readonly readiness: () => Promise<boolean>;
+  /** Connection use and data folder of the database, for /metrics (absent: not shown). */
+  readonly databaseGauges?: DatabaseGauges | undefined;
   /** Shared rate-limit counters across app nodes (REDIS_URL); in memory when absent. */
   readonly redis?: Redis | undefined;
   /** Replaces the sign-in registration (authenticate decorator and auth routes); tests only. */
@@ -50,6 +58,8 @@ export async function buildApp(deps: BuildAppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...(isLoggerInstance(deps.logger) ? { loggerInstance: deps.logger } : { logger: deps.logger ?? false }),
     bodyLimit: config.bodyLimitBytes,
+    // One line per request instead of Fastify's two, probes and scrapes at debug.
+    logController: new OneLineRequestLog(),
     requestIdHeader: false,
     genReqId: requestIdFrom,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: true } },
@@ -83,14 +93,17 @@ export async function buildApp(deps: BuildAppDeps): Promise<FastifyInstance> {
     origin: config.corsOrigin,
     // The default list lacks PATCH and DELETE, which PATCH /api/users/me and device revoke need.
     methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
-    exposedHeaders: [REQUEST_ID_HEADER, 'retry-after', 'etag'],
+    // A browser app may read these: the request id to quote, and when (and how much) it may retry.
+    exposedHeaders: [REQUEST_ID_HEADER, 'retry-after', 'etag', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
   });
   await app.register(rateLimitPlugin, { config, redis: deps.redis });
   await app.register(openApiPlugin);
   await app.register(standardResponsesPlugin);
   await app.register(metricsPlugin);
+  const database = new DatabaseStateTracker(deps.readiness, app.log.child({ component: 'database' }));
+  await app.register(opsMetricsPlugin, { database, gauges: deps.databaseGauges });
 
-  await app.register(healthRoutes, { readiness: deps.readiness });
+  await app.register(healthRoutes, { database });
   await (deps.signIn ?? registerSignIn)(app, { auth: deps.auth, config });
   await app.register(syncRoutes, { sync: deps.sync, config });
   await app.register(legacyRoutes, { stats: deps.stats, config });

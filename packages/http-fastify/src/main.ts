@@ -121,7 +121,7 @@ async function main(): Promise<void> {
   const redis = config.redisUrl ? new Redis(config.redisUrl, { connectTimeout: 1000, maxRetriesPerRequest: 1 }) : undefined;
 
   const webClientDir = builtWebClientDir();
-  const app = await buildApp({ config, logger, sync, stats, auth, readiness: () => database.ping(), redis, webClientDir });
+  const app = await buildApp({ config, logger, sync, stats, auth, readiness: () => database.ping(), databaseGauges: database, redis, webClientDir });
   installShutdown(logger, app, database, redis, config.shutdownTimeoutMs);
   const address = await app.listen({ port: config.port, host: config.host });
   printHowToSignIn(config, address, webClientDir);

@@ -70,10 +70,13 @@ export class OtpService {
     });
     try {
       await this.sms.send(phone, `Your sign-in code is ${code}. It expires in ${Math.ceil(this.policy.ttlSeconds / 60)} minutes.`);
-    } catch {
+    } catch (sendError) {
       // No usable code may survive a failed send (neither the new one nor an older one).
       await this.store.deleteOtp(phone);
-      throw new DomainError(ErrorCode.SMS_FAILED, 'the SMS gateway did not accept the message');
+      const failure = new DomainError(ErrorCode.SMS_FAILED, 'the SMS gateway did not accept the message');
+      // The sender's reason (unreachable, timed out, the gateway's answer) is for the operator's log only.
+      failure.cause = sendError;
+      throw failure;
     }
     return { expiresInSeconds: this.policy.ttlSeconds, resendAfterSeconds: this.policy.resendSeconds };
   }

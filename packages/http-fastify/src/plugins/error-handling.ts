@@ -70,8 +70,16 @@ export function toHttpFailure(err: unknown, bodyLimitBytes: number): HttpFailure
   return { status: 500, code: 'INTERNAL', message: 'Internal server error' };
 }
 
+const failureCodes = new WeakMap<FastifyRequest, ErrorCode>();
+
+/** The error code a request was answered with (null for a success): the request log line and error metrics read it. */
+export function failureCodeOf(request: FastifyRequest): ErrorCode | null {
+  return failureCodes.get(request) ?? null;
+}
+
 /** Sends `failure` in the error envelope, with Retry-After when it has one. */
 export function sendFailure(reply: FastifyReply, failure: HttpFailure): FastifyReply {
+  failureCodes.set(reply.request, failure.code);
   if (failure.retryAfterSeconds !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(failure.retryAfterSeconds))));
   return reply.code(failure.status).type('application/json; charset=utf-8').send(errorEnvelope(failure.code, failure.message, failure.details));
 }
@@ -81,15 +89,30 @@ export interface ErrorHandlingOptions {
   readonly bodyLimitBytes: number;
 }
 
+/** The cause chain of an error as one short line (`SMS gateway answered 503 …`), no stack. */
+export function causeText(err: unknown): string | undefined {
+  const parts: string[] = [];
+  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 4; depth++) {
+    parts.push(e instanceof Error ? e.message : String(e));
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return parts.length === 0 ? undefined : parts.join(': ').slice(0, 500);
+}
+
 /**
  * The one error handler and not-found handler: every failure, Fastify's own included, answers in
- * the error envelope. 5xx are logged with the request id (pino's reqId) and never detailed.
+ * the error envelope. An unexpected failure (500 INTERNAL) is logged at error with its stack; a
+ * known 5xx with a cause (SMS_FAILED: gateway unreachable, timed out or its answer) is logged at
+ * error as one line naming the cause; the request line (request-log plugin) carries the rest.
  */
 export const errorHandlingPlugin = fp<ErrorHandlingOptions>(
   async (app: FastifyInstance, opts) => {
     app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
       const failure = toHttpFailure(err, opts.bodyLimitBytes);
-      if (failure.status >= 500) request.log.error({ err }, 'request failed');
+      if (failure.code === 'INTERNAL') request.log.error({ err }, 'request failed');
+      else if (failure.status >= 500 && isDomainError(err) && err.cause !== undefined) {
+        request.log.error({ code: failure.code, cause: causeText(err.cause) }, `${failure.code}: ${err.message}`);
+      }
       return sendFailure(reply, failure);
     });
     app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {

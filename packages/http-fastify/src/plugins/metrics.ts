@@ -1,6 +1,6 @@
 import type { PullResponse, PushResponse, RecordType } from '@calsync/domain';
 import { RECORD_TYPES } from '@calsync/domain';
-import type { FastifyInstance, FastifyPluginCallback } from 'fastify';
+import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import * as fastifyMetricsModule from 'fastify-metrics';
 import fp from 'fastify-plugin';
 
@@ -34,10 +34,18 @@ declare module 'fastify' {
 export const metricsPlugin = fp(
   async (app: FastifyInstance) => {
     await app.register(fastifyMetrics, {
-      endpoint: '/metrics',
+      // Its own default logs the scrape route at fatal only; ours logs every scrape at debug.
+      endpoint: { url: '/metrics', method: 'GET', exposeHeadRoute: false, logLevel: 'debug', handler: () => undefined },
       clearRegisterOnInit: true,
       defaultMetrics: { enabled: true },
-      routeMetrics: { enabled: { histogram: true, summary: false }, registeredRoutesOnly: true },
+      routeMetrics: {
+        enabled: { histogram: true, summary: false },
+        registeredRoutesOnly: true,
+        // Alerts compare classes (error rate: 5xx over all); status_code stays for detail.
+        customLabels: { status_class: (_request: FastifyRequest, reply: FastifyReply) => `${Math.floor(reply.statusCode / 100)}xx` },
+        // Up to 10 s, with 2 s (the slow-response alert's threshold) as a bucket boundary.
+        overrides: { histogram: { buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10] } },
+      },
     });
     const client = app.metrics.client;
     const pushed = new client.Counter({

@@ -1,18 +1,20 @@
 import { DomainError } from '@calsync/domain';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import type { DatabaseStateTracker } from '../database-state.js';
 import { ok } from '../envelope.js';
 
-/** Options of the health routes: how to tell whether the service can serve (database reachable). */
+/** Options of the health routes: the tracker that checks (and remembers) whether the database answers. */
 export interface HealthRoutesOptions {
-  readonly readiness: () => Promise<boolean>;
+  readonly database: DatabaseStateTracker;
 }
 
 const envelopeOf = <T extends ReturnType<typeof Type.Object>>(data: T) => Type.Object({ success: Type.Literal(true), data });
 
 /**
- * Public monitoring routes: /health (status, uptime, memory), /health/live (the process answers)
- * and /health/ready (503 NOT_READY when readiness() is false or throws).
+ * Public monitoring routes: /health (status, uptime, memory and the database state last seen:
+ * `degraded` while it was down), /health/live (the process answers) and /health/ready (checks the
+ * database; 503 NOT_READY when it does not answer, logged by the tracker once per change).
  */
 export async function healthRoutes(app: FastifyInstance, opts: HealthRoutesOptions): Promise<void> {
   app.get(
@@ -28,6 +30,15 @@ export async function healthRoutes(app: FastifyInstance, opts: HealthRoutesOptio
               timestamp: Type.String({ format: 'date-time' }),
               uptime: Type.Number(),
               memory: Type.Object({ rss: Type.Number(), heapTotal: Type.Number(), heapUsed: Type.Number() }),
+              database: Type.Object(
+                {
+                  status: Type.Union([Type.Literal('unknown'), Type.Literal('up'), Type.Literal('down')]),
+                  checkedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+                  since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+                  error: Type.Optional(Type.String()),
+                },
+                { description: 'What the last readiness check saw (unknown before the first one).' },
+              ),
             }),
           ),
         },
@@ -35,11 +46,13 @@ export async function healthRoutes(app: FastifyInstance, opts: HealthRoutesOptio
     },
     async () => {
       const m = process.memoryUsage();
+      const database = opts.database.state;
       return ok({
-        status: 'healthy',
+        status: database.status === 'down' ? 'degraded' : 'healthy',
         timestamp: new Date().toISOString(),
         uptime: process.uptime(),
         memory: { rss: m.rss, heapTotal: m.heapTotal, heapUsed: m.heapUsed },
+        database,
       });
     },
   );
@@ -51,14 +64,8 @@ export async function healthRoutes(app: FastifyInstance, opts: HealthRoutesOptio
   app.get(
     '/health/ready',
     { schema: { tags: ['health'], summary: 'Readiness probe (database reachable)', response: { 200: envelopeOf(Type.Object({ status: Type.String() })) } } },
-    async (request) => {
-      let ready = false;
-      try {
-        ready = await opts.readiness();
-      } catch (err) {
-        request.log.warn({ err }, 'readiness check failed');
-      }
-      if (!ready) throw new DomainError('NOT_READY', 'Service is not ready');
+    async () => {
+      if (!(await opts.database.probe())) throw new DomainError('NOT_READY', 'Service is not ready');
       return ok({ status: 'ready' });
     },
   );

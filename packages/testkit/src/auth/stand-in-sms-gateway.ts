@@ -16,6 +16,8 @@ export interface StandInSmsGateway {
   status: number;
   /** Delay before answering, in ms (to provoke the client's timeout). */
   delayMs: number;
+  /** The `error` field of a non-2xx answer's JSON body (what a real gateway says about its refusal). */
+  rejectReason: string;
   /** The 6-digit code of the last message to `phone`. */
   lastCode(phone: string): string;
   close(): Promise<void>;
@@ -36,7 +38,7 @@ export async function startStandInSmsGateway(): Promise<StandInSmsGateway> {
       const answer = () => {
         res.statusCode = gateway.status;
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ accepted: gateway.status < 300 }));
+        res.end(JSON.stringify(gateway.status < 300 ? { accepted: true } : { accepted: false, error: gateway.rejectReason }));
       };
       if (gateway.delayMs > 0) {
         const t = setTimeout(() => {
@@ -54,6 +56,7 @@ export async function startStandInSmsGateway(): Promise<StandInSmsGateway> {
     requests,
     status: 202,
     delayMs: 0,
+    rejectReason: 'message rejected',
     lastCode(phone) {
       for (let i = requests.length - 1; i >= 0; i--) {
         const body = JSON.parse(requests[i]?.body ?? '{}') as { to?: string; text?: string };

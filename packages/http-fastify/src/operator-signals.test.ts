@@ -1,0 +1,162 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildTestApp } from './testing/test-app.js';
+
+// What an operator gets from the service: log lines, /health and /metrics.
+
+interface LogLine {
+  readonly level: number;
+  readonly msg: string;
+  readonly [field: string]: unknown;
+}
+
+/** A pino logger at debug that keeps every line it writes, parsed. */
+function capturingLogger() {
+  const lines: LogLine[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const text of chunk.toString('utf8').split('\n')) if (text.trim() !== '') lines.push(JSON.parse(text) as LogLine);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'debug' }, stream), lines };
+}
+
+const DEBUG = 20;
+const INFO = 30;
+const WARN = 40;
+
+let app: FastifyInstance | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+describe('request log', () => {
+  it('writes one info line per request with method, route, status, duration, request id and user id', async () => {
+    const { logger, lines } = capturingLogger();
+    ({ app } = await buildTestApp({}, { logger }));
+    await app.inject({ method: 'GET', url: '/api/sync/conflicts?limit=5', headers: { 'x-test-user': '7', 'x-request-id': 'req-abc' } });
+    const requestLines = lines.filter((l) => l.route !== undefined);
+    expect(requestLines).toEqual([
+      expect.objectContaining({ level: INFO, reqId: 'req-abc', method: 'GET', route: '/api/sync/conflicts', status: 200, userId: 7, durationMs: expect.any(Number), msg: 'GET /api/sync/conflicts 200' }),
+    ]);
+    // Fastify's own "incoming request" / "request completed" lines are gone.
+    expect(lines.filter((l) => l.msg === 'incoming request' || l.msg === 'request completed')).toEqual([]);
+  });
+
+  it('names the error code of a failure and logs no user for an anonymous caller', async () => {
+    const { logger, lines } = capturingLogger();
+    ({ app } = await buildTestApp({}, { logger }));
+    await app.inject({ method: 'GET', url: '/api/sync/conflicts' });
+    await app.inject({ method: 'GET', url: '/nowhere' });
+    const requestLines = lines.filter((l) => l.route !== undefined);
+    expect(requestLines.map((l) => [l.level, l.route, l.status, l.code, l.userId])).toEqual([
+      [INFO, '/api/sync/conflicts', 401, 'UNAUTHORIZED', undefined],
+      [INFO, 'unmatched', 404, 'NOT_FOUND', undefined],
+    ]);
+  });
+
+  it('logs probes and scrapes at debug only', async () => {
+    const { logger, lines } = capturingLogger();
+    ({ app } = await buildTestApp({}, { logger }));
+    for (const url of ['/health', '/health/live', '/health/ready', '/metrics']) await app.inject({ method: 'GET', url });
+    const requestLines = lines.filter((l) => l.route !== undefined);
+    expect(requestLines.map((l) => [l.level, l.route])).toEqual([
+      [DEBUG, '/health'],
+      [DEBUG, '/health/live'],
+      [DEBUG, '/health/ready'],
+      [DEBUG, '/metrics'],
+    ]);
+  });
+});
+
+describe('database outage', () => {
+  it('logs the database error once when it goes away and once when it is back; /health reports what it saw', async () => {
+    const { logger, lines } = capturingLogger();
+    let failure: Error | null = null;
+    const readiness = async () => {
+      if (failure) throw failure;
+      return true;
+    };
+    ({ app } = await buildTestApp({}, { logger, readiness }));
+    const health = async () => (await app!.inject({ method: 'GET', url: '/health' })).json().data;
+    expect(await health()).toMatchObject({ status: 'healthy', database: { status: 'unknown', checkedAt: null } });
+
+    expect((await app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200);
+    failure = new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    for (let i = 0; i < 3; i++) expect((await app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(503);
+    expect(await health()).toMatchObject({ status: 'degraded', database: { status: 'down', error: 'connect ECONNREFUSED 127.0.0.1:5432' } });
+    failure = null;
+    expect((await app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200);
+    expect(await health()).toMatchObject({ status: 'healthy', database: { status: 'up' } });
+
+    const databaseLines = lines.filter((l) => l.component === 'database');
+    expect(databaseLines.map((l) => [l.level, l.msg])).toEqual([
+      [WARN, 'database unavailable: connect ECONNREFUSED 127.0.0.1:5432'],
+      [INFO, 'database available again'],
+    ]);
+    // No error-level line and no stack for a failing probe.
+    expect(lines.filter((l) => l.level > WARN)).toEqual([]);
+    expect(JSON.stringify(lines)).not.toContain('"stack"');
+  });
+});
+
+describe('CORS', () => {
+  it('lets a browser app read the request id, Retry-After and the rate-limit headers', async () => {
+    ({ app } = await buildTestApp({ RATE_LIMIT_MAX_REQUESTS: '1' }));
+    const headers = { origin: 'http://app.example', 'x-test-user': '7' };
+    await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers });
+    const limited = await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers });
+    expect(limited.statusCode).toBe(429);
+    const exposed = String(limited.headers['access-control-expose-headers']).split(',').map((h) => h.trim().toLowerCase());
+    for (const name of ['x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(exposed).toContain(name);
+    for (const name of ['retry-after', 'x-ratelimit-limit', 'x-request-id']) expect(limited.headers[name]).toBeDefined();
+  });
+});
+
+describe('/metrics for the alert rules', () => {
+  it('counts errors by route, status class and code, and labels the request histogram with the status class', async () => {
+    ({ app } = await buildTestApp({ RATE_LIMIT_MAX_REQUESTS: '1' }));
+    const headers = { 'x-test-user': '7' };
+    await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers });
+    await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers });
+    await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers });
+    const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(text).toContain('calsync_http_errors_total{route="/api/sync/conflicts",status_class="4xx",code="RATE_LIMITED"} 2');
+    expect(text).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/api\/sync\/conflicts"[^}]*status_class="2xx"[^}]*\} 1/);
+    expect(text).toMatch(/http_request_duration_seconds_bucket\{le="2",[^}]*\}/);
+    expect(text).toMatch(/^calsync_memory_limit_bytes \d+/m);
+    expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds [\d.e-]+/m);
+    expect(text).toContain('calsync_database_up 1');
+  });
+
+  it('shows the database down, the connections and the PGlite folder when the database gauges are given', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'calsync-metrics-'));
+    try {
+      await writeFile(join(dir, 'a'), Buffer.alloc(1000));
+      await writeFile(join(dir, 'b'), Buffer.alloc(234));
+      const gauges = { connectionStats: () => ({ inUse: 3, waiting: 2, total: 7 }), dataDirectory: dir };
+      ({ app } = await buildTestApp({}, { readiness: async () => false, databaseGauges: gauges }));
+      const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+      expect(text).toContain('calsync_database_up 0');
+      expect(text).toContain('calsync_db_connections_in_use 3');
+      expect(text).toContain('calsync_db_connections_waiting 2');
+      expect(text).toContain('calsync_db_connections_open 7');
+      expect(text).toContain('calsync_pglite_data_bytes 1234');
+      const size = Number(/^calsync_data_volume_size_bytes (\d+)/m.exec(text)?.[1]);
+      const available = Number(/^calsync_data_volume_available_bytes (\d+)/m.exec(text)?.[1]);
+      expect(size).toBeGreaterThan(0);
+      expect(available).toBeGreaterThan(0);
+      expect(available).toBeLessThanOrEqual(size);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
