@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestApp } from './testing/test-app.js';
+import { buildTestApp } from '../test-support/index.js';
 
 // What an operator gets from the service: log lines, /health and /metrics.
 
