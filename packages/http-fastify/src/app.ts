@@ -10,6 +10,7 @@ import { metricsPlugin } from './plugins/metrics.js';
 import { opsMetricsPlugin, type DatabaseGauges } from './plugins/ops-metrics.js';
 import { standardResponsesPlugin } from './plugins/standard-responses.js';
 import { storableTextPlugin } from './plugins/storable-text.js';
+import { createValidatorCompiler } from './plugins/validator-compiler.js';
 import { openApiPlugin } from './plugins/openapi.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { requestIdFrom, requestIdPlugin, REQUEST_ID_HEADER } from './plugins/request-id.js';
@@ -62,13 +63,14 @@ export async function buildApp(deps: BuildAppDeps): Promise<FastifyInstance> {
     logController: new OneLineRequestLog(),
     requestIdHeader: false,
     genReqId: requestIdFrom,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: true } },
     // Malformed URLs and similar router failures also answer in the envelope.
     frameworkErrors: (err, request, reply) => {
       reply.header(REQUEST_ID_HEADER, request.id);
       void sendFailure(reply, { status: 400, code: 'VALIDATION_ERROR', message: err.message.slice(0, 200) });
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Bodies validated as sent; query and path values (always text) coerced to the schema's types.
+  app.setValidatorCompiler(createValidatorCompiler());
 
   // Only JSON bodies are accepted: anything else is 415 UNSUPPORTED_MEDIA_TYPE.
   app.removeContentTypeParser('text/plain');

@@ -1,16 +1,15 @@
 import type { ErrorCode } from '@calsync/domain';
+import type { errorEnvelopeSchema } from '@calsync/wire';
+import type { Static } from '@sinclair/typebox';
 
-/** The success envelope of every JSON answer except /metrics and /api-docs-json (API.md). */
+/** The success envelope of every JSON answer except /metrics and /api-docs-json. */
 export interface SuccessEnvelope<T> {
   readonly success: true;
   readonly data: T;
 }
 
-/** The error envelope of every failure (API.md "Envelope and errors"). */
-export interface ErrorEnvelope {
-  readonly success: false;
-  readonly error: { readonly code: ErrorCode; readonly message: string; readonly details?: unknown };
-}
+/** The error envelope of every failure: the wire schema's type. */
+export type ErrorEnvelope = Static<typeof errorEnvelopeSchema>;
 
 /** Wraps a route's result in the success envelope. */
 export function ok<T>(data: T): SuccessEnvelope<T> {

@@ -88,7 +88,10 @@ describe('OpenAPI', () => {
       ['/health/ready', 'get'],
     ];
     for (const [path, method] of expected) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
-    const pushItem = doc.paths['/api/sync/push'].post.requestBody.content['application/json'].schema.properties.events.items;
+    // Named component schemas: the push body refers to PushRequest, whose events are EventPushItems.
+    expect(doc.paths['/api/sync/push'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PushRequest' });
+    expect(doc.components.schemas.PushRequest.properties.events.items).toEqual({ $ref: '#/components/schemas/EventPushItem' });
+    const pushItem = doc.components.schemas.EventPushItem;
     expect(pushItem.properties.calendarUid).toBeDefined();
     expect(pushItem.additionalProperties).toBe(false);
     // Every route documents the error answers it can give, not only its own 4xx.
@@ -99,6 +102,21 @@ describe('OpenAPI', () => {
     expect(codes('/health/ready', 'get')).toEqual(['200', '500', '503']);
     expect(doc.paths['/api/sync/push'].post.responses['413'].description).toContain('PAYLOAD_TOO_LARGE');
     expect(doc.paths['/api/sync/push'].post.responses['413'].description).toContain('BATCH_TOO_LARGE');
+    // error.code is the enum of exactly what the route answers with that status.
+    const codeEnum = (path: string, method: string, status: string) =>
+      doc.paths[path][method].responses[status].content['application/json'].schema.properties.error.properties.code.enum;
+    expect(codeEnum('/api/sync/push', 'post', '413')).toEqual(['PAYLOAD_TOO_LARGE', 'BATCH_TOO_LARGE']);
+    expect(codeEnum('/api/sync/push', 'post', '400')).toEqual(['VALIDATION_ERROR', 'INVALID_JSON', 'EMPTY_CHANGESET']);
+    expect(codeEnum('/api/sync/conflicts/{id}/resolve', 'post', '409')).toEqual(['CONFLICT_RESOLVED', 'UNKNOWN_REFERENCE']);
+    // Every operation has an id, a summary and a real description on every response.
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { operationId?: string; summary?: string; responses: Record<string, { description: string }> }>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        expect(op.operationId, `${method} ${path}`).toBeTruthy();
+        expect(op.summary, `${method} ${path}`).toBeTruthy();
+        for (const [status, response] of Object.entries(op.responses)) expect(response.description, `${method} ${path} ${status}`).not.toBe('Default Response');
+      }
+    }
+    expect(doc.paths['/metrics'].get.responses['200'].content['text/plain']).toBeDefined();
   });
   it('serves Swagger UI at /api-docs', async () => {
     ({ app } = await buildTestApp());

@@ -7,7 +7,7 @@ import type { SmsSender } from '../ports/sms-sender.js';
 import type { TokenSigner } from '../ports/token-signer.js';
 import type { NotificationSettings, UserProfilePatch, UserRecord, UserStore } from '../ports/user-store.js';
 import { toDeviceDto, toUserDto, type DeviceDto, type SignInResult, type TokenPair, type UserDto } from './dtos.js';
-import { assertName, assertPassword, assertPhone, normaliseEmail, PASSWORD_MAX_LENGTH } from './input-rules.js';
+import { assertName, assertPassword, assertPhone, DEVICE_UID_PATTERN, normaliseEmail, PASSWORD_MAX_LENGTH } from './input-rules.js';
 import { OtpService, type OtpPolicy, type SendOtpResult } from './otp-service.js';
 import { SessionService, type AccessIdentity, type SessionPolicy } from './session-service.js';
 
@@ -165,7 +165,7 @@ export class AuthService {
   }
 
   private assertDevice(device: DeviceInput): void {
-    if (!/^[A-Za-z0-9_.:-]{1,128}$/.test(device.uid)) {
+    if (!DEVICE_UID_PATTERN.test(device.uid)) {
       throw new DomainError(ErrorCode.VALIDATION_ERROR, 'device.uid must be 1..128 characters of [A-Za-z0-9_.:-]', [{ path: '/device/uid', message: 'invalid device uid' }]);
     }
     if (device.name !== undefined) assertName(device.name, '/device/name');

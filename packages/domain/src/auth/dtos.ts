@@ -15,8 +15,10 @@ export interface UserDto {
 /** A device on the wire (API.md "DeviceDto"); never the fcmToken itself. */
 export interface DeviceDto {
   readonly uid: string;
-  readonly platform: string;
-  readonly name: string;
+  /** null when the client never said (an empty value counts as not said). */
+  readonly platform: string | null;
+  /** null when the client never said (an empty value counts as not said). */
+  readonly name: string | null;
   readonly hasPushToken: boolean;
   readonly createdAt: string;
   readonly lastSeenAt: string;
@@ -56,8 +58,8 @@ export function toUserDto(u: UserRecord): UserDto {
 export function toDeviceDto(d: DeviceRecord, currentUid: string | null): DeviceDto {
   return {
     uid: d.uid,
-    platform: d.platform,
-    name: d.name,
+    platform: d.platform === '' ? null : d.platform,
+    name: d.name === '' ? null : d.name,
     hasPushToken: d.fcmToken !== null && d.fcmToken !== '',
     createdAt: d.createdAt,
     lastSeenAt: d.lastSeenAt,

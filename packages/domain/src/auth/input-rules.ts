@@ -4,6 +4,10 @@ import { DomainError, ErrorCode } from '../errors.js';
 export const PHONE_PATTERN = /^\+[0-9]{8,15}$/;
 /** something@domain.tld (API.md "Settled details"). */
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+/** Longest e-mail address accepted (RFC 5321's path limit). */
+export const EMAIL_MAX_LENGTH = 254;
+/** A device uid: chosen by the client, 1..128 characters of [A-Za-z0-9_.:-]. */
+export const DEVICE_UID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
 /** Password length bounds; longer passwords are refused, never truncated. */
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 128;
@@ -22,7 +26,7 @@ export function assertPhone(phone: string): void {
 /** The normalised (trimmed, lower-cased) e-mail, or VALIDATION_ERROR. */
 export function normaliseEmail(email: string): string {
   const e = email.trim().toLowerCase();
-  if (e.length > 254 || !EMAIL_PATTERN.test(e)) throw invalid('/email', 'email must look like name@domain.tld');
+  if (e.length > EMAIL_MAX_LENGTH || !EMAIL_PATTERN.test(e)) throw invalid('/email', 'email must look like name@domain.tld');
   return e;
 }
 

@@ -1,11 +1,7 @@
 import type { FieldSpec, RecordType } from './types.js';
 
-/**
- * The field tables of the four record types (API.md "Record fields beyond the spec").
- * Validation, patching, snapshots and the SQL row mapping all read these tables; a new field is
- * one line here plus a migration.
- */
-export const FIELD_TABLES: Readonly<Record<RecordType, readonly FieldSpec[]>> = {
+// The tables as written, literal types kept (see FieldTables below).
+const TABLES = {
   calendars: [
     { name: 'name', column: 'name', kind: 'text', nullable: false, requiredOnCreate: true, minLength: 1, maxLength: 200 },
     { name: 'color', column: 'color', kind: 'color', nullable: true, requiredOnCreate: false },
@@ -39,7 +35,17 @@ export const FIELD_TABLES: Readonly<Record<RecordType, readonly FieldSpec[]>> = 
     { name: 'minutesBefore', column: 'minutes_before', kind: 'integer', nullable: true, requiredOnCreate: false, min: 0, max: 40320 },
     { name: 'remindAt', column: 'remind_at', kind: 'datetime', nullable: true, requiredOnCreate: false },
   ],
-};
+} as const satisfies Readonly<Record<RecordType, readonly FieldSpec[]>>;
+
+/**
+ * The field tables of the four record types (API.md "Record fields beyond the spec").
+ * Validation, patching, snapshots and the SQL row mapping all read these tables; a new field is
+ * one line here plus a migration.
+ */
+export const FIELD_TABLES: Readonly<Record<RecordType, readonly FieldSpec[]>> = TABLES;
+
+/** The field tables with their literal types: the wire schemas derive exact record types from them. */
+export type FieldTables = typeof TABLES;
 
 /**
  * Defaults a created row gets for fields the item did not send (non-nullable fields that are not

@@ -2,7 +2,7 @@ import { isDomainError, type ErrorCode } from '@calsync/domain';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { errorEnvelope } from '../envelope.js';
-import { HTTP_STATUS_BY_CODE } from '../http-status.js';
+import { documentsErrorCode, HTTP_STATUS_BY_CODE } from '@calsync/wire';
 
 /** One failure, ready for the envelope: status, code, safe message, optional details and Retry-After. */
 export interface HttpFailure {
@@ -81,7 +81,12 @@ export function failureCodeOf(request: FastifyRequest): ErrorCode | null {
 export function sendFailure(reply: FastifyReply, failure: HttpFailure): FastifyReply {
   failureCodes.set(reply.request, failure.code);
   if (failure.retryAfterSeconds !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(failure.retryAfterSeconds))));
-  return reply.code(failure.status).type('application/json; charset=utf-8').send(errorEnvelope(failure.code, failure.message, failure.details));
+  // Serialised here, not by the route's response schema: an envelope always goes out whole.
+  return reply
+    .code(failure.status)
+    .type('application/json; charset=utf-8')
+    .serializer((payload) => JSON.stringify(payload))
+    .send(errorEnvelope(failure.code, failure.message, failure.details));
 }
 
 /** Options of the error-handling plugin. */
@@ -112,6 +117,11 @@ export const errorHandlingPlugin = fp<ErrorHandlingOptions>(
       if (failure.code === 'INTERNAL') request.log.error({ err }, 'request failed');
       else if (failure.status >= 500 && isDomainError(err) && err.cause !== undefined) {
         request.log.error({ code: failure.code, cause: causeText(err.cause) }, `${failure.code}: ${err.message}`);
+      }
+      // The operations table documents every code a route answers; an answer outside it is a bug to fix there.
+      const operationId = (request.routeOptions.schema as { operationId?: unknown } | undefined)?.operationId;
+      if (typeof operationId === 'string' && !documentsErrorCode(operationId, failure.code)) {
+        request.log.error({ operationId, code: failure.code }, 'error code missing from the operations table');
       }
       return sendFailure(reply, failure);
     });

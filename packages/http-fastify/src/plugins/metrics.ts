@@ -3,6 +3,7 @@ import { RECORD_TYPES } from '@calsync/domain';
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import * as fastifyMetricsModule from 'fastify-metrics';
 import fp from 'fastify-plugin';
+import { operation } from '../routes/operation.js';
 
 // fastify-metrics is CommonJS with `exports.default`; Node's ESM loader and vitest disagree on
 // whether the default import is the plugin or the module object, so take whichever is callable.
@@ -34,8 +35,15 @@ declare module 'fastify' {
 export const metricsPlugin = fp(
   async (app: FastifyInstance) => {
     await app.register(fastifyMetrics, {
-      // Its own default logs the scrape route at fatal only; ours logs every scrape at debug.
-      endpoint: { url: '/metrics', method: 'GET', exposeHeadRoute: false, logLevel: 'debug', handler: () => undefined },
+      // Its own route (ours logs every scrape at debug) with a schema, so the document lists it as text/plain.
+      endpoint: {
+        url: '/metrics',
+        method: 'GET',
+        exposeHeadRoute: false,
+        logLevel: 'debug',
+        schema: { ...operation('getMetrics'), response: { 200: { content: { 'text/plain': { schema: { type: 'string' } } } } } },
+        handler: () => undefined,
+      },
       clearRegisterOnInit: true,
       defaultMetrics: { enabled: true },
       routeMetrics: {

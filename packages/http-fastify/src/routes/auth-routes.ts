@@ -5,7 +5,6 @@ import {
   deviceListResult,
   deviceParams,
   envelopeSchema as ok,
-  errorEnvelopeSchema as failure,
   loginBody,
   logoutResult,
   meResult,
@@ -20,17 +19,13 @@ import {
 import { requireAuth } from '../auth-context.js';
 import { privateCacheOnSend } from '../plugins/private-cache.js';
 import type { AppConfig } from '../config-types.js';
+import { operation } from './operation.js';
 
 /** Options of the auth routes. */
 export interface AuthRoutesOptions {
   readonly auth: AuthService;
   readonly config: AppConfig;
 }
-
-const tags = ['auth'];
-const security = [{ bearerAuth: [] }];
-const publicErrors = { 400: failure, 401: failure, 403: failure, 429: failure };
-const protectedErrors = { 401: failure, 403: failure };
 
 /**
  * The routes under /api/auth (API.md "Authentication"). Public ones are limited per IP; the OTP
@@ -44,12 +39,7 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
     '/api/auth/send-otp',
     {
       onRequest: app.authIpRateLimit,
-      schema: {
-        tags,
-        summary: 'Send a 6-digit sign-in code by SMS',
-        body: sendOtpBody,
-        response: { 200: ok(sendOtpResult), ...publicErrors, 502: failure },
-      },
+      schema: { ...operation('sendOtp'), body: sendOtpBody, response: { 200: ok(sendOtpResult) } },
     },
     async (request) => ({ success: true as const, data: await auth.sendOtp(request.body.phone, request.body.name) }),
   );
@@ -58,7 +48,7 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
     '/api/auth/verify-otp',
     {
       onRequest: app.authIpRateLimit,
-      schema: { tags, summary: 'Verify the code; a new phone creates the user and a default calendar', body: verifyOtpBody, response: { 200: ok(signInResult), ...publicErrors } },
+      schema: { ...operation('verifyOtp'), body: verifyOtpBody, response: { 200: ok(signInResult) } },
     },
     async (request) => ({ success: true as const, data: await auth.verifyOtp(request.body.phone, request.body.otp, request.body.device) }),
   );
@@ -67,7 +57,7 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
     '/api/auth/login',
     {
       onRequest: app.authIpRateLimit,
-      schema: { tags, summary: 'Sign in with e-mail and password', body: loginBody, response: { 200: ok(signInResult), ...publicErrors } },
+      schema: { ...operation('login'), body: loginBody, response: { 200: ok(signInResult) } },
     },
     async (request) => ({ success: true as const, data: await auth.login(request.body.email, request.body.password, request.body.device) }),
   );
@@ -76,7 +66,7 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
     '/api/auth/refresh',
     {
       onRequest: app.authIpRateLimit,
-      schema: { tags, summary: 'Rotate the refresh token and get a new access token', body: refreshBody, response: { 200: ok(tokenPair), ...publicErrors } },
+      schema: { ...operation('refreshTokens'), body: refreshBody, response: { 200: ok(tokenPair) } },
     },
     async (request) => ({ success: true as const, data: await auth.refresh(request.body.refreshToken, request.body.deviceUid) }),
   );
@@ -86,7 +76,7 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
     {
       onRequest: app.authenticate,
       preHandler: app.userRateLimit,
-      schema: { tags, security, summary: 'End the session of this device (or the legacy one)', response: { 200: ok(logoutResult), ...protectedErrors } },
+      schema: { ...operation('logout'), response: { 200: ok(logoutResult) } },
     },
     async (request) => ({ success: true as const, data: await auth.logout(requireAuth(request)) }),
   );
@@ -97,7 +87,7 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
       onRequest: app.authenticate,
       preHandler: app.userRateLimit,
       onSend: privateCacheOnSend,
-      schema: { tags, security, summary: 'The current user', response: { 200: ok(meResult), ...protectedErrors } },
+      schema: { ...operation('getMe'), response: { 200: ok(meResult) } },
     },
     async (request) => ({ success: true as const, data: await auth.me(requireAuth(request)) }),
   );
@@ -108,7 +98,7 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
       onRequest: app.authenticate,
       preHandler: app.userRateLimit,
       onSend: privateCacheOnSend,
-      schema: { tags, security, summary: 'Devices signed in (revoked ones are not listed)', response: { 200: ok(deviceListResult), ...protectedErrors } },
+      schema: { ...operation('listDevices'), response: { 200: ok(deviceListResult) } },
     },
     async (request) => ({ success: true as const, data: await auth.listDevices(requireAuth(request)) }),
   );
@@ -118,13 +108,7 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
     {
       onRequest: app.authenticate,
       preHandler: app.userRateLimit,
-      schema: {
-        tags,
-        security,
-        summary: 'Revoke a device: its session ends at once',
-        params: deviceParams,
-        response: { 200: ok(revokeResult), ...protectedErrors, 404: failure },
-      },
+      schema: { ...operation('revokeDevice'), params: deviceParams, response: { 200: ok(revokeResult) } },
     },
     async (request) => ({ success: true as const, data: await auth.revokeDevice(requireAuth(request), request.params.uid) }),
   );

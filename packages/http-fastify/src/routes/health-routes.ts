@@ -2,14 +2,15 @@ import { DomainError } from '@calsync/domain';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { DatabaseStateTracker } from '../database-state.js';
+import { envelopeSchema } from '@calsync/wire';
 import { ok } from '../envelope.js';
+import { operation } from './operation.js';
 
 /** Options of the health routes: the tracker that checks (and remembers) whether the database answers. */
 export interface HealthRoutesOptions {
   readonly database: DatabaseStateTracker;
 }
 
-const envelopeOf = <T extends ReturnType<typeof Type.Object>>(data: T) => Type.Object({ success: Type.Literal(true), data });
 
 /**
  * Public monitoring routes: /health (status, uptime, memory and the database state last seen:
@@ -21,10 +22,9 @@ export async function healthRoutes(app: FastifyInstance, opts: HealthRoutesOptio
     '/health',
     {
       schema: {
-        tags: ['health'],
-        summary: 'Service health',
+        ...operation('getHealth'),
         response: {
-          200: envelopeOf(
+          200: envelopeSchema(
             Type.Object({
               status: Type.String(),
               timestamp: Type.String({ format: 'date-time' }),
@@ -58,12 +58,12 @@ export async function healthRoutes(app: FastifyInstance, opts: HealthRoutesOptio
   );
   app.get(
     '/health/live',
-    { schema: { tags: ['health'], summary: 'Liveness probe', response: { 200: envelopeOf(Type.Object({ status: Type.String() })) } } },
+    { schema: { ...operation('getLiveness'), response: { 200: envelopeSchema(Type.Object({ status: Type.String() })) } } },
     async () => ok({ status: 'alive' }),
   );
   app.get(
     '/health/ready',
-    { schema: { tags: ['health'], summary: 'Readiness probe (database reachable)', response: { 200: envelopeOf(Type.Object({ status: Type.String() })) } } },
+    { schema: { ...operation('getReadiness'), response: { 200: envelopeSchema(Type.Object({ status: Type.String() })) } } },
     async () => {
       if (!(await opts.database.probe())) throw new DomainError('NOT_READY', 'Service is not ready');
       return ok({ status: 'ready' });

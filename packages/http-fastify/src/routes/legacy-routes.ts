@@ -5,7 +5,8 @@ import { requireAuth } from '../auth-context.js';
 import type { AppConfig } from '../config-types.js';
 import { ok } from '../envelope.js';
 import { privateCacheOnSend } from '../plugins/private-cache.js';
-import { envelopeSchema, errorEnvelopeSchema } from '@calsync/wire';
+import { envelopeSchema } from '@calsync/wire';
+import { operation } from './operation.js';
 
 /** Options of the legacy routes. */
 export interface LegacyRoutesOptions {
@@ -20,7 +21,7 @@ const statsSchema = Type.Object({
   reminders: Type.Integer(),
   unresolvedConflicts: Type.Integer(),
   devices: Type.Integer(),
-  lastSyncTime: Type.Union([Type.String(), Type.Null()]),
+  lastSyncTime: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   syncStatus: Type.Object({ SYNCED: Type.Integer(), PENDING: Type.Integer(), CONFLICT: Type.Integer() }),
 });
 
@@ -29,15 +30,13 @@ const statsSchema = Type.Object({
  * lastSyncTime, reset-sync (a debugging tool) resets them. Neither touches versions.
  */
 export async function legacyRoutes(app: FastifyInstance, opts: LegacyRoutesOptions): Promise<void> {
-  const security = [{ bearerAuth: [] }];
-  const errors = { 401: errorEnvelopeSchema, 429: errorEnvelopeSchema };
   app.get(
     '/api/users/stats',
     {
       onRequest: app.authenticate,
       onSend: privateCacheOnSend,
       preHandler: app.userRateLimit,
-      schema: { tags: ['legacy'], summary: 'Counts of live records, conflicts, devices and legacy sync fields', security, response: { 200: envelopeSchema(statsSchema), ...errors } },
+      schema: { ...operation('getStats'), response: { 200: envelopeSchema(statsSchema) } },
     },
     async (request) => ok(await opts.stats.stats(requireAuth(request).userId)),
   );
@@ -46,12 +45,7 @@ export async function legacyRoutes(app: FastifyInstance, opts: LegacyRoutesOptio
     {
       onRequest: app.authenticate,
       preHandler: app.userRateLimit,
-      schema: {
-        tags: ['legacy'],
-        summary: "Debugging tool: every event's syncStatus to SYNCED, lastSyncTime to null (no new versions)",
-        security,
-        response: { 200: envelopeSchema(Type.Object({ reset: Type.Literal(true), eventsReset: Type.Integer() })), ...errors },
-      },
+      schema: { ...operation('resetSync'), response: { 200: envelopeSchema(Type.Object({ reset: Type.Literal(true), eventsReset: Type.Integer() })) } },
     },
     async (request) => ok({ reset: true as const, eventsReset: await opts.stats.resetSync(requireAuth(request).userId) }),
   );

@@ -1,9 +1,10 @@
 import type { AuthService } from '@calsync/domain';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { envelopeSchema as ok, errorEnvelopeSchema as failure, meResult, profileBody } from '@calsync/wire';
+import { envelopeSchema as ok, meResult, profileBody } from '@calsync/wire';
 import { requireAuth } from '../auth-context.js';
 import type { AppConfig } from '../config-types.js';
+import { operation } from './operation.js';
 
 /** Options of the profile route. */
 export interface ProfileRoutesOptions {
@@ -19,13 +20,7 @@ export async function profileRoutes(parent: FastifyInstance, opts: ProfileRoutes
     {
       onRequest: app.authenticate,
       preHandler: app.userRateLimit,
-      schema: {
-        tags: ['users'],
-        security: [{ bearerAuth: [] }],
-        summary: 'Update name, e-mail, password or notification settings (merged key by key)',
-        body: profileBody,
-        response: { 200: ok(meResult), 400: failure, 401: failure, 409: failure },
-      },
+      schema: { ...operation('updateMe'), body: profileBody, response: { 200: ok(meResult) } },
     },
     async (request) => ({ success: true as const, data: await opts.auth.updateProfile(requireAuth(request), request.body) }),
   );

@@ -98,15 +98,15 @@ describe('POST /api/sync/push', () => {
 });
 
 describe('GET /api/sync/changes', () => {
-  it('passes cursor and limit, clamps limit into 1..1000, defaults to 500', async () => {
+  it('passes cursor and the integer limit to the engine (which clamps it, see page-limits.test.ts)', async () => {
     const cases: [string, unknown][] = [
       ['?cursor=abc&limit=20', { cursor: 'abc', limit: 20 }],
-      ['', { limit: 500 }],
-      ['?limit=0', { limit: 1 }],
-      ['?limit=-5', { limit: 1 }],
-      ['?limit=5000', { limit: 1000 }],
-      ['?limit=99999999999999999999', { limit: 1000 }],
-      ['?limit=-99999999999999999999', { limit: 1 }],
+      ['', {}],
+      ['?limit=0', { limit: 0 }],
+      ['?limit=-5', { limit: -5 }],
+      ['?limit=5000', { limit: 5000 }],
+      ['?limit=99999999999999999999', { limit: 1e20 }],
+      ['?limit=-99999999999999999999', { limit: -1e20 }],
     ];
     for (const [qs, arg] of cases) {
       const res = await app.inject({ method: 'GET', url: `/api/sync/changes${qs}`, headers: user });
@@ -138,17 +138,17 @@ describe('GET /api/sync/changes', () => {
 });
 
 describe('conflicts', () => {
-  it('lists with afterId and a limit clamped into 1..200', async () => {
+  it('lists with afterId and limit passed to the engine as integers', async () => {
     const res = await app.inject({ method: 'GET', url: '/api/sync/conflicts?afterId=10&limit=999', headers: user });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ success: true, data: { conflicts: [], hasMore: false, nextAfterId: null } });
     expect(res.headers.etag).toBeTruthy();
-    expect(lastCall()).toEqual({ method: 'listConflicts', userId: 7, arg: { afterId: 10, limit: 200 } });
+    expect(lastCall()).toEqual({ method: 'listConflicts', userId: 7, arg: { afterId: 10, limit: 999 } });
     await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers: user });
-    expect(lastCall()?.arg).toEqual({ afterId: 0, limit: 50 });
+    expect(lastCall()?.arg).toEqual({});
     const huge = await app.inject({ method: 'GET', url: '/api/sync/conflicts?afterId=99999999999999999999&limit=-99999999999999999999', headers: user });
     expect(huge.statusCode).toBe(200);
-    expect(lastCall()?.arg).toEqual({ afterId: Number.MAX_SAFE_INTEGER, limit: 1 });
+    expect(lastCall()?.arg).toEqual({ afterId: 1e20, limit: -1e20 });
   });
 
   it('resolves with restore or dismiss', async () => {

@@ -1,12 +1,13 @@
 import {
-  clampToBounds,
   DomainError,
-  PAGE_LIMITS,
-  type QueryBounds,
   FIELD_TABLES,
   MAX_VERSION,
   RECORD_TYPES,
+  type ConflictPage,
+  type PullResponse,
   type PushChangeset,
+  type PushResponse,
+  type ResolveResponse,
   type PushItem,
   type RecordType,
   type SyncApi,
@@ -17,29 +18,29 @@ import { requireAuth } from '../auth-context.js';
 import type { AppConfig } from '../config-types.js';
 import { ok } from '../envelope.js';
 import { privateCacheOnSend } from '../plugins/private-cache.js';
-import { MAX_PUSH_ITEMS_PER_ARRAY, pushBodySchema } from '@calsync/wire';
 import {
   conflictListQuerySchema,
   conflictPageSchema,
+  type ConflictPageWire,
+  type PullResponseWire,
+  type PushResponseWire,
+  type ResolveResponseWire,
   envelopeSchema,
-  errorEnvelopeSchema,
+  MAX_PUSH_ITEMS_PER_ARRAY,
   pullQuerySchema,
   pullResponseSchema,
+  pushBodySchema,
   pushResponseSchema,
   resolveBodySchema,
   resolveParamsSchema,
   resolveResponseSchema,
 } from '@calsync/wire';
+import { operation } from './operation.js';
 
 /** Options of the sync routes: the engine and the configuration (rate limit). */
 export interface SyncRoutesOptions {
   readonly sync: SyncApi;
   readonly config: AppConfig;
-}
-
-/** An integer query value (already checked by the schema) parsed and clamped by the domain's limits table. */
-function queryInt(text: string | undefined, bounds: QueryBounds): number {
-  return clampToBounds(text === undefined ? undefined : Number(text), bounds);
 }
 
 type RawItem = Readonly<Record<string, unknown>> & { uid: string; op: 'upsert' | 'delete'; baseVersion?: string | null };
@@ -51,6 +52,16 @@ function toPushItem(type: RecordType, raw: RawItem): PushItem {
     if (Object.hasOwn(raw, f.name)) fields[f.name] = raw[f.name];
   }
   return { uid: raw.uid, op: raw.op, baseVersion: raw.baseVersion ?? null, fields };
+}
+
+/**
+ * The engine's answer typed as the wire's exact type. The domain types a record loosely (any
+ * field name, see WireRecord) while the wire schema lists every field; the compiler checks that
+ * the exact type fits the domain's (wire/src/type-checks.ts) and the e2e run validates every
+ * answer against the published document, so this is the one place the two meet.
+ */
+function asWire<W>(value: PushResponse | PullResponse | ConflictPage | ResolveResponse): W {
+  return value as unknown as W;
 }
 
 /**
@@ -72,8 +83,6 @@ export async function refuseOversizedBatch(request: FastifyRequest): Promise<voi
   }
 }
 
-const errors = { 400: errorEnvelopeSchema, 401: errorEnvelopeSchema, 429: errorEnvelopeSchema };
-
 /**
  * The sync routes under /api/sync (spec "Synchronisation routes"). All are protected
  * (authenticated at onRequest, before the body is even parsed) and limited per user.
@@ -83,7 +92,6 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
   // Response schemas here document the API; serialising with JSON.stringify keeps every record
   // field (fast-json-stringify would drop keys a schema does not list). Scoped to this plugin.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  const security = [{ bearerAuth: [] }];
 
   app.post(
     '/api/sync/push',
@@ -93,13 +101,7 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
       // NUL and the like in an item's fields are that item's INVALID_FIELD (domain), not a 400.
       config: { textCheckedPerItem: true },
       preHandler: app.userRateLimit,
-      schema: {
-        tags: ['sync'],
-        summary: 'Push local changes (per-item results; conflicts are results, HTTP 200)',
-        security,
-        body: pushBodySchema(),
-        response: { 200: envelopeSchema(pushResponseSchema), ...errors, 413: errorEnvelopeSchema },
-      },
+      schema: { ...operation('pushChanges'), body: pushBodySchema, response: { 200: envelopeSchema(pushResponseSchema) } },
     },
     async (request) => {
       const { userId } = requireAuth(request);
@@ -120,7 +122,7 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
       if (total === 0) throw new DomainError('EMPTY_CHANGESET', 'The changeset is empty: send at least one item');
       const response = await opts.sync.push(userId, changeset as PushChangeset);
       app.syncMetrics.recordPush(response);
-      return ok(response);
+      return ok(asWire<PushResponseWire>(response));
     },
   );
 
@@ -130,21 +132,16 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
       onRequest: app.authenticate,
       onSend: privateCacheOnSend,
       preHandler: app.userRateLimit,
-      schema: {
-        tags: ['sync'],
-        summary: 'Pull changes after the cursor (full snapshot with cursorReset when it is missing or invalid)',
-        security,
-        querystring: pullQuerySchema,
-        response: { 200: envelopeSchema(pullResponseSchema), ...errors },
-      },
+      schema: { ...operation('pullChanges'), querystring: pullQuerySchema, response: { 200: envelopeSchema(pullResponseSchema) } },
     },
     async (request) => {
       const { userId } = requireAuth(request);
-      const query = request.query as { cursor?: string; limit?: string };
+      const query = request.query;
       const cursor = query.cursor === undefined || query.cursor === '' ? undefined : query.cursor;
-      const response = await opts.sync.pull(userId, { ...(cursor === undefined ? {} : { cursor }), limit: queryInt(query.limit, PAGE_LIMITS.pull) });
+      // The engine clamps limit to its page limits; the schema has made it an integer.
+      const response = await opts.sync.pull(userId, { ...(cursor === undefined ? {} : { cursor }), ...(query.limit === undefined ? {} : { limit: query.limit }) });
       app.syncMetrics.recordPull(response, cursor !== undefined);
-      return ok(response);
+      return ok(asWire<PullResponseWire>(response));
     },
   );
 
@@ -154,18 +151,13 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
       onRequest: app.authenticate,
       onSend: privateCacheOnSend,
       preHandler: app.userRateLimit,
-      schema: {
-        tags: ['sync'],
-        summary: 'Unresolved conflicts with conflictId > afterId, ascending',
-        security,
-        querystring: conflictListQuerySchema,
-        response: { 200: envelopeSchema(conflictPageSchema), ...errors },
-      },
+      schema: { ...operation('listConflicts'), querystring: conflictListQuerySchema, response: { 200: envelopeSchema(conflictPageSchema) } },
     },
     async (request) => {
       const { userId } = requireAuth(request);
-      const query = request.query as { afterId?: string; limit?: string };
-      return ok(await opts.sync.listConflicts(userId, { afterId: queryInt(query.afterId, PAGE_LIMITS.conflictAfterId), limit: queryInt(query.limit, PAGE_LIMITS.conflicts) }));
+      const { afterId, limit } = request.query;
+      const page = await opts.sync.listConflicts(userId, { ...(afterId === undefined ? {} : { afterId }), ...(limit === undefined ? {} : { limit }) });
+      return ok(asWire<ConflictPageWire>(page));
     },
   );
 
@@ -174,20 +166,11 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
     {
       onRequest: app.authenticate,
       preHandler: app.userRateLimit,
-      schema: {
-        tags: ['sync'],
-        summary: 'Resolve a conflict: restore the loser snapshot or dismiss it',
-        security,
-        params: resolveParamsSchema,
-        body: resolveBodySchema,
-        response: { 200: envelopeSchema(resolveResponseSchema), ...errors, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
-      },
+      schema: { ...operation('resolveConflict'), params: resolveParamsSchema, body: resolveBodySchema, response: { 200: envelopeSchema(resolveResponseSchema) } },
     },
     async (request) => {
       const { userId } = requireAuth(request);
-      const { id } = request.params as { id: string };
-      const { action } = request.body as { action: 'restore' | 'dismiss' };
-      return ok(await opts.sync.resolveConflict(userId, Number(id), action));
+      return ok(asWire<ResolveResponseWire>(await opts.sync.resolveConflict(userId, request.params.id, request.body.action)));
     },
   );
 }
