@@ -46,6 +46,7 @@ describe('operations table', () => {
   it('groups codes by the status the error handler answers with, each code once', () => {
     expect(Object.fromEntries(errorCodesByStatus('resolveConflict'))).toEqual({
       500: ['INTERNAL'],
+      503: ['DATABASE_UNAVAILABLE'],
       400: ['VALIDATION_ERROR', 'INVALID_JSON'],
       413: ['PAYLOAD_TOO_LARGE'],
       415: ['UNSUPPORTED_MEDIA_TYPE'],
@@ -61,7 +62,7 @@ describe('operations table', () => {
       expect(OPERATIONS[id].errors).not.toContain('UNAUTHORIZED');
       expect(OPERATIONS[id].errors).not.toContain('TOKEN_EXPIRED');
     }
-    expect([...errorCodesByStatus('sendOtp').keys()].sort()).toEqual([400, 413, 415, 429, 500, 502]);
-    expect([...errorCodesByStatus('verifyOtp').keys()].sort()).toEqual([400, 413, 415, 429, 500]);
+    expect([...errorCodesByStatus('sendOtp').keys()].sort()).toEqual([400, 413, 415, 429, 500, 502, 503]);
+    expect([...errorCodesByStatus('verifyOtp').keys()].sort()).toEqual([400, 413, 415, 429, 500, 503]);
   });
 });

@@ -93,6 +93,31 @@ describe('auth routes over HTTP (buildApp)', () => {
     expect([devices.headers['cache-control'], typeof devices.headers.etag]).toEqual(['private, no-cache', 'string']);
   });
 
+  it('one rule for unknown body fields: 400 VALIDATION_ERROR naming the field, on every body route', async () => {
+    const { app, sms } = await setup();
+    const send = await app.inject({ method: 'POST', url: '/api/auth/send-otp', payload: { phone: PHONE, nickname: 'x' } });
+    expect([send.statusCode, send.json().error.code, send.json().error.details]).toEqual([400, 'VALIDATION_ERROR', [{ path: 'body/nickname', message: expect.any(String) }]]);
+    await app.inject({ method: 'POST', url: '/api/auth/send-otp', payload: { phone: PHONE } });
+    const verify = await app.inject({ method: 'POST', url: '/api/auth/verify-otp', payload: { phone: PHONE, otp: sms.lastCode(PHONE), device: { uid: 'd1', colour: 'red' } } });
+    expect([verify.statusCode, verify.json().error.details]).toEqual([400, [{ path: 'body/device/colour', message: expect.any(String) }]]);
+    for (const [url, payload] of [
+      ['/api/auth/login', { email: 'a@b.cd', password: 'whatever1', remember: true }],
+      ['/api/auth/refresh', { refreshToken: 'x', extra: 1 }],
+    ] as const) {
+      const res = await app.inject({ method: 'POST', url, payload });
+      expect([url, res.statusCode, res.json().error.code]).toEqual([url, 400, 'VALIDATION_ERROR']);
+    }
+  });
+
+  it('a device that gave no platform or name lists null for them, not an empty string', async () => {
+    const { app, sms } = await setup();
+    await app.inject({ method: 'POST', url: '/api/auth/send-otp', payload: { phone: PHONE } });
+    const res = await app.inject({ method: 'POST', url: '/api/auth/verify-otp', payload: { phone: PHONE, otp: sms.lastCode(PHONE), device: { uid: 'bare-device' } } });
+    expect(res.json().data.device).toMatchObject({ uid: 'bare-device', platform: null, name: null });
+    const list = await app.inject({ method: 'GET', url: '/api/auth/devices', headers: bearer(res.json().data.accessToken) });
+    expect(list.json().data.devices).toEqual([expect.objectContaining({ uid: 'bare-device', platform: null, name: null, current: true })]);
+  });
+
   it('validates phone, otp and e-mail shapes with 400 VALIDATION_ERROR', async () => {
     const { app } = await setup();
     for (const [url, payload] of [
