@@ -3,6 +3,9 @@ import { resolve as resolvePath } from 'node:path';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { CHANNEL_SQL } from './notify/change-payload.js';
+import { PGliteChangeFeed } from './notify/pglite-change-feed.js';
+import { PostgresChangeFeed, type ClosableChangeFeed, type PostgresChangeFeedOptions } from './notify/postgres-change-feed.js';
 import { PGliteDialect, type ConnectionStats } from './pglite-dialect.js';
 import { PreparingClient } from './prepared-client.js';
 import type { DB } from './schema.js';
@@ -25,9 +28,17 @@ export interface Database {
   connectionStats(): ConnectionStats;
   /** The folder an embedded database keeps its files in (its size is a metric), null otherwise. */
   readonly dataDirectory: string | null;
+  /**
+   * Opens this node's change feed (the other end of `SyncUnitOfWork.announceChange`): a dedicated
+   * LISTEN connection on PostgreSQL, the engine's own LISTEN on PGlite. Resolves once it listens.
+   */
+  openChangeFeed(options?: ChangeFeedOptions): Promise<ClosableChangeFeed>;
 }
 
 export type { ConnectionStats } from './pglite-dialect.js';
+
+/** Reconnection tuning and state reports of a PostgreSQL change feed (PGlite ignores them). */
+export type ChangeFeedOptions = Omit<PostgresChangeFeedOptions, 'connect' | 'notify'>;
 
 /** Options of `createDatabase`. */
 export interface CreateDatabaseOptions {
@@ -69,7 +80,17 @@ function openPostgres(url: string, opts: CreateDatabaseOptions): Database {
   pool.on('error', () => {});
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const connectionStats = (): ConnectionStats => ({ inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount, total: pool.totalCount });
-  return wrap(db, 'postgres', connectionStats, null);
+  return wrap(db, 'postgres', connectionStats, null, async (options) => {
+    const feed = new PostgresChangeFeed({
+      ...options,
+      connect: () => new pg.Client({ connectionString: url, keepAlive: true, ...(opts.schema === undefined ? {} : { options: `-c search_path=${opts.schema}` }) }),
+      notify: async (payload) => {
+        await sql`select pg_notify(${sql.raw(CHANNEL_SQL)}, ${payload})`.execute(db);
+      },
+    });
+    await feed.start();
+    return feed;
+  });
 }
 
 async function openPGlite(location: string, opts: CreateDatabaseOptions): Promise<Database> {
@@ -89,15 +110,21 @@ async function openPGlite(location: string, opts: CreateDatabaseOptions): Promis
   }
   const dialect = new PGliteDialect(engine);
   const db = new Kysely<DB>({ dialect });
-  return wrap(db, 'pglite', () => dialect.stats(), dataDir);
+  return wrap(db, 'pglite', () => dialect.stats(), dataDir, async () => {
+    // Holding a Kysely connection is holding the driver's lock (one session behind a FIFO).
+    const feed = new PGliteChangeFeed(engine, (work) => db.connection().execute(() => work()));
+    await feed.start();
+    return feed;
+  });
 }
 
-function wrap(db: Kysely<DB>, kind: DatabaseKind, connectionStats: () => ConnectionStats, dataDirectory: string | null): Database {
+function wrap(db: Kysely<DB>, kind: DatabaseKind, connectionStats: () => ConnectionStats, dataDirectory: string | null, openChangeFeed: Database['openChangeFeed']): Database {
   return {
     db,
     kind,
     dataDirectory,
     connectionStats,
+    openChangeFeed,
     close: () => db.destroy(),
     async ping() {
       await sql`select 1`.execute(db);

@@ -10,10 +10,15 @@ for (const kind of kinds) {
     `PostgresSyncStore on ${kind}`,
     async () => {
       const database = await openTestDatabase(kind);
+      const feed = await database.openChangeFeed();
       return {
         store: new PostgresSyncStore(database.db, { beginInOneRoundTrip: kind === 'postgres' }),
+        feed,
         createUser: () => createTestUser(database),
-        close: () => database.close(),
+        close: async () => {
+          await feed.close();
+          await database.close();
+        },
       };
     },
     { singleSession: kind === 'pglite' },

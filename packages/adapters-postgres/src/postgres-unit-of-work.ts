@@ -5,6 +5,7 @@ import {
   perRecordType,
   type AllChanges,
   type ConflictRecord,
+  type DataChange,
   type NewConflict,
   type PushReceipt,
   type RecordRow,
@@ -13,9 +14,10 @@ import {
   type SyncUnitOfWork,
 } from '@calsync/domain';
 import { conflictFromSql } from './conflict-mapping.js';
+import { CHANNEL_SQL, encodeChange } from './notify/change-payload.js';
 import { matchingReceipts, receiptFromSql, type ReceiptKey } from './receipt-queries.js';
 import { recordFromSql, referenceColumn } from './record-mapping.js';
-import { allChangesAlias, lockRowsAndReceiptsQuery, readAllChangesQuery, readChangesQuery, recordQuery } from './record-queries.js';
+import { allChangesAlias, lockRowsAndReceiptsQuery, newestVersionQuery, readAllChangesQuery, readChangesQuery, recordQuery } from './record-queries.js';
 import type { DB } from './schema.js';
 import { insertRows, planWriteStatements, updateRows } from './set-based-writes.js';
 
@@ -155,6 +157,17 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
       where user_id = ${this.userId} and resolved_at is null and id > cast(${afterId} as bigint)
       order by id limit ${limit}::integer`.execute(this.trx);
     return rows.map(conflictFromSql);
+  }
+
+  async newestVersion(): Promise<bigint> {
+    const { rows } = await newestVersionQuery(this.userId).execute(this.trx);
+    return BigInt(rows[0]?.v ?? '0');
+  }
+
+  async announceChange(change: DataChange): Promise<void> {
+    this.assertOwnUser(change.userId);
+    // NOTIFY is transactional: delivered at COMMIT, dropped on ROLLBACK.
+    await sql`select pg_notify(${sql.raw(CHANNEL_SQL)}, ${encodeChange(change)})`.execute(this.trx);
   }
 
   async readChanges(type: RecordType, afterVersion: bigint, upToVersion: bigint, limit: number): Promise<RecordRow[]> {

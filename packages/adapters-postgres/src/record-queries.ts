@@ -23,6 +23,15 @@ export function readChangesQuery(type: RecordType, userId: number, afterVersion:
   );
 }
 
+/**
+ * The user's highest row version over the four record tables (tombstones included), as text;
+ * each branch is one backward step of the (user_id, version) index.
+ */
+export function newestVersionQuery(userId: number): RawBuilder<{ v: string | null }> {
+  const branches = RECORD_TYPES.map((type) => sql`(select max(version) from ${sql.table(type)} where user_id = ${userId})`);
+  return sql<{ v: string | null }>`select cast(greatest(${sql.join(branches)}) as text) as v`;
+}
+
 const STAMPS = [
   ['id', 'bigint'],
   ['user_id', 'integer'],

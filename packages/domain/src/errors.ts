@@ -28,6 +28,8 @@ export const ErrorCode = {
   NOT_READY: 'NOT_READY',
   /** The database could not be reached for this request (connection lost or refused); retry later. */
   DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',
+  /** This node holds its maximum of open notification streams (STREAM_MAX_CONNECTIONS). */
+  TOO_MANY_STREAMS: 'TOO_MANY_STREAMS',
   INTERNAL: 'INTERNAL',
 } as const;
 

@@ -1,7 +1,7 @@
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AuthService, LegacyStatsStore, SyncApi } from '@calsync/domain';
+import type { AuthService, ChangeFeed, LegacyStatsStore, SyncApi } from '@calsync/domain';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { AppConfig } from './config-types.js';
@@ -18,9 +18,11 @@ import { DatabaseStateTracker } from './database-state.js';
 import { OneLineRequestLog } from './plugins/request-log.js';
 import { healthRoutes } from './routes/health-routes.js';
 import { legacyRoutes } from './routes/legacy-routes.js';
+import { streamRoutes } from './routes/stream-routes.js';
 import { syncRoutes } from './routes/sync-routes.js';
 import { webClientPlugin } from './plugins/web-client.js';
 import { registerSignIn, type SignInRegistrar } from './sign-in.js';
+import { StreamHub } from './streams/stream-hub.js';
 
 /** Everything the HTTP app needs; main.ts builds these, tests pass in-memory ones. */
 export interface BuildAppDeps {
@@ -39,6 +41,10 @@ export interface BuildAppDeps {
   readonly databaseGauges?: DatabaseGauges | undefined;
   /** Shared rate-limit counters across app nodes (REDIS_URL); in memory when absent. */
   readonly redis?: Redis | undefined;
+  /** This node's change feed: with it, GET /api/sync/stream serves live notifications; without, the route is absent. */
+  readonly changes?: ChangeFeed | undefined;
+  /** Heartbeat interval of notification streams in ms (25 s; tests shorten it). */
+  readonly streamHeartbeatMs?: number;
   /** Replaces the sign-in registration (authenticate decorator and auth routes); tests only. */
   readonly signIn?: SignInRegistrar;
   /** Folder of the built web client, served at /app/ (with / redirecting there); none when absent. */
@@ -108,7 +114,25 @@ export async function buildApp(deps: BuildAppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes, { database });
   await (deps.signIn ?? registerSignIn)(app, { auth: deps.auth, config });
   await app.register(syncRoutes, { sync: deps.sync, config });
+  if (deps.changes) await registerStreams(app, deps, deps.changes);
   await app.register(legacyRoutes, { stats: deps.stats, config });
   if (deps.webClientDir) await app.register(webClientPlugin, { root: deps.webClientDir });
   return app;
+}
+
+/** The notification stream hub on the change feed, its route, and its drain before the server closes. */
+async function registerStreams(app: FastifyInstance, deps: BuildAppDeps, feed: ChangeFeed): Promise<void> {
+  const newestVersion = (userId: number) => deps.sync.newestVersion(userId);
+  const metrics = app.notificationMetrics;
+  const hub = new StreamHub({
+    feed,
+    newestVersion,
+    maxPerUser: deps.config.streams.maxPerUser,
+    maxConnections: deps.config.streams.maxConnections,
+    metrics: { openStreams: (n) => metrics.openStreams(n), sent: (n) => metrics.sent('stream', n) },
+    onError: (err) => app.log.warn({ err }, 'notification stream'),
+  });
+  // Streams never end by themselves: close them (closed: shutdown) before the server waits for connections.
+  app.addHook('preClose', async () => hub.drain());
+  await app.register(streamRoutes, { hub, newestVersion, ...(deps.streamHeartbeatMs === undefined ? {} : { heartbeatMs: deps.streamHeartbeatMs }) });
 }

@@ -7,6 +7,8 @@ export interface AuthContext {
   readonly sessionId: string;
   /** The device uid (`did` claim) in device mode, else null. */
   readonly deviceUid: string | null;
+  /** Access-token expiry (`exp`, epoch seconds); a notification stream closes then. */
+  readonly expiresAt?: number;
 }
 
 declare module 'fastify' {

@@ -88,4 +88,17 @@ export const CONFIG_TABLE = {
       sender: { name: 'SMS_GATEWAY_SENDER', type: 'string', requiredInProduction: true, description: 'Sender name or number of the SMS.' },
     },
   },
+  streams: {
+    maxPerUser: { name: 'STREAM_MAX_PER_USER', type: 'integer', default: '10', min: 1, max: 1000, description: 'Open notification streams (GET /api/sync/stream) per user on one node; 429 beyond.' },
+    maxConnections: { name: 'STREAM_MAX_CONNECTIONS', type: 'integer', default: '10000', min: 1, max: 1000000, description: 'Open notification streams per node; 503 TOO_MANY_STREAMS beyond.' },
+  },
+  notifyCoalesceMs: { name: 'NOTIFY_COALESCE_MS', type: 'integer', default: '1000', min: 0, max: 600000, description: 'Changes of a user within this many ms become one FCM message per device.' },
+  fcm: {
+    allOrNone: {
+      projectId: { name: 'FCM_PROJECT_ID', type: 'string', description: 'Firebase project id; with FCM_CREDENTIALS, devices with an fcmToken get data-changed pushes (off when unset).' },
+      credentials: { name: 'FCM_CREDENTIALS', type: 'secret', description: 'Service-account key of the Firebase project: the JSON itself or a path to the JSON file.' },
+    },
+  },
+  fcmEndpoint: { name: 'FCM_ENDPOINT', type: 'url', default: 'https://fcm.googleapis.com', schemes: ['http', 'https'], description: 'Base URL of the FCM HTTP v1 API (a local stand-in in tests).' },
+  fcmTokenUrl: { name: 'FCM_TOKEN_URL', type: 'url', schemes: ['http', 'https'], description: 'OAuth2 token endpoint for the service account; the key file\'s token_uri when unset.' },
 } as const satisfies ConfigTree;

@@ -8,8 +8,9 @@ import {
   migrateToLatest,
   type Database,
 } from '@calsync/adapters-postgres';
+import { FcmChangeNotifier, FcmClient, loadServiceAccount } from '@calsync/adapters-fcm';
 import { HttpSmsSender, LoggingSmsSender } from '@calsync/adapters-sms';
-import { CursorCodec, SyncService, type SmsSender } from '@calsync/domain';
+import { CursorCodec, SyncService, type AuthStore, type SmsSender, type UserStore } from '@calsync/domain';
 import type { FastifyInstance } from 'fastify';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +26,30 @@ function smsSenderFor(config: AppConfig, logger: Logger): SmsSender {
   if (config.smsGateway) return new HttpSmsSender(config.smsGateway);
   // loadConfig already refused production without a gateway.
   return new LoggingSmsSender(logger.child({ component: 'sms' }));
+}
+
+/** FCM pushes when FCM_PROJECT_ID and FCM_CREDENTIALS are set; null (said in the log) otherwise. */
+async function fcmNotifierFor(config: AppConfig, devices: AuthStore, users: UserStore, logger: Logger): Promise<FcmChangeNotifier | null> {
+  if (config.fcm === null) {
+    logger.info('FCM push notifications are off (FCM_PROJECT_ID and FCM_CREDENTIALS are not set); notification streams still work');
+    return null;
+  }
+  const account = await loadServiceAccount(config.fcm.credentials);
+  const sender = new FcmClient({
+    projectId: config.fcm.projectId,
+    account,
+    endpoint: config.fcmEndpoint,
+    ...(config.fcmTokenUrl === undefined ? {} : { tokenUrl: config.fcmTokenUrl }),
+  });
+  const log = logger.child({ component: 'fcm' });
+  log.info({ projectId: config.fcm.projectId, coalesceMs: config.notifyCoalesceMs }, 'FCM push notifications are on');
+  return new FcmChangeNotifier({
+    sender,
+    devices,
+    users,
+    coalesceMs: config.notifyCoalesceMs,
+    observer: { sent: () => {}, failed: (reason, detail) => log.warn({ reason, detail }, 'FCM message failed') },
+  });
 }
 
 /** The built web client (`packages/web/dist`, beside this package in the repository), if it was built. */
@@ -55,7 +80,13 @@ function printHowToSignIn(config: AppConfig, address: string, webClientDir: stri
   process.stdout.write(`\n${lines.join('\n')}\n\n`);
 }
 
-function installShutdown(logger: Logger, app: FastifyInstance, database: Database, redis: Redis | undefined, timeoutMs: number): void {
+/** What shutdown stops after the app closed (its streams drained): FCM sends in flight, the LISTEN connection. */
+interface Closers {
+  readonly fcm: FcmChangeNotifier | null;
+  readonly feed: { close(): Promise<void> };
+}
+
+function installShutdown(logger: Logger, app: FastifyInstance, database: Database, redis: Redis | undefined, timeoutMs: number, closers: Closers): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) return;
@@ -69,6 +100,8 @@ function installShutdown(logger: Logger, app: FastifyInstance, database: Databas
     void (async () => {
       try {
         await app.close();
+        await closers.fcm?.close();
+        await closers.feed.close();
         await database.close();
         if (redis) await redis.quit();
         process.exit(0);
@@ -97,6 +130,13 @@ async function main(): Promise<void> {
 
   const clock = new SystemClock();
   const random = new CryptoRandom();
+  // This node's ends of the notification fan-out: LISTEN (PostgreSQL) or the engine's own (PGlite).
+  const feed = await database.openChangeFeed({
+    onState: (state, err) => (state === 'lost' ? logger.warn({ err }, 'change feed LISTEN connection lost; reconnecting') : logger.info('change feed listening')),
+  });
+  const users = new PostgresUserStore(database.db);
+  const authStore = new PostgresAuthStore(database.db);
+  const fcm = await fcmNotifierFor(config, authStore, users, logger);
   // Batch: a whole push is one unit of work under the user's lock, written set-based (same
   // per-item results as one transaction per item; see bench/PERFORMANCE.md).
   const sync = new SyncService({
@@ -106,23 +146,33 @@ async function main(): Promise<void> {
     pushMode: 'batch',
     // A storage failure one item caused is that item's per-item error; the cause is ours to fix.
     onItemFailure: ({ userId, type, uid, error }) => logger.error({ err: error, userId, type, uid }, 'push item could not be stored'),
+    ...(fcm ? { notifier: fcm } : {}),
   });
   const stats = new PostgresLegacyStatsStore(database.db);
   const smsSender = smsSenderFor(config, logger);
   const { auth } = createAuthModule({
     config,
-    users: new PostgresUserStore(database.db),
-    store: new PostgresAuthStore(database.db),
+    users,
+    store: authStore,
     passwordHasher: new ScryptPasswordHasher(),
     clock,
     random,
     smsSender,
+    sessionEnds: feed,
   });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { connectTimeout: 1000, maxRetriesPerRequest: 1 }) : undefined;
 
   const webClientDir = builtWebClientDir();
-  const app = await buildApp({ config, logger, sync, stats, auth, readiness: () => database.ping(), databaseGauges: database, redis, webClientDir });
-  installShutdown(logger, app, database, redis, config.shutdownTimeoutMs);
+  const app = await buildApp({ config, logger, sync, stats, auth, readiness: () => database.ping(), databaseGauges: database, redis, webClientDir, changes: feed });
+  const metrics = app.notificationMetrics;
+  fcm?.observe({
+    sent: () => metrics.sent('fcm'),
+    failed: (reason, detail) => {
+      metrics.fcmFailed(reason);
+      logger.warn({ reason, detail }, 'FCM message failed');
+    },
+  });
+  installShutdown(logger, app, database, redis, config.shutdownTimeoutMs, { fcm, feed });
   const address = await app.listen({ port: config.port, host: config.host });
   printHowToSignIn(config, address, webClientDir);
 }

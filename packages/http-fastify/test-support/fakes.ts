@@ -35,6 +35,11 @@ export class RecordingSyncApi implements SyncApi {
     return { calendars: [{ uid: 'cal-1', version: '1', deleted: null, name: 'Personal', isDefault: true }], events: [], tasks: [], reminders: [], cursorReset: query.cursor === undefined, nextCursor: 'c.1', hasMore: false };
   }
 
+  async newestVersion(userId: number): Promise<bigint> {
+    this.record('newestVersion', userId, null);
+    return 0n;
+  }
+
   async listConflicts(userId: number, query: { afterId?: number; limit?: number }): Promise<ConflictPage> {
     this.record('listConflicts', userId, query);
     return { conflicts: [], hasMore: false, nextAfterId: null };

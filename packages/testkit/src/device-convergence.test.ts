@@ -30,6 +30,7 @@ class CheckingApi implements SyncApi {
   pull: SyncApi['pull'] = (u, q) => this.svc.pull(u, q);
   listConflicts: SyncApi['listConflicts'] = (u, q) => this.svc.listConflicts(u, q);
   resolveConflict: SyncApi['resolveConflict'] = (u, id, a) => this.svc.resolveConflict(u, id, a);
+  newestVersion: SyncApi['newestVersion'] = (u) => this.svc.newestVersion(u);
 
   rows(type: RecordType): Map<string, RecordRow> {
     return new Map(this.store.snapshotRows(USER, type).map((r) => [r.uid, r]));

@@ -1,7 +1,9 @@
 import {
   isLiveDefaultCalendar,
+  RECORD_TYPES,
   perRecordType,
   type ConflictRecord,
+  type DataChange,
   type NewConflict,
   type PushReceipt,
   type RecordRow,
@@ -10,6 +12,7 @@ import {
   type SyncStore,
   type SyncUnitOfWork,
 } from '@calsync/domain';
+import { InMemoryChangeFeed } from './in-memory-change-feed.js';
 import { KeyedMutex } from './user-mutex.js';
 
 /** One user's committed data. Rows and conflicts are immutable objects, so copies are shallow. */
@@ -49,15 +52,20 @@ export class InMemorySyncStore implements SyncStore {
   #sequence = 0n;
   #conflictIds = 0;
   readonly #rowIds: Record<RecordType, number> = perRecordType(() => 0);
+  /** The feed this store announces committed changes on. */
+  readonly changes = new InMemoryChangeFeed();
 
   async inUserTransaction<T>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T> {
     return this.#mutex.run(userId, async () => {
       const staged = copyUser(this.#users.get(userId) ?? emptyUser());
       let open = true;
-      const uow = this.#unitOfWork(userId, staged, () => open);
+      const announced: DataChange[] = [];
+      const uow = this.#unitOfWork(userId, staged, () => open, announced);
       try {
         const result = await work(uow);
         this.#users.set(userId, staged);
+        open = false;
+        this.changes.publish(announced);
         return result;
       } finally {
         open = false;
@@ -80,7 +88,7 @@ export class InMemorySyncStore implements SyncStore {
     return this.#sequence;
   }
 
-  #unitOfWork(userId: number, d: UserData, isOpen: () => boolean): SyncUnitOfWork {
+  #unitOfWork(userId: number, d: UserData, isOpen: () => boolean, announced: DataChange[]): SyncUnitOfWork {
     const guard = (): void => {
       if (!isOpen()) throw new Error('unit of work used after it finished');
     };
@@ -154,6 +162,17 @@ export class InMemorySyncStore implements SyncStore {
           .filter((c) => c.resolvedAt === null && c.conflictId > afterId)
           .sort((a, b) => a.conflictId - b.conflictId)
           .slice(0, limit);
+      },
+      newestVersion: async () => {
+        guard();
+        let newest = 0n;
+        for (const type of RECORD_TYPES) for (const r of d.rows[type].values()) if (r.version > newest) newest = r.version;
+        return newest;
+      },
+      announceChange: async (change) => {
+        guard();
+        if (change.userId !== userId) throw new Error('change of another user');
+        announced.push(change);
       },
       readChanges: async (type, afterVersion, upToVersion, limit) => {
         guard();

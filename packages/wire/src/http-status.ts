@@ -28,5 +28,6 @@ export const HTTP_STATUS_BY_CODE = {
   SMS_FAILED: 502,
   NOT_READY: 503,
   DATABASE_UNAVAILABLE: 503,
+  TOO_MANY_STREAMS: 503,
   INTERNAL: 500,
 } as const satisfies Readonly<Record<ErrorCode, number>>;

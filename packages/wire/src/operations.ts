@@ -98,6 +98,11 @@ export const OPERATIONS = {
     summary: 'Resolve a conflict: restore the loser snapshot or dismiss it',
     errors: [...API, ...BODY, ...PARAMS, ...BEARER, 'NOT_FOUND', 'CONFLICT_RESOLVED', 'UNKNOWN_REFERENCE'],
   },
+  openStream: {
+    method: 'GET', path: '/api/sync/stream', tag: 'sync', auth: 'bearer',
+    summary: 'Live data-changed notifications (server-sent events)',
+    errors: [...API, ...PARAMS, ...BEARER, 'TOO_MANY_STREAMS', 'NOT_READY'],
+  },
   getStats: {
     method: 'GET', path: '/api/users/stats', tag: 'legacy', auth: 'bearer',
     summary: 'Counts of live records, conflicts, devices and legacy sync fields',

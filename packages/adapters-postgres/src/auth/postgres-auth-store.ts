@@ -79,6 +79,10 @@ export class PostgresAuthStore implements AuthStore {
     await this.db.updateTable('devices').set({ last_seen_at: now }).where('user_id', '=', userId).where('uid', '=', uid).execute();
   }
 
+  async clearFcmToken(userId: number, uid: string, token: string): Promise<void> {
+    await this.db.updateTable('devices').set({ fcm_token: null }).where('user_id', '=', userId).where('uid', '=', uid).where('fcm_token', '=', token).execute();
+  }
+
   async revokeDevice(userId: number, uid: string, now: string): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const device = await trx

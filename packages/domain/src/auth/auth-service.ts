@@ -1,5 +1,6 @@
 import { DomainError, ErrorCode } from '../errors.js';
 import type { AuthStore, DeviceInput } from '../ports/auth-store.js';
+import type { ChangeFeed } from '../ports/change-feed.js';
 import type { Clock } from '../ports/clock.js';
 import type { PasswordHasher } from '../ports/password-hasher.js';
 import type { Random } from '../ports/random.js';
@@ -20,6 +21,8 @@ export interface AuthServiceDeps {
   readonly tokens: TokenSigner;
   readonly clock: Clock;
   readonly random: Random;
+  /** Announces ended sessions (logout, device revoke, replay) so notification streams close; optional. */
+  readonly sessionEnds?: Pick<ChangeFeed, 'announceSessionEnd'>;
 }
 
 /** Limits and lifetimes of sign-in. */
@@ -49,7 +52,7 @@ export class AuthService {
     policy: AuthPolicy,
   ) {
     this.otp = new OtpService(deps.store, deps.sms, deps.clock, deps.random, policy.otp);
-    this.sessions = new SessionService(deps.store, deps.tokens, deps.clock, deps.random, policy);
+    this.sessions = new SessionService(deps.store, deps.tokens, deps.clock, deps.random, policy, deps.sessionEnds);
   }
 
   /** POST /api/auth/send-otp. */
@@ -107,7 +110,7 @@ export class AuthService {
 
   /** POST /api/auth/logout: ends the caller's family (device or legacy). */
   async logout(caller: AccessIdentity): Promise<{ loggedOut: true }> {
-    await this.sessions.end(caller.sessionId, 'logout');
+    await this.sessions.end({ id: caller.sessionId, userId: caller.userId }, 'logout');
     return { loggedOut: true };
   }
 

@@ -1,5 +1,6 @@
 import { DomainError, ErrorCode } from '../errors.js';
 import type { AuthStore, DeviceRecord, SessionRevokeReason } from '../ports/auth-store.js';
+import type { ChangeFeed } from '../ports/change-feed.js';
 import type { Clock } from '../ports/clock.js';
 import type { Random } from '../ports/random.js';
 import type { TokenClaims, TokenSigner } from '../ports/token-signer.js';
@@ -12,6 +13,8 @@ export interface AccessIdentity {
   readonly userId: number;
   readonly sessionId: string;
   readonly deviceUid: string | null;
+  /** When the access token expires (`exp`, epoch seconds): a notification stream closes then. */
+  readonly expiresAt?: number;
 }
 
 /** Token lifetimes and the session-check cache time. */
@@ -39,6 +42,8 @@ export class SessionService {
     private readonly clock: Clock,
     private readonly random: Random,
     private readonly policy: SessionPolicy,
+    /** Where ended sessions are announced, so open notification streams close on every node. */
+    private readonly sessionEnds?: Pick<ChangeFeed, 'announceSessionEnd'>,
   ) {
     this.cache = new SessionCheckCache(clock, policy.sessionCacheSeconds * 1000);
   }
@@ -75,7 +80,7 @@ export class SessionService {
     if (deviceUid !== undefined && deviceUid !== session.deviceUid) throw refreshInvalid();
     if (Date.parse(row.expiresAt) <= now.getTime()) throw refreshInvalid();
     if (row.replacedAt !== null) {
-      await this.end(session.id, 'replay');
+      await this.end(session, 'replay');
       throw refreshInvalid();
     }
     const pair = await this.issuePair(session.userId, session.id, session.deviceUid, now);
@@ -86,7 +91,7 @@ export class SessionService {
     );
     if (!rotated) {
       // Another request rotated this token first: the same as a replay.
-      await this.end(session.id, 'replay');
+      await this.end(session, 'replay');
       throw refreshInvalid();
     }
     if (session.deviceUid !== null) await this.store.touchDevice(session.userId, session.deviceUid, now.toISOString());
@@ -113,20 +118,31 @@ export class SessionService {
       }
       this.cache.remember(sid, userId, deviceUid);
     }
-    return { userId, sessionId: sid, deviceUid };
+    return { userId, sessionId: sid, deviceUid, expiresAt: verified.claims.exp };
   }
 
   /** Ends one family at once (its access tokens are refused from now on in this process). */
-  async end(sessionId: string, reason: SessionRevokeReason): Promise<void> {
-    await this.store.revokeSession(sessionId, reason, this.clock.now().toISOString());
-    this.cache.forget(sessionId);
+  async end(session: { readonly id: string; readonly userId: number }, reason: SessionRevokeReason): Promise<void> {
+    await this.store.revokeSession(session.id, reason, this.clock.now().toISOString());
+    this.cache.forget(session.id);
+    await this.#announce({ userId: session.userId, sessionId: session.id });
   }
 
   /** Revokes a device and its families; false when the user has no such live device. */
   async revokeDevice(userId: number, uid: string): Promise<boolean> {
     const done = await this.store.revokeDevice(userId, uid, this.clock.now().toISOString());
     this.cache.forgetAll();
+    if (done) await this.#announce({ userId, deviceUid: uid });
     return done;
+  }
+
+  /** Best effort: the revocation already committed; a stream that misses this closes at its next session check. */
+  async #announce(end: Parameters<ChangeFeed['announceSessionEnd']>[0]): Promise<void> {
+    try {
+      await this.sessionEnds?.announceSessionEnd(end);
+    } catch {
+      // Nothing to undo; see above.
+    }
   }
 
   private async issuePair(userId: number, sid: string, deviceUid: string | null, now: Date) {

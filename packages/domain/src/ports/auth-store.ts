@@ -74,6 +74,8 @@ export interface AuthStore {
   listActiveDevices(userId: number): Promise<DeviceRecord[]>;
   /** Sets lastSeenAt of a device. */
   touchDevice(userId: number, uid: string, now: string): Promise<void>;
+  /** Clears the device's fcmToken if it still is `token` (the push service said it is no longer valid). */
+  clearFcmToken(userId: number, uid: string, token: string): Promise<void>;
   /** Revokes a live device and all its live families; false when there is no such live device. */
   revokeDevice(userId: number, uid: string, now: string): Promise<boolean>;
 

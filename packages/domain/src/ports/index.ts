@@ -3,3 +3,4 @@ export * from './random.js';
 export * from './sync-store.js';
 export * from './legacy-stats-store.js';
 export * from './auth.js';
+export * from './change-feed.js';

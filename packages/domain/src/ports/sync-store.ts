@@ -1,4 +1,5 @@
 import type { RecordRow, RecordType, WireRecord } from '../records/types.js';
+import type { DataChange } from './change-feed.js';
 
 /** A row about to be inserted: everything but the server-made id. */
 export type NewRecordRow = Omit<RecordRow, 'id'>;
@@ -77,6 +78,13 @@ export interface SyncUnitOfWork {
   markConflictResolved(conflictId: number, resolvedAt: string): Promise<void>;
   /** The user's unresolved conflicts with id > afterId, ascending, at most `limit`. */
   listUnresolvedConflicts(afterId: number, limit: number): Promise<ConflictRecord[]>;
+  /** The highest version of any of the user's rows (live or tombstone), 0n when the user has none. */
+  newestVersion(): Promise<bigint>;
+  /**
+   * Announces a change of this user on the `ChangeFeed` paired with the store: delivered to every
+   * node once this unit commits, never if it rolls back (PostgreSQL: `NOTIFY` in the transaction).
+   */
+  announceChange(change: DataChange): Promise<void>;
   /** Rows (live and tombstones) with afterVersion < version <= upToVersion, ascending, at most `limit`. */
   readChanges(type: RecordType, afterVersion: bigint, upToVersion: bigint, limit: number): Promise<RecordRow[]>;
   /**

@@ -43,6 +43,15 @@ export function toConflictDto(c: ConflictRecord): ConflictDto {
   };
 }
 
+/** What a committed plan produced. */
+export interface PlanOutcome {
+  readonly results: { type: RecordType; result: ItemResult }[];
+  readonly conflicts: ConflictDto[];
+  readonly versionOf: (type: RecordType, uid: string) => bigint | null;
+  /** The highest version written, null when the plan changed no row (nothing to notify). */
+  readonly newestWritten: bigint | null;
+}
+
 /**
  * Plans pushed items (and restores) inside one unit of work: each item is decided in order on a
  * `RowOverlay`, then `commit` takes the versions, writes the rows, conflicts and receipts. One
@@ -157,7 +166,7 @@ export class PushPlanner {
    * Takes real versions, writes rows (demotions first), conflicts and receipts, and returns the
    * results in push order plus the conflicts this unit of work produced.
    */
-  async commit(): Promise<{ results: { type: RecordType; result: ItemResult }[]; conflicts: ConflictDto[]; versionOf: (type: RecordType, uid: string) => bigint | null }> {
+  async commit(): Promise<PlanOutcome> {
     const count = this.#overlay.placeholderCount;
     const real = count > 0 ? await this.#uow.nextVersions(count) : [];
     const version = (v: bigint): bigint => (v < 0n ? real[Number(-v) - 1]! : v);
@@ -210,7 +219,8 @@ export class PushPlanner {
       const row = this.#overlay.get(type, uid);
       return row === null ? null : version(row.version);
     };
-    return { results, conflicts: stored.map(toConflictDto), versionOf };
+    const newestWritten = writes.reduce<bigint | null>((max, w) => (max === null || w.row.version > max ? w.row.version : max), null);
+    return { results, conflicts: stored.map(toConflictDto), versionOf, newestWritten };
   }
 
   #loserSnapshot(type: RecordType, loser: LoserSpec, version: (v: bigint) => bigint, id: (n: number) => number): WireRecord {

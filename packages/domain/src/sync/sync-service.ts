@@ -1,12 +1,13 @@
 import type { CursorCodec, Watermarks } from '../cursor/cursor-codec.js';
 import { DomainError } from '../errors.js';
+import type { ChangeNotifier, DataChange } from '../ports/change-feed.js';
 import type { Clock } from '../ports/clock.js';
-import type { SyncStore } from '../ports/sync-store.js';
+import type { SyncStore, SyncUnitOfWork } from '../ports/sync-store.js';
 import { itemError } from '../records/item-error.js';
 import { toWireRecord } from '../records/snapshot.js';
 import { ENTITY_TYPE, RECORD_TYPES, type RecordType, type WireRecord } from '../records/types.js';
 import { clampToBounds, PAGE_LIMITS } from './page-limits.js';
-import { PushPlanner, toConflictDto, toPushResponse } from './push-planner.js';
+import { PushPlanner, toConflictDto, toPushResponse, type PlanOutcome } from './push-planner.js';
 import type { ConflictPage, ItemResult, PullResponse, PushChangeset, PushResponse, ResolveResponse, SyncApi } from './types.js';
 
 /** Dependencies of `SyncService`. */
@@ -21,6 +22,8 @@ export interface SyncServiceDeps {
    * such a failure is a bug or a gap in validation, so the composition root logs it.
    */
   readonly onItemFailure?: (failure: ItemFailure) => void;
+  /** Told of every committed change after its commit (device push notifications); none when absent. */
+  readonly notifier?: ChangeNotifier;
 }
 
 /** A storage failure caused by one pushed item (see `SyncServiceDeps.onItemFailure`). */
@@ -41,6 +44,7 @@ export class SyncService implements SyncApi {
   readonly #codec: CursorCodec;
   readonly #mode: 'per-item' | 'batch';
   readonly #onItemFailure: ((failure: ItemFailure) => void) | undefined;
+  readonly #notifier: ChangeNotifier | undefined;
 
   constructor(deps: SyncServiceDeps) {
     this.#store = deps.store;
@@ -48,6 +52,7 @@ export class SyncService implements SyncApi {
     this.#codec = deps.cursorCodec;
     this.#mode = deps.pushMode ?? 'per-item';
     this.#onItemFailure = deps.onItemFailure;
+    this.#notifier = deps.notifier;
   }
 
   /**
@@ -57,14 +62,14 @@ export class SyncService implements SyncApi {
    * whole batch forever). Item by item, an item whose unit of work fails that way is answered with a
    * per-item error and the rest still apply.
    */
-  async push(userId: number, changeset: PushChangeset): Promise<PushResponse> {
+  async push(userId: number, changeset: PushChangeset, deviceUid: string | null = null): Promise<PushResponse> {
     if (this.#mode === 'batch') {
       try {
-        const out = await this.#store.inUserTransaction(userId, async (uow) => {
+        const out = await this.#inUserTransactionNotifying(userId, async (uow) => {
           const planner = new PushPlanner(uow, this.#clock.now().toISOString());
           await planner.prefetch(changeset);
           for (const type of RECORD_TYPES) for (const item of changeset[type] ?? []) await planner.planItem(type, item);
-          return planner.commit();
+          return this.#commitAnnouncing(uow, planner, deviceUid);
         });
         return toPushResponse(out.results, out.conflicts);
       } catch (error) {
@@ -77,11 +82,11 @@ export class SyncService implements SyncApi {
       for (const item of changeset[type] ?? []) {
         let out;
         try {
-          out = await this.#store.inUserTransaction(userId, async (uow) => {
+          out = await this.#inUserTransactionNotifying(userId, async (uow) => {
             const planner = new PushPlanner(uow, this.#clock.now().toISOString());
             await planner.prefetch({ [type]: [item] });
             await planner.planItem(type, item);
-            return planner.commit();
+            return this.#commitAnnouncing(uow, planner, deviceUid);
           });
         } catch (error) {
           if (error instanceof DomainError) throw error;
@@ -131,24 +136,48 @@ export class SyncService implements SyncApi {
     return { conflicts: page.map(toConflictDto), hasMore, nextAfterId: hasMore ? page[page.length - 1]!.conflictId : null };
   }
 
-  async resolveConflict(userId: number, conflictId: number, action: 'restore' | 'dismiss'): Promise<ResolveResponse> {
-    return this.#store.inUserTransaction(userId, async (uow) => {
+  async resolveConflict(userId: number, conflictId: number, action: 'restore' | 'dismiss', deviceUid: string | null = null): Promise<ResolveResponse> {
+    const { response } = await this.#inUserTransactionNotifying(userId, async (uow) => {
       const conflict = await uow.lockConflict(conflictId);
       if (conflict === null) throw new DomainError('NOT_FOUND', 'conflict not found');
       if (conflict.resolvedAt !== null) throw new DomainError('CONFLICT_RESOLVED', 'conflict already resolved');
       const now = this.#clock.now().toISOString();
       let record: ResolveResponse['record'] = null;
+      let change: DataChange | null = null;
       if (action === 'restore') {
         const planner = new PushPlanner(uow, now);
         await planner.planRestore(conflict);
-        const { versionOf } = await planner.commit();
+        const { versionOf, change: made } = await this.#commitAnnouncing(uow, planner, deviceUid);
+        change = made;
         const version = versionOf(conflict.type, conflict.uid)!;
         record = { entityType: ENTITY_TYPE[conflict.type], uid: conflict.uid, version: version.toString() };
       } else if (action !== 'dismiss') {
         throw new DomainError('VALIDATION_ERROR', 'action must be restore or dismiss');
       }
       await uow.markConflictResolved(conflictId, now);
-      return { conflict: toConflictDto({ ...conflict, resolvedAt: now }), record };
+      return { response: { conflict: toConflictDto({ ...conflict, resolvedAt: now }), record }, change };
     });
+    return response;
+  }
+
+  /** The newest change version of the user (0 when none): what a notification stream starts from. */
+  async newestVersion(userId: number): Promise<bigint> {
+    return this.#store.inUserTransaction(userId, (uow) => uow.newestVersion());
+  }
+
+  /** Commits the plan and, when it wrote rows, announces the change inside the same transaction. */
+  async #commitAnnouncing(uow: SyncUnitOfWork, planner: PushPlanner, deviceUid: string | null): Promise<PlanOutcome & { change: DataChange | null }> {
+    const out = await planner.commit();
+    if (out.newestWritten === null) return { ...out, change: null };
+    const change: DataChange = { userId: uow.userId, version: out.newestWritten, deviceUid };
+    await uow.announceChange(change);
+    return { ...out, change };
+  }
+
+  /** Runs a unit of work and, once it committed, hands the change it announced to the notifier. */
+  async #inUserTransactionNotifying<T extends { readonly change: DataChange | null }>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T> {
+    const out = await this.#store.inUserTransaction(userId, work);
+    if (out.change !== null) this.#notifier?.committed(out.change);
+    return out;
   }
 }

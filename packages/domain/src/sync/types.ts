@@ -67,8 +67,11 @@ export interface ResolveResponse {
 
 /** What the HTTP layer needs of the sync engine (implemented by `SyncService`). */
 export interface SyncApi {
-  push(userId: number, changeset: PushChangeset): Promise<PushResponse>;
+  /** `deviceUid`: the device that pushes (not notified of its own change); null without a device. */
+  push(userId: number, changeset: PushChangeset, deviceUid?: string | null): Promise<PushResponse>;
   pull(userId: number, query: { readonly cursor?: string; readonly limit?: number }): Promise<PullResponse>;
   listConflicts(userId: number, query: { readonly afterId?: number; readonly limit?: number }): Promise<ConflictPage>;
-  resolveConflict(userId: number, conflictId: number, action: 'restore' | 'dismiss'): Promise<ResolveResponse>;
+  resolveConflict(userId: number, conflictId: number, action: 'restore' | 'dismiss', deviceUid?: string | null): Promise<ResolveResponse>;
+  /** The user's newest change version (0n when none). */
+  newestVersion(userId: number): Promise<bigint>;
 }

@@ -1,4 +1,4 @@
-import { AuthService, type AuthStore, type Clock, type PasswordHasher, type Random, type SmsSender, type UserStore } from '@calsync/domain';
+import { AuthService, type AuthStore, type ChangeFeed, type Clock, type PasswordHasher, type Random, type SmsSender, type UserStore } from '@calsync/domain';
 import type { AppConfig } from '../config-types.js';
 import { FastJwtTokenSigner } from './jwt-token-signer.js';
 
@@ -15,6 +15,8 @@ export interface AuthModuleDeps {
   readonly clock: Clock;
   readonly random: Random;
   readonly smsSender: SmsSender;
+  /** Where ended sessions are announced so notification streams close on every node (optional). */
+  readonly sessionEnds?: Pick<ChangeFeed, 'announceSessionEnd'>;
 }
 
 /** Composes the sign-in service (tokens signed with the configured secrets), so main.ts needs one line. */
@@ -29,6 +31,7 @@ export function createAuthModule(deps: AuthModuleDeps): { auth: AuthService } {
       tokens: new FastJwtTokenSigner(config.jwt),
       clock: deps.clock,
       random: deps.random,
+      ...(deps.sessionEnds ? { sessionEnds: deps.sessionEnds } : {}),
     },
     {
       accessTtlSeconds: config.jwt.accessTtlSeconds,

@@ -20,10 +20,22 @@ export interface SyncMetrics {
   recordPull(response: PullResponse, cursorSent: boolean): void;
 }
 
+/** Live-notification gauges and counters (streams on this node, FCM sends and failures). */
+export interface NotificationMetrics {
+  /** Open notification streams on this node. */
+  openStreams(count: number): void;
+  /** `count` notifications sent through `channel` (`stream` or `fcm`). */
+  sent(channel: 'stream' | 'fcm', count?: number): void;
+  /** One FCM message given up on, by reason (`unregistered`, `invalid-token`, `quota`, `unavailable`, …). */
+  fcmFailed(reason: string): void;
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     /** Sync counters (decorated by the metrics plugin). */
     syncMetrics: SyncMetrics;
+    /** Notification stream and FCM metrics (decorated by the metrics plugin). */
+    notificationMetrics: NotificationMetrics;
   }
 }
 
@@ -80,6 +92,22 @@ export const metricsPlugin = fp(
     for (const type of RECORD_TYPES) pulled.inc({ type }, 0);
     resets.inc({ cursor_sent: 'true' }, 0);
     resets.inc({ cursor_sent: 'false' }, 0);
+
+    const streamsOpen = new client.Gauge({ name: 'calsync_notification_streams_open', help: 'Open data-changed notification streams on this node' });
+    const notificationsSent = new client.Counter({
+      name: 'calsync_notifications_sent_total',
+      help: 'Data-changed notifications sent, by channel (stream, fcm)',
+      labelNames: ['channel'],
+    });
+    const fcmFailures = new client.Counter({ name: 'calsync_fcm_failures_total', help: 'FCM messages given up on, by reason', labelNames: ['reason'] });
+    notificationsSent.inc({ channel: 'stream' }, 0);
+    notificationsSent.inc({ channel: 'fcm' }, 0);
+    streamsOpen.set(0);
+    app.decorate('notificationMetrics', {
+      openStreams: (count) => streamsOpen.set(count),
+      sent: (channel, count = 1) => notificationsSent.inc({ channel }, count),
+      fcmFailed: (reason) => fcmFailures.inc({ reason }),
+    } satisfies NotificationMetrics);
 
     app.decorate('syncMetrics', {
       recordPush(response: PushResponse) {

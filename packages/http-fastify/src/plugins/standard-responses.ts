@@ -28,6 +28,7 @@ const MEANING: Readonly<Record<ErrorCode, string>> = {
   SMS_FAILED: 'SMS_FAILED: the SMS gateway did not accept the message',
   NOT_READY: 'NOT_READY: the database does not answer',
   DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE: the database could not be reached for this request; retry after Retry-After seconds',
+  TOO_MANY_STREAMS: 'TOO_MANY_STREAMS: this server holds its maximum of notification streams; retry after Retry-After seconds',
   INTERNAL: 'INTERNAL: unexpected failure (logged with the request id, never detailed)',
 };
 
@@ -46,6 +47,7 @@ const RETURNS: Readonly<Record<OperationId, string>> = {
   pullChanges: 'One page of changes; pull again with nextCursor while hasMore',
   listConflicts: 'One page of unresolved conflicts',
   resolveConflict: 'The resolved conflict and, after restore, the record it wrote',
+  openStream: 'The event stream: ready, then changed events, ending with closed',
   getStats: 'The counts',
   resetSync: 'Legacy sync fields reset',
   getHealth: 'The service answers',

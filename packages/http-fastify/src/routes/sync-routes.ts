@@ -104,7 +104,7 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
       schema: { ...operation('pushChanges'), body: pushBodySchema, response: { 200: envelopeSchema(pushResponseSchema) } },
     },
     async (request) => {
-      const { userId } = requireAuth(request);
+      const { userId, deviceUid } = requireAuth(request);
       const body = request.body as Partial<Record<RecordType, RawItem[]>>;
       const changeset: Partial<Record<RecordType, PushItem[]>> = {};
       let total = 0;
@@ -120,7 +120,7 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
         total += items.length;
       }
       if (total === 0) throw new DomainError('EMPTY_CHANGESET', 'The changeset is empty: send at least one item');
-      const response = await opts.sync.push(userId, changeset as PushChangeset);
+      const response = await opts.sync.push(userId, changeset as PushChangeset, deviceUid);
       app.syncMetrics.recordPush(response);
       return ok(asWire<PushResponseWire>(response));
     },
@@ -169,8 +169,8 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
       schema: { ...operation('resolveConflict'), params: resolveParamsSchema, body: resolveBodySchema, response: { 200: envelopeSchema(resolveResponseSchema) } },
     },
     async (request) => {
-      const { userId } = requireAuth(request);
-      return ok(asWire<ResolveResponseWire>(await opts.sync.resolveConflict(userId, request.params.id, request.body.action)));
+      const { userId, deviceUid } = requireAuth(request);
+      return ok(asWire<ResolveResponseWire>(await opts.sync.resolveConflict(userId, request.params.id, request.body.action, deviceUid)));
     },
   );
 }

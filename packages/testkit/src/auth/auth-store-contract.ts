@@ -104,6 +104,19 @@ export function runAuthStoreContract(name: string, open: () => Promise<AuthStore
       expect((await s.store.listActiveDevices(u.id)).map((d) => d.uid).sort()).toEqual(['phone-1', 'phone-2']);
     });
 
+    it('clears an fcmToken only while it is still the given token', async () => {
+      const u = await newUser();
+      await s.store.upsertDevice(u.id, { uid: 'p', fcmToken: 'old' }, T0);
+      await s.store.upsertDevice(u.id, { uid: 'q', fcmToken: 'old' }, T0);
+      await s.store.upsertDevice(u.id, { uid: 'p', fcmToken: 'new' }, T1);
+      await s.store.clearFcmToken(u.id, 'p', 'old');
+      const tokenOf = async (uid: string) => (await s.store.listActiveDevices(u.id)).find((d) => d.uid === uid)?.fcmToken;
+      expect(await tokenOf('p')).toBe('new');
+      await s.store.clearFcmToken(u.id, 'p', 'new');
+      expect(await tokenOf('p')).toBeNull();
+      expect(await tokenOf('q')).toBe('old');
+    });
+
     it('a new family supersedes the same device (or legacy) family only; device revoke ends its families', async () => {
       const u = await newUser();
       await s.store.upsertDevice(u.id, { uid: 'a' }, T0);

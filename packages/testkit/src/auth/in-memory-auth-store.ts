@@ -48,6 +48,12 @@ export class InMemoryAuthStore implements AuthStore {
     if (d) this.devices[i] = { ...d, lastSeenAt: now };
   }
 
+  async clearFcmToken(userId: number, uid: string, token: string): Promise<void> {
+    const i = this.devices.findIndex((d) => d.userId === userId && d.uid === uid && d.fcmToken === token);
+    const d = this.devices[i];
+    if (d) this.devices[i] = { ...d, fcmToken: null };
+  }
+
   async revokeDevice(userId: number, uid: string, now: string): Promise<boolean> {
     const i = this.devices.findIndex((d) => d.userId === userId && d.uid === uid && d.revokedAt === null);
     const d = this.devices[i];

@@ -1,8 +1,10 @@
-import type { FieldValues, NewRecordRow, RecordRow, RecordType, SyncStore } from '@calsync/domain';
+import type { ChangeFeed, FieldValues, NewRecordRow, RecordRow, RecordType, SyncStore } from '@calsync/domain';
 
 /** What the contract suite needs from one store under test. */
 export interface StoreHarness {
   readonly store: SyncStore;
+  /** The change feed the store announces on (`SyncUnitOfWork.announceChange`). */
+  readonly feed: ChangeFeed;
   /** Creates a user and returns its id (records reference users in SQL stores). */
   createUser(): Promise<number>;
   close(): Promise<void>;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe } from 'vitest';
+import { announceCases } from './announce-cases.js';
 import { conflictCases } from './conflict-cases.js';
 import type { MakeStore, StoreHarness } from './fixtures.js';
 import { rowCases } from './row-cases.js';
@@ -27,5 +28,6 @@ export function runSyncStoreContract(name: string, makeStore: MakeStore, options
     versionCases(current, makeStore);
     conflictCases(current);
     transactionCases(current, options);
+    announceCases(current);
   });
 }

@@ -1,0 +1,3 @@
+export * from './service-account.js';
+export * from './fcm-client.js';
+export * from './fcm-change-notifier.js';

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { ChangeFeed, DataChange } from '@calsync/domain';
+import { insertRows, newRow, pause, sampleFields, type StoreHarness } from './fixtures.js';
+
+/** Waits until `done()` holds (the feed may deliver asynchronously), at most `ms`. */
+async function until(done: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the change feed');
+    await pause(10);
+  }
+}
+
+/** Subscribes to the feed and collects every change delivered. */
+function collect(feed: ChangeFeed): { changes: DataChange[]; stop: () => void } {
+  const changes: DataChange[] = [];
+  const stop = feed.subscribe({ changed: (c) => changes.push(c), sessionEnded: () => {}, resynced: () => {} });
+  return { changes, stop };
+}
+
+/** `newestVersion` and `announceChange` with the store's paired change feed. */
+export function announceCases(harness: () => StoreHarness): void {
+  describe('newest version and change announcements', () => {
+    it('newestVersion is the highest version of the user\'s own rows, tombstones included', async () => {
+      const { store, createUser } = harness();
+      const [a, b] = [await createUser(), await createUser()];
+      expect(await store.inUserTransaction(a, (uow) => uow.newestVersion())).toBe(0n);
+      const [row] = await insertRows(store, a, [{ type: 'tasks', uid: 'nv-1', fields: sampleFields('tasks') }]);
+      await insertRows(store, b, [{ type: 'calendars', uid: 'nv-2', fields: sampleFields('calendars') }]);
+      expect(await store.inUserTransaction(a, (uow) => uow.newestVersion())).toBe(row!.version);
+      const deletedAt = await store.inUserTransaction(a, async (uow) => {
+        const [v] = await uow.nextVersions(1);
+        await uow.applyWrites([{ kind: 'insert', row: newRow('tasks', a, 'nv-3', v!, sampleFields('tasks'), '2024-03-03T00:00:00.000Z') }]);
+        return v!;
+      });
+      expect(await store.inUserTransaction(a, (uow) => uow.newestVersion())).toBe(deletedAt);
+    });
+
+    it('an announced change reaches subscribers once the unit commits; a rolled-back one never does', async () => {
+      const { store, createUser, feed } = harness();
+      const user = await createUser();
+      const seen = collect(feed);
+      try {
+        await expect(
+          store.inUserTransaction(user, async (uow) => {
+            await uow.announceChange({ userId: user, version: 7n, deviceUid: 'rolled-back' });
+            throw new Error('rollback');
+          }),
+        ).rejects.toThrow('rollback');
+        await store.inUserTransaction(user, async (uow) => {
+          await uow.announceChange({ userId: user, version: 8n, deviceUid: 'phone' });
+          await uow.announceChange({ userId: user, version: 9n, deviceUid: null });
+          await pause(20);
+          expect(seen.changes.filter((c) => c.userId === user)).toEqual([]);
+        });
+        await until(() => seen.changes.some((c) => c.userId === user && c.version === 9n));
+        // Changes of one user arrive in commit order, so the rolled-back one would have come first.
+        expect(seen.changes.filter((c) => c.userId === user)).toEqual([
+          { userId: user, version: 8n, deviceUid: 'phone' },
+          { userId: user, version: 9n, deviceUid: null },
+        ]);
+      } finally {
+        seen.stop();
+      }
+    });
+
+    it('session ends reach every subscriber', async () => {
+      const { feed } = harness();
+      const ends: unknown[] = [];
+      const stop = feed.subscribe({ changed: () => {}, sessionEnded: (e) => ends.push(e), resynced: () => {} });
+      try {
+        await feed.announceSessionEnd({ userId: 41, sessionId: 'sid-1' });
+        await feed.announceSessionEnd({ userId: 41, deviceUid: 'phone-2' });
+        await until(() => ends.length === 2);
+        expect(ends).toEqual([{ userId: 41, sessionId: 'sid-1' }, { userId: 41, deviceUid: 'phone-2' }]);
+      } finally {
+        stop();
+      }
+    });
+  });
+}
