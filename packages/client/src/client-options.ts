@@ -23,6 +23,11 @@ export interface SyncClientOptions {
   readonly lockName?: string;
   /** Randomness for backoff jitter (Math.random). */
   readonly random?: () => number;
+  /**
+   * Listen to the server's data-changed stream while started and sync when another device
+   * changed something (true). Without it, only the other triggers run.
+   */
+  readonly notifications?: boolean;
   /** Wall clock in milliseconds (Date.now). */
   readonly now?: () => number;
 }

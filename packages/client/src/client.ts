@@ -10,6 +10,7 @@ import { ApiError } from './http/api-error.js';
 import { CalsyncApi } from './http/api.js';
 import { Transport } from './http/transport.js';
 import type { CalendarFields, EventFields, ReminderFields, TaskFields } from './records.js';
+import { notificationStreamTrigger } from './notify/notification-stream.js';
 import { StatusCell, type SyncStatus } from './status.js';
 import type { OutboxError } from './store/local-store.js';
 import { TabCoordinator } from './tab-coordinator.js';
@@ -102,6 +103,9 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
     },
   });
   const api = new CalsyncApi(new Transport(options.baseUrl.replace(/\/$/, ''), fetchFn, auth, now));
+  if (options.notifications ?? true) {
+    triggerSources.add(notificationStreamTrigger({ baseUrl: options.baseUrl.replace(/\/$/, ''), fetch: fetchFn, tokens: auth, random, now }));
+  }
 
   const runner = new SyncRunner({
     round: () =>

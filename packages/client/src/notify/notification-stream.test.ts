@@ -1,0 +1,83 @@
+import { AuthService, CursorCodec, SyncService, type LegacyStatsStore } from '@calsync/domain';
+import { buildApp, loadConfig } from '@calsync/http-fastify';
+import { CapturingSmsSender, CheapPasswordHasher, FakeTokenSigner, FixedClock, InMemoryAuthStore, InMemorySyncStore, InMemoryUserStore, cryptoRandom } from '@calsync/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSyncClient, MemoryStore, type SyncClient } from '../index.js';
+
+// The SDK's stream listener against the real app listening on a loopback port (in-memory stores,
+// the store's in-process change feed): a change made by one client reaches another through the
+// stream alone (its periodic timer is an hour).
+
+const noStats: LegacyStatsStore = {
+  stats: async () => ({ calendars: 0, events: 0, tasks: 0, reminders: 0, unresolvedConflicts: 0, devices: 0, lastSyncTime: null, syncStatus: { SYNCED: 0, PENDING: 0, CONFLICT: 0 } }),
+  resetSync: async () => 0,
+};
+
+let app: Awaited<ReturnType<typeof buildApp>> | null = null;
+const clients: SyncClient[] = [];
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close();
+  await app?.close();
+  app = null;
+});
+
+async function serve(): Promise<{ base: string; sms: CapturingSmsSender; store: InMemorySyncStore }> {
+  const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '100000', OTP_RESEND_SECONDS: '0' });
+  const store = new InMemorySyncStore();
+  const sms = new CapturingSmsSender();
+  const sync = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec(config.syncCursorSecret), pushMode: 'batch' });
+  const auth = new AuthService(
+    { users: new InMemoryUserStore(), store: new InMemoryAuthStore(), sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock: { now: () => new Date() }, random: cryptoRandom, sessionEnds: store.changes },
+    { accessTtlSeconds: config.jwt.accessTtlSeconds, refreshTtlSeconds: config.jwt.refreshTtlSeconds, sessionCacheSeconds: 0, otp: config.otp },
+  );
+  app = await buildApp({ config, logger: false, sync, stats: noStats, auth, readiness: async () => true, changes: store.changes });
+  return { base: await app.listen({ port: 0, host: '127.0.0.1' }), sms, store };
+}
+
+async function client(base: string, sms: CapturingSmsSender, phone: string, name: string): Promise<SyncClient> {
+  const c = createSyncClient({ baseUrl: base, store: new MemoryStore(), device: { platform: 'test', name }, periodicMs: 3_600_000, debounceMs: 5 });
+  clients.push(c);
+  await c.open();
+  await c.auth.sendOtp(phone);
+  await c.auth.verifyOtp(phone, sms.lastCode(phone));
+  return c;
+}
+
+async function until(check: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('the SDK notification listener', () => {
+  it('writes on one device reach a started device through the stream alone', async () => {
+    const { base, sms, store } = await serve();
+    const phone = await client(base, sms, '+15557770001', 'phone');
+    const laptop = await client(base, sms, '+15557770001', 'laptop');
+    laptop.start();
+    const calendarUid = await phone.calendars.put({ name: 'Work' });
+    const first = await phone.tasks.put({ title: 'from the phone' });
+    await phone.sync();
+    await until(() => laptop.tasks.get(first) !== undefined && laptop.calendars.get(calendarUid) !== undefined);
+
+    const second = await phone.events.put({ calendarUid, title: 'later', startTime: '2026-01-01T10:00:00.000Z', endTime: '2026-01-01T11:00:00.000Z' });
+    await phone.sync();
+    await until(() => laptop.events.get(second) !== undefined);
+    void store;
+  });
+
+  it('a revoked device hears it on the stream and signs out', async () => {
+    const { base, sms } = await serve();
+    const phone = await client(base, sms, '+15557770002', 'phone');
+    const laptop = await client(base, sms, '+15557770002', 'laptop');
+    laptop.start();
+    await until(() => laptop.status.lastSyncAt !== null);
+    const token = (phone.auth as unknown as { accessToken(): string }).accessToken();
+    const devices = (await (await fetch(`${base}/api/auth/devices`, { headers: { authorization: `Bearer ${token}` } })).json()) as { data: { devices: { uid: string; current: boolean }[] } };
+    const laptopUid = devices.data.devices.find((d) => !d.current)!.uid;
+    expect((await fetch(`${base}/api/auth/devices/${laptopUid}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    await until(() => !laptop.status.signedIn);
+  });
+});
