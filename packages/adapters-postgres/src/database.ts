@@ -1,5 +1,8 @@
-import { mkdir } from 'node:fs/promises';
-import { resolve as resolvePath } from 'node:path';
+import { execFile } from 'node:child_process';
+import { access, mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { setFlagsFromString } from 'node:v8';
+import { join, resolve as resolvePath } from 'node:path';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -46,6 +49,8 @@ export interface CreateDatabaseOptions {
   readonly poolMax?: number;
   /** Schema to put first on the search_path of every connection (created for PGlite only). */
   readonly schema?: string;
+  /** PGlite's shared_buffers in MB (default 16; PostgreSQL's own 128 MB is most of PGlite's memory). Ignored by pg. */
+  readonly pgliteSharedBuffersMb?: number;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -93,16 +98,44 @@ function openPostgres(url: string, opts: CreateDatabaseOptions): Database {
   });
 }
 
+/** PGlite's page cache when the caller does not say: enough for one person's calendars, far below PostgreSQL's 128 MB. */
+const PGLITE_SHARED_BUFFERS_MB = 16;
+
+/**
+ * Creates a new PGlite folder (initdb) in a short-lived child process: initdb runs in a second
+ * engine whose memory (a few hundred MB) would otherwise stay with the server for its lifetime.
+ */
+async function initialisePGliteFolder(dataDir: string): Promise<void> {
+  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const script = `require('node:v8').setFlagsFromString('--liftoff-only'); require(${JSON.stringify(entry)}).PGlite.create({ dataDir: ${JSON.stringify(dataDir)} }).then((pg) => pg.close())`;
+  await new Promise<void>((resolve, reject) => {
+    execFile(process.execPath, ['-e', script], { timeout: 300_000 }, (error, _stdout, stderr) =>
+      error ? reject(new Error(`could not initialise the PGlite folder ${dataDir}: ${stderr.trim().split('\n').pop() ?? error.message}`)) : resolve(),
+    );
+  });
+}
+
+/**
+ * Opens embedded PGlite. Memory (measured, see bench/PERFORMANCE.md): PostgreSQL's default
+ * shared_buffers of 128 MB lives in the WebAssembly memory, so it is set small; a new folder is
+ * initialised in a child process (see initialisePGliteFolder); and V8 keeps PGlite's code in its
+ * baseline compiler (Liftoff) instead of also compiling hot functions again with TurboFan, which
+ * held about 40 MB of code and, on a busy machine, cost more CPU than it saved. The flag only
+ * affects WebAssembly, which nothing else in the process uses.
+ */
 async function openPGlite(location: string, opts: CreateDatabaseOptions): Promise<Database> {
+  setFlagsFromString('--liftoff-only');
   const parsers = { [pgliteTypes.INT8]: (x: string) => x };
+  const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.pgliteSharedBuffersMb ?? PGLITE_SHARED_BUFFERS_MB}MB`];
   let engine: PGlite;
   let dataDir: string | null = null;
   if (location === 'memory' || location === '') {
-    engine = await PGlite.create({ parsers });
+    engine = await PGlite.create({ parsers, startParams });
   } else {
     dataDir = resolvePath(location);
     await mkdir(dataDir, { recursive: true });
-    engine = await PGlite.create({ dataDir, parsers });
+    if (!(await access(join(dataDir, 'PG_VERSION')).then(() => true, () => false))) await initialisePGliteFolder(dataDir);
+    engine = await PGlite.create({ dataDir, parsers, startParams });
   }
   if (opts.schema !== undefined) {
     await engine.query(`create schema if not exists ${opts.schema}`);

@@ -9,13 +9,26 @@ const known = new Set(CONFIG_VARS.map((v) => v.name));
 
 describe('docker-compose.yml', () => {
   const compose = parse(readFileSync(`${root}docker-compose.yml`, 'utf8')) as {
-    services: Record<string, { image?: string; build?: unknown; environment?: Record<string, unknown>; depends_on?: Record<string, unknown> }>;
+    services: Record<string, { image?: string; build?: unknown; environment?: Record<string, unknown>; depends_on?: Record<string, unknown> | string[]; profiles?: string[]; volumes?: string[]; command?: string[] }>;
   };
 
   it('runs PostgreSQL 15 and the service built from this repository', () => {
     expect(compose.services.postgres?.image).toBe('postgres:15');
     expect(compose.services.app?.build).toBeDefined();
     expect(Object.keys(compose.services.app?.depends_on ?? {})).toContain('postgres');
+  });
+
+  it('has an optional Prometheus (profile monitoring) that scrapes the app with the alert rules loaded', () => {
+    const prometheus = compose.services.prometheus;
+    expect(prometheus?.profiles).toEqual(['monitoring']);
+    expect(Object.entries(compose.services).filter(([, s]) => s.profiles === undefined).map(([name]) => name).sort()).toEqual(['app', 'postgres']);
+    const mounts = new Map((prometheus?.volumes ?? []).map((v) => v.split(':')).map(([from, to]) => [to, from] as const));
+    expect(mounts.get('/etc/prometheus/alerts.yml')).toBe('./ops/prometheus/alerts.yml');
+    expect(mounts.get('/etc/prometheus/prometheus.yml')).toBe('./ops/prometheus/prometheus.yml');
+    const config = parse(readFileSync(`${root}ops/prometheus/prometheus.yml`, 'utf8')) as { rule_files: string[]; scrape_configs: { metrics_path: string; static_configs: { targets: string[] }[] }[] };
+    expect(config.rule_files).toEqual(['/etc/prometheus/alerts.yml']);
+    expect(config.scrape_configs[0]?.metrics_path).toBe('/metrics');
+    expect(config.scrape_configs[0]?.static_configs[0]?.targets).toEqual(['app:3000']);
   });
 
   it('sets only variables the config table knows on the service', () => {

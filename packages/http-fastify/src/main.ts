@@ -150,6 +150,8 @@ async function main(): Promise<void> {
   });
   const stats = new PostgresLegacyStatsStore(database.db);
   const smsSender = smsSenderFor(config, logger);
+  // The app (and its metrics) exists only after sign-in is built: replays reach it once it does.
+  let app: FastifyInstance | undefined = undefined;
   const { auth } = createAuthModule({
     config,
     users,
@@ -159,11 +161,12 @@ async function main(): Promise<void> {
     random,
     smsSender,
     sessionEnds: feed,
+    onRefreshReplay: (replay) => app?.opsEvents.refreshReplayed(replay),
   });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { connectTimeout: 1000, maxRetriesPerRequest: 1 }) : undefined;
 
   const webClientDir = builtWebClientDir();
-  const app = await buildApp({ config, logger, sync, stats, auth, readiness: () => database.ping(), databaseGauges: database, redis, webClientDir, changes: feed });
+  app = await buildApp({ config, logger, sync, stats, auth, readiness: () => database.ping(), databaseGauges: database, redis, webClientDir, changes: feed });
   const metrics = app.notificationMetrics;
   fcm?.observe({
     sent: () => metrics.sent('fcm'),

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,6 +6,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { buildTestApp } from '../test-support/index.js';
 
 // What an operator gets from the service: log lines, /health and /metrics.
@@ -158,5 +160,50 @@ describe('/metrics for the alert rules', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('replayed refresh tokens', () => {
+  it('are counted and logged at warn with whose session ended', async () => {
+    const { logger, lines } = capturingLogger();
+    ({ app } = await buildTestApp({}, { logger }));
+    app.opsEvents.refreshReplayed({ userId: 42, deviceUid: 'phone-1' });
+    app.opsEvents.refreshReplayed({ userId: 43, deviceUid: null });
+    const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(text).toContain('calsync_refresh_token_replays_total 2');
+    expect(lines.filter((l) => l.component === 'auth').map((l) => [l.level, l.userId, l.deviceUid, l.msg])).toEqual([
+      [WARN, 42, 'phone-1', 'refresh token replayed: the session was ended'],
+      [WARN, 43, null, 'refresh token replayed: the session was ended'],
+    ]);
+  });
+});
+
+describe('ops/ files read only metrics the service exports', () => {
+  const root = new URL('../../../', import.meta.url);
+  const alerts = parse(readFileSync(new URL('ops/prometheus/alerts.yml', root), 'utf8')) as { groups: { rules: { alert: string; expr: string }[] }[] };
+  const dashboard = JSON.parse(readFileSync(new URL('ops/grafana/calsync.json', root), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+  const exprs = [...alerts.groups.flatMap((g) => g.rules.map((r) => r.expr)), ...dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr))];
+  const names = new Set(exprs.flatMap((e) => e.match(/\b(?:calsync|http_request|process|nodejs)_[a-z0-9_]+/g) ?? []));
+
+  it('every metric name in the alert rules and the dashboard is on /metrics (with a PGlite folder)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'calsync-metrics-'));
+    try {
+      ({ app } = await buildTestApp({}, { databaseGauges: { connectionStats: () => ({ inUse: 0, waiting: 0, total: 1 }), dataDirectory: dir } }));
+      const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+      const declared = (name: string) => text.includes(`# TYPE ${name} `) || text.includes(`# TYPE ${name.replace(/_(bucket|count|sum)$/, '')} histogram`);
+      expect(names.size).toBeGreaterThan(15);
+      expect([...names].filter((n) => !declared(n))).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('has the four thresholds of the specification', () => {
+    const byName = new Map(alerts.groups.flatMap((g) => g.rules.map((r) => [r.alert, r.expr.replace(/\s+/g, ' ').trim()] as const)));
+    expect(byName.get('CalsyncHighErrorRate')).toMatch(/status_class="5xx".*> 0\.05$/);
+    expect(byName.get('CalsyncSlowResponses')).toMatch(/histogram_quantile\(0\.95,.*> 2$/);
+    expect(byName.get('CalsyncHighMemory')).toMatch(/> 0\.8$/);
+    expect(byName.get('CalsyncDiskAlmostFull')).toMatch(/> 0\.9$/);
+    for (const name of ['CalsyncNotReady', 'CalsyncSmsFailing', 'CalsyncRefreshTokenReplays', 'CalsyncRateLimitRejections']) expect(byName.has(name)).toBe(true);
   });
 });

@@ -14,6 +14,7 @@ import { AuthService } from './auth-service.js';
 const PHONE = '+491701234567';
 
 function setup() {
+  const replays: { userId: number; deviceUid: string | null }[] = [];
   const store = new InMemoryAuthStore();
   const sms = new CapturingSmsSender();
   const clock = new ManualAuthClock();
@@ -24,6 +25,7 @@ function setup() {
       refreshTtlSeconds: 86400,
       sessionCacheSeconds: 2,
       otp: { ttlSeconds: 300, maxAttempts: 5, resendSeconds: 60, maxSendsPerHour: 50, hmacKey: 'k' },
+      onReplay: (replay) => replays.push(replay),
     },
   );
   const signIn = async (device?: { uid: string; platform?: string; name?: string; fcmToken?: string }) => {
@@ -31,7 +33,7 @@ function setup() {
     await auth.sendOtp(PHONE);
     return auth.verifyOtp(PHONE, sms.lastCode(PHONE), device);
   };
-  return { auth, store, clock, signIn };
+  return { auth, store, clock, signIn, replays };
 }
 
 async function code(p: Promise<unknown>): Promise<ErrorCode | 'ok'> {
@@ -64,6 +66,10 @@ describe('refresh token state (per device)', () => {
     expect(await code(h.auth.authenticateAccess(next.accessToken))).toBe('UNAUTHORIZED');
     expect(await code(h.auth.authenticateAccess(s.accessToken))).toBe('UNAUTHORIZED');
     expect([...h.store.sessions.values()][0]?.reason).toBe('replay');
+    // The operator hears of it once, with whose session it was; a plain invalid token is no replay.
+    expect(h.replays).toEqual([{ userId: s.user.id, deviceUid: 'phone' }]);
+    expect(await code(h.auth.refresh('garbage'))).toBe('REFRESH_INVALID');
+    expect(h.replays).toHaveLength(1);
   });
 
   it('current --logout--> revoked: refresh and access both refused at once', async () => {

@@ -23,6 +23,11 @@ export interface SessionPolicy {
   readonly refreshTtlSeconds: number;
   /** How long a live-session check may be reused (a few seconds at most; 0 disables). */
   readonly sessionCacheSeconds: number;
+  /**
+   * Told when a replayed refresh token ended a family: a stolen token or a client that lost a
+   * rotation. The caller still gets REFRESH_INVALID; this is for the operator's log and metrics.
+   */
+  readonly onReplay?: (replay: { readonly userId: number; readonly deviceUid: string | null }) => void;
 }
 
 function refreshInvalid(): DomainError {
@@ -80,7 +85,7 @@ export class SessionService {
     if (deviceUid !== undefined && deviceUid !== session.deviceUid) throw refreshInvalid();
     if (Date.parse(row.expiresAt) <= now.getTime()) throw refreshInvalid();
     if (row.replacedAt !== null) {
-      await this.end(session, 'replay');
+      await this.endReplayed(session);
       throw refreshInvalid();
     }
     const pair = await this.issuePair(session.userId, session.id, session.deviceUid, now);
@@ -91,7 +96,7 @@ export class SessionService {
     );
     if (!rotated) {
       // Another request rotated this token first: the same as a replay.
-      await this.end(session, 'replay');
+      await this.endReplayed(session);
       throw refreshInvalid();
     }
     if (session.deviceUid !== null) await this.store.touchDevice(session.userId, session.deviceUid, now.toISOString());
@@ -119,6 +124,12 @@ export class SessionService {
       this.cache.remember(sid, userId, deviceUid);
     }
     return { userId, sessionId: sid, deviceUid, expiresAt: verified.claims.exp };
+  }
+
+  /** Ends a family whose refresh token was replayed, and tells `policy.onReplay`. */
+  private async endReplayed(session: { readonly id: string; readonly userId: number; readonly deviceUid: string | null }): Promise<void> {
+    await this.end(session, 'replay');
+    this.policy.onReplay?.({ userId: session.userId, deviceUid: session.deviceUid });
   }
 
   /** Ends one family at once (its access tokens are refused from now on in this process). */

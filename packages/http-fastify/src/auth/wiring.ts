@@ -17,6 +17,8 @@ export interface AuthModuleDeps {
   readonly smsSender: SmsSender;
   /** Where ended sessions are announced so notification streams close on every node (optional). */
   readonly sessionEnds?: Pick<ChangeFeed, 'announceSessionEnd'>;
+  /** Told when a replayed refresh token ended a session (main.ts counts and logs it). */
+  readonly onRefreshReplay?: (replay: { readonly userId: number; readonly deviceUid: string | null }) => void;
 }
 
 /** Composes the sign-in service (tokens signed with the configured secrets), so main.ts needs one line. */
@@ -38,6 +40,7 @@ export function createAuthModule(deps: AuthModuleDeps): { auth: AuthService } {
       refreshTtlSeconds: config.jwt.refreshTtlSeconds,
       sessionCacheSeconds: config.sessionCacheSeconds,
       otp: config.otp,
+      ...(deps.onRefreshReplay ? { onReplay: deps.onRefreshReplay } : {}),
     },
   );
   return { auth };

@@ -20,6 +20,19 @@ export interface OpsMetricsOptions {
   readonly gauges?: DatabaseGauges | undefined;
 }
 
+/** Events the service reports outside a request's answer (counted and logged for the operator). */
+export interface OpsEvents {
+  /** A replayed refresh token ended a device's session (the domain's `onReplay`). */
+  refreshReplayed(replay: { readonly userId: number; readonly deviceUid: string | null }): void;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Operator events (decorated by the ops metrics plugin); main.ts routes the domain's reports here. */
+    opsEvents: OpsEvents;
+  }
+}
+
 /** `2xx`, `4xx`, `5xx`: the label alerts group answers by. */
 export function statusClassOf(status: number): string {
   return `${Math.floor(status / 100)}xx`;
@@ -48,7 +61,7 @@ const FOLDER_SIZE_TTL_MS = 60_000;
 /**
  * The metrics the alert rules (ops/prometheus/alerts.yml) read, beside fastify-metrics' request
  * histogram and prom-client's process metrics (memory, event-loop lag): errors by route, status
- * class and code; the memory limit; database up, connections in use and waiting; and for PGlite
+ * class and code; replayed refresh tokens; the memory limit; database up, connections in use and waiting; and for PGlite
  * its folder size and the free space of its volume. Registered after fastify-metrics, whose
  * registry it uses.
  */
@@ -64,6 +77,18 @@ export const opsMetricsPlugin = fp<OpsMetricsOptions>(
       if (reply.statusCode < 400) return;
       errors.inc({ route: routeOf(request), status_class: statusClassOf(reply.statusCode), code: failureCodeOf(request) ?? 'UNKNOWN' });
     });
+
+    const replays = new client.Counter({
+      name: 'calsync_refresh_token_replays_total',
+      help: 'Refresh tokens presented again after rotation; each ended a device session',
+    });
+    const securityLog = app.log.child({ component: 'auth' });
+    app.decorate('opsEvents', {
+      refreshReplayed(replay) {
+        replays.inc();
+        securityLog.warn({ userId: replay.userId, deviceUid: replay.deviceUid }, 'refresh token replayed: the session was ended');
+      },
+    } satisfies OpsEvents);
 
     new client.Gauge({
       name: 'calsync_memory_limit_bytes',
