@@ -3,6 +3,7 @@ import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { E2eDevice, allRecords, liveSnapshot, stateFromPages, type SignInData } from './lib/device.js';
 import { HttpClient, type ErrorEnvelope } from './lib/http.js';
+import { AnswerRecorder, OpenApiChecker, type OpenApiDocument } from './lib/openapi-contract.js';
 import { sampleValue } from './lib/metrics-text.js';
 import { createScratchDatabase, type ScratchDatabase } from './lib/scratch-database.js';
 import { RealServerProcess } from './lib/server-process.js';
@@ -51,6 +52,8 @@ describe.each(kinds)('two devices against the real server process on $name', ({ 
   const phone = `+1555${String(randomInt(1_000_000, 9_999_999))}`;
   const ids = { work: 'cal-work', e1: 'ev-standup', e2: 'ev-review', task: 'task-trip', sub: 'task-trip-tickets', rem: 'rem-trip' };
   let conflict: WireConflict;
+  /** Every answer of the run, checked against the served OpenAPI document at the end. */
+  const recorder = new AnswerRecorder();
   let restoreVersion: string;
 
   beforeAll(async () => {
@@ -67,7 +70,7 @@ describe.each(kinds)('two devices against the real server process on $name', ({ 
       OTP_RESEND_SECONDS: '0',
     });
     await server.start();
-    http = new HttpClient(server.baseUrl);
+    http = new HttpClient(server.baseUrl, recorder);
     a = new E2eDevice(http, phone, 'device-a-laptop', 'web');
     b = new E2eDevice(http, phone, 'device-b-phone', 'ios');
   }, 120_000);
@@ -268,6 +271,12 @@ describe.each(kinds)('two devices against the real server process on $name', ({ 
     const unknown = await http.request('GET', '/api/no-such-route');
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('x-request-id')).toBeTruthy();
+
+    // Every answer of this run (statuses, bodies, error codes) against the document the server serves.
+    const { problems, seen } = new OpenApiChecker(docs.body as unknown as OpenApiDocument).checkAll(recorder.answers);
+    expect(problems).toEqual([]);
+    expect(recorder.answers.length).toBeGreaterThan(30);
+    expect([...seen.keys()]).toEqual(expect.arrayContaining(['sendOtp', 'verifyOtp', 'pushChanges', 'pullChanges', 'listConflicts', 'resolveConflict', 'refreshTokens', 'logout', 'getStats', 'getMetrics']));
 
     for (const secret of [API_KEY, SECRETS.JWT_SECRET, SECRETS.JWT_REFRESH_SECRET, SECRETS.SYNC_CURSOR_SECRET]) expect(server!.log()).not.toContain(secret);
     const exit = await server!.terminate();

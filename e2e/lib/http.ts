@@ -1,3 +1,5 @@
+import type { AnswerRecorder } from './openapi-contract.js';
+
 /** One HTTP answer: status, headers and the body parsed as JSON when it is JSON, else its text. */
 export interface HttpAnswer<T = unknown> {
   readonly status: number;
@@ -30,7 +32,11 @@ export interface RequestOptions {
  * so the e2e test sees what a client sees (headers, statuses, serialized JSON).
  */
 export class HttpClient {
-  constructor(private readonly baseUrl: string) {}
+  /** `recorder` (optional) keeps every answer, so the run can be checked against the OpenAPI document. */
+  constructor(
+    private readonly baseUrl: string,
+    private readonly recorder?: AnswerRecorder,
+  ) {}
 
   /** Sends one request and reads the whole answer. */
   async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<HttpAnswer<T>> {
@@ -43,6 +49,7 @@ export class HttpClient {
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
     });
     const text = await res.text();
+    this.recorder?.record({ method, path: path.split('?')[0] ?? path, status: res.status, contentType: res.headers.get('content-type') ?? '', text });
     const isJson = (res.headers.get('content-type') ?? '').includes('json');
     return { status: res.status, headers: res.headers, text, body: (isJson && text ? JSON.parse(text) : text) as T };
   }
