@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/.data/**', 'bench/results/**', 'packages/*/src/**/*.js'] },
+  { ignores: ['e2e/openapi-client/api.d.ts', '**/dist/**', '**/node_modules/**', '**/.data/**', 'bench/results/**', 'packages/*/src/**/*.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -20,7 +20,7 @@ import type {
 
 // One coherent story, shown in the OpenAPI document and sent by the contract test: a phone user
 // signs in on a laptop, pushes a work calendar with a stand-up, a task and a reminder, pulls them
-// back, and later restores the losing side of a conflict on the stand-up. Typed by the wire types,
+// back, and later restores the stand-up as it was before an edit from a stale version replaced it. Typed by the wire types,
 // so an example that no longer fits its schema does not compile.
 
 const T0 = '2026-03-02T08:00:00.000Z';
@@ -43,7 +43,8 @@ const event = {
 };
 const conflict = {
   conflictId: 3, entityType: 'EVENT' as const, entityUid: 'evt-standup', winnerVersion: '9', createdAt: T1, resolvedAt: null,
-  loserSnapshot: { ...event, version: '5', title: 'Stand-up (moved)', startTime: '2026-03-03T09:30:00.000Z', endTime: '2026-03-03T09:45:00.000Z' },
+  // The stale edit from another device won (version 9); the loser is the server copy it replaced.
+  loserSnapshot: { ...event },
 };
 
 /** Request bodies and success `data` per operation (absent: the operation takes no body / shows no example). */
