@@ -100,8 +100,12 @@ describe('the documented examples against the real server (contract test, OpenAP
     { id: 'logout', token: access },
   ];
 
-  it('covers every operation the document lists', () => {
-    expect([...operations().keys()].sort()).toEqual(steps.map((s) => s.id).sort());
+  /** Operations answering a stream (text/event-stream) never finish on their own: not sent here (e2e/notifications cover them). */
+  const streaming = (op: Operation): boolean => op.responses['200']?.content?.['text/event-stream'] !== undefined;
+
+  it('covers every operation the document lists (streams aside)', () => {
+    const listed = [...operations().values()].filter((o) => !streaming(o.op)).map((o) => o.op.operationId);
+    expect(listed.sort()).toEqual(steps.map((s) => s.id).sort());
   });
 
   it('every documented example is valid against its own schema', () => {

@@ -289,6 +289,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sync/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live data-changed notifications (server-sent events)
+         * @description Answers `text/event-stream`. First `event: ready` with `data: {"version":"<newest change version of this user>"}`; then `event: changed` with `data: {"version":"<v>"}` and `id: <v>` after every committed push or restore of this user that changed something, to every stream of the user except the device that made the change. A comment line every 25 s keeps proxies open. Ends with `event: closed`, `data: {"reason":"expired"|"revoked"|"shutdown"}` when the access token expires, the device or session is revoked (logout included), or the server drains. A `Last-Event-ID` older than the newest version gets an immediate `changed`. At most STREAM_MAX_PER_USER streams per user (429) and STREAM_MAX_CONNECTIONS per server (503 TOO_MANY_STREAMS). Opening counts against the per-user rate limit; an open stream does not.
+         */
+        get: operations["openStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users/stats": {
         parameters: {
             query?: never;
@@ -492,13 +512,13 @@ export interface components {
          * @description every stable error code; each operation documents its own per status
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "EMPTY_CHANGESET" | "INVALID_JSON" | "OTP_INVALID" | "OTP_EXPIRED" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "REFRESH_INVALID" | "INVALID_CREDENTIALS" | "WRONG_TOKEN_TYPE" | "NOT_FOUND" | "EMAIL_TAKEN" | "CONFLICT_RESOLVED" | "UNKNOWN_REFERENCE" | "BATCH_TOO_LARGE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "OTP_ATTEMPTS_EXCEEDED" | "OTP_RESEND_TOO_SOON" | "SMS_FAILED" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "INTERNAL";
+        ErrorCode: "VALIDATION_ERROR" | "EMPTY_CHANGESET" | "INVALID_JSON" | "OTP_INVALID" | "OTP_EXPIRED" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "REFRESH_INVALID" | "INVALID_CREDENTIALS" | "WRONG_TOKEN_TYPE" | "NOT_FOUND" | "EMAIL_TAKEN" | "CONFLICT_RESOLVED" | "UNKNOWN_REFERENCE" | "BATCH_TOO_LARGE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "OTP_ATTEMPTS_EXCEEDED" | "OTP_RESEND_TOO_SOON" | "SMS_FAILED" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "TOO_MANY_STREAMS" | "INTERNAL";
         /** ErrorEnvelope */
         ErrorEnvelope: {
             /** @constant */
             success: false;
             error: {
-                code: "VALIDATION_ERROR" | "EMPTY_CHANGESET" | "INVALID_JSON" | "OTP_INVALID" | "OTP_EXPIRED" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "REFRESH_INVALID" | "INVALID_CREDENTIALS" | "WRONG_TOKEN_TYPE" | "NOT_FOUND" | "EMAIL_TAKEN" | "CONFLICT_RESOLVED" | "UNKNOWN_REFERENCE" | "BATCH_TOO_LARGE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "OTP_ATTEMPTS_EXCEEDED" | "OTP_RESEND_TOO_SOON" | "SMS_FAILED" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "INTERNAL";
+                code: "VALIDATION_ERROR" | "EMPTY_CHANGESET" | "INVALID_JSON" | "OTP_INVALID" | "OTP_EXPIRED" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "REFRESH_INVALID" | "INVALID_CREDENTIALS" | "WRONG_TOKEN_TYPE" | "NOT_FOUND" | "EMAIL_TAKEN" | "CONFLICT_RESOLVED" | "UNKNOWN_REFERENCE" | "BATCH_TOO_LARGE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "OTP_ATTEMPTS_EXCEEDED" | "OTP_RESEND_TOO_SOON" | "SMS_FAILED" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "TOO_MANY_STREAMS" | "INTERNAL";
                 /** @description for people; never parse it */
                 message: string;
                 /** @description e.g. the failing paths of a VALIDATION_ERROR */
@@ -3966,6 +3986,149 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "DATABASE_UNAVAILABLE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    openStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The id of the last `changed` event received (a version). */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream (`ready`, `changed`, `closed` events; data as shown). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: the request does not fit the schema (details: the failing paths) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_ERROR";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: no, bad or revoked access token; TOKEN_EXPIRED: the access token expired; refresh, then retry once */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED" | "TOKEN_EXPIRED";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description WRONG_TOKEN_TYPE: a refresh token used as access token, or the reverse */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "WRONG_TOKEN_TYPE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests; wait Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL: unexpected failure (logged with the request id, never detailed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database could not be reached for this request; retry after Retry-After seconds; TOO_MANY_STREAMS: this server holds its maximum of notification streams; retry after Retry-After seconds; NOT_READY: the database does not answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE" | "TOO_MANY_STREAMS" | "NOT_READY";
                             /** @description for people; never parse it */
                             message: string;
                             /** @description e.g. the failing paths of a VALIDATION_ERROR */
