@@ -9,6 +9,7 @@ import pg from 'pg';
 import { CHANNEL_SQL } from './notify/change-payload.js';
 import { PGliteChangeFeed } from './notify/pglite-change-feed.js';
 import { PostgresChangeFeed, type ClosableChangeFeed, type PostgresChangeFeedOptions } from './notify/postgres-change-feed.js';
+import { withUnavailableMapping } from './database-faults.js';
 import { PGliteDialect, type ConnectionStats } from './pglite-dialect.js';
 import { PreparingClient } from './prepared-client.js';
 import type { DB } from './schema.js';
@@ -81,9 +82,10 @@ function openPostgres(url: string, opts: CreateDatabaseOptions): Database {
     Client: PreparingClient,
     ...(opts.schema === undefined ? {} : { options: `-c search_path=${opts.schema}` }),
   });
-  // An idle client losing its connection must not crash the process; the next query reports it.
+  // An idle client losing its connection must not crash the process; the pool drops it, and the
+  // next unit of work gets a new connection (or DATABASE_UNAVAILABLE while the server is down).
   pool.on('error', () => {});
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: withUnavailableMapping(new PostgresDialect({ pool })) });
   const connectionStats = (): ConnectionStats => ({ inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount, total: pool.totalCount });
   return wrap(db, 'postgres', connectionStats, null, async (options) => {
     const feed = new PostgresChangeFeed({
@@ -164,4 +166,38 @@ function wrap(db: Kysely<DB>, kind: DatabaseKind, connectionStats: () => Connect
       return true;
     },
   };
+}
+
+/** Options of `waitForDatabase`. */
+export interface WaitForDatabaseOptions {
+  /** Give up after this long (0: one attempt only). */
+  readonly timeoutMs: number;
+  /** Told before each retry: the attempt that failed, why, and the wait before the next one. */
+  readonly onRetry?: (info: { attempt: number; error: unknown; retryInMs: number }) => void;
+  /** First wait between attempts; doubles up to `maxDelayMs`. */
+  readonly initialDelayMs?: number;
+  readonly maxDelayMs?: number;
+}
+
+/**
+ * Waits until the database answers `select 1`, retrying with exponential backoff, so a service that
+ * starts before its PostgreSQL (a reboot, a compose file) waits instead of exiting. Resolves with
+ * the number of attempts; rejects with the last error once `timeoutMs` has passed.
+ */
+export async function waitForDatabase(database: Database, opts: WaitForDatabaseOptions): Promise<number> {
+  const deadline = Date.now() + opts.timeoutMs;
+  let delay = opts.initialDelayMs ?? 100;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await sql`select 1`.execute(database.db);
+      return attempt;
+    } catch (error) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw error;
+      const retryInMs = Math.min(delay, left);
+      opts.onRetry?.({ attempt, error, retryInMs });
+      await new Promise((resolve) => setTimeout(resolve, retryInMs));
+      delay = Math.min(delay * 2, opts.maxDelayMs ?? 2000);
+    }
+  }
 }

@@ -7,3 +7,4 @@ export * from './postgres-sync-store.js';
 export * from './postgres-legacy-stats-store.js';
 export * from './notify/postgres-change-feed.js';
 export * from './notify/pglite-change-feed.js';
+export * from './database-faults.js';

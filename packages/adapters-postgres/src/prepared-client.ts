@@ -31,6 +31,11 @@ export function statementName(text: string): string | undefined {
 export class PreparingClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {
     super(config);
+    // A client emits 'error' when its connection dies (server restart, pg_terminate_backend). The
+    // pool listens only while the client is idle; checked out, an unheard 'error' would end the
+    // process. The query in flight fails on its own (and becomes DATABASE_UNAVAILABLE), and the
+    // pool drops the client when it comes back unusable, so the event itself needs nothing more.
+    this.on('error', () => {});
     const base = this.query.bind(this) as (...args: unknown[]) => unknown;
     this.query = ((config: unknown, values?: unknown, callback?: unknown) => {
       if (callback !== undefined) return base(config, values, callback);

@@ -53,6 +53,7 @@ export const CONFIG_TABLE = {
   port: { name: 'PORT', type: 'integer', default: '3000', min: 0, max: 65535, description: 'TCP port the HTTP server listens on.' },
   host: { name: 'HOST', type: 'string', default: '0.0.0.0', description: 'Interface the HTTP server binds to.' },
   databaseUrl: { name: 'DATABASE_URL', type: 'url', default: 'pglite://./.data/pglite', schemes: ['postgres', 'postgresql', 'pglite'], description: 'postgres://… (PostgreSQL server), pglite://<dir> (embedded, kept in dir) or pglite://memory.' },
+  databaseStartupTimeoutMs: { name: 'DATABASE_STARTUP_TIMEOUT_MS', type: 'integer', default: '60000', min: 0, max: 3600000, description: 'How long start-up waits (retrying with backoff) for an unreachable database before it exits.' },
   databasePoolMax: { name: 'DATABASE_POOL_MAX', type: 'integer', default: '10', min: 1, max: 1000, description: 'Maximum PostgreSQL connections in the pool.' },
   logLevel: { name: 'LOG_LEVEL', type: 'enum', default: 'info', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level.' },
   corsOrigin: { name: 'CORS_ORIGIN', type: 'origins', default: '*', description: 'Allowed browser origins: *, true, false, one origin or a comma-separated list.' },

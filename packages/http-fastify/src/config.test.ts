@@ -63,6 +63,7 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       databaseUrl: 'pglite://./.data/pglite',
       databasePoolMax: 10,
+      databaseStartupTimeoutMs: 60000,
       logLevel: 'info',
       bodyLimitBytes: 1048576,
       redisUrl: undefined,

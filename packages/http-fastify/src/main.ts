@@ -6,6 +6,7 @@ import {
   ScryptPasswordHasher,
   createDatabase,
   migrateToLatest,
+  waitForDatabase,
   type Database,
 } from '@calsync/adapters-postgres';
 import { FcmChangeNotifier, FcmClient, loadServiceAccount } from '@calsync/adapters-fcm';
@@ -18,6 +19,7 @@ import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { buildApp } from './app.js';
 import { createAuthModule } from './auth/wiring.js';
+import { causeText } from './plugins/error-handling.js';
 import { CONFIG_TABLE, ConfigError, loadConfig, loadConfigSection } from './config.js';
 import type { AppConfig } from './config-types.js';
 import { CryptoRandom, SystemClock } from './system.js';
@@ -115,6 +117,23 @@ function installShutdown(logger: Logger, app: FastifyInstance, database: Databas
   process.once('SIGINT', stop);
 }
 
+/** Start-up waits for a database that is not up yet (logging each retry) instead of exiting at once. */
+async function waitForDatabaseAtStart(database: Database, timeoutMs: number, logger: Logger): Promise<void> {
+  const started = Date.now();
+  try {
+    const attempts = await waitForDatabase(database, {
+      timeoutMs,
+      onRetry: ({ attempt, error, retryInMs }) =>
+        logger.warn({ attempt, retryInMs, reason: causeText(error) }, `database not reachable yet; retrying (DATABASE_STARTUP_TIMEOUT_MS=${timeoutMs})`),
+    });
+    if (attempts > 1) logger.info({ attempts, waitedMs: Date.now() - started }, 'database reachable');
+  } catch (error) {
+    await database.close().catch(() => {});
+    const reason = causeText(error);
+    throw new Error(`the database did not answer within ${timeoutMs} ms (DATABASE_STARTUP_TIMEOUT_MS): ${reason}`, { cause: error });
+  }
+}
+
 /**
  * The one composition root (also of `migrate`, below): configuration from the environment, logger, database (migrated),
  * stores, sync engine, SMS sender, sign-in, HTTP app; then listen and stop cleanly on signals.
@@ -125,6 +144,7 @@ async function main(): Promise<void> {
   for (const w of warnings) logger.warn(w);
 
   const database = await createDatabase(config.databaseUrl, { poolMax: config.databasePoolMax });
+  await waitForDatabaseAtStart(database, config.databaseStartupTimeoutMs, logger);
   const migrated = await migrateToLatest(database.db);
   logger.info({ migrated }, 'database schema is up to date');
 
