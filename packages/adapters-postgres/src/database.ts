@@ -90,7 +90,7 @@ function openPostgres(url: string, opts: CreateDatabaseOptions): Database {
   return wrap(db, 'postgres', connectionStats, null, async (options) => {
     const feed = new PostgresChangeFeed({
       ...options,
-      connect: () => new pg.Client({ connectionString: url, keepAlive: true, ...(opts.schema === undefined ? {} : { options: `-c search_path=${opts.schema}` }) }),
+      connect: () => new pg.Client({ connectionString: url, keepAlive: true, application_name: 'calsync change feed', ...(opts.schema === undefined ? {} : { options: `-c search_path=${opts.schema}` }) }),
       notify: async (payload) => {
         await sql`select pg_notify(${sql.raw(CHANNEL_SQL)}, ${payload})`.execute(db);
       },
