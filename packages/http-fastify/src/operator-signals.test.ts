@@ -207,3 +207,20 @@ describe('ops/ files read only metrics the service exports', () => {
     for (const name of ['CalsyncNotReady', 'CalsyncSmsFailing', 'CalsyncRefreshTokenReplays', 'CalsyncRateLimitRejections']) expect(byName.has(name)).toBe(true);
   });
 });
+
+describe('Swagger UI over plain http', () => {
+  it('serves the docs page and its assets without upgrade-insecure-requests; the API keeps helmet defaults', async () => {
+    ({ app } = await buildTestApp());
+    const page = await app.inject({ method: 'GET', url: '/api-docs/' });
+    expect(page.statusCode).toBe(200);
+    const script = await app.inject({ method: 'GET', url: '/api-docs/static/swagger-ui-bundle.js' });
+    expect(script.statusCode).toBe(200);
+    for (const res of [page, script]) {
+      const policy = String(res.headers['content-security-policy']);
+      expect(policy).toContain("default-src 'self'");
+      expect(policy).not.toContain('upgrade-insecure-requests');
+    }
+    const api = await app.inject({ method: 'GET', url: '/health' });
+    expect(String(api.headers['content-security-policy'])).toContain('upgrade-insecure-requests');
+  });
+});

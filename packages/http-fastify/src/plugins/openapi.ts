@@ -35,7 +35,14 @@ export const openApiPlugin = fp(
       },
       transformObject: (documentObject) => hoistTitledSchemas((documentObject as { openapiObject: object }).openapiObject, EXTRA_COMPONENTS),
     });
-    await app.register(swaggerUi, { routePrefix: '/api-docs', staticCSP: true });
+    await app.register(swaggerUi, {
+      routePrefix: '/api-docs',
+      staticCSP: true,
+      // The docs page only: its policy without `upgrade-insecure-requests`, which made a browser that
+      // opened it over plain http by IP address or host name fetch every asset over https (a blank
+      // page). The API's answers keep helmet's defaults.
+      transformStaticCSP: (policy: string) => policy.replace(/\s*upgrade-insecure-requests;?/g, '').trim(),
+    });
     app.get(OPENAPI_JSON_PATH, { schema: { hide: true } }, async () => app.swagger());
   },
   { name: 'calsync-openapi' },
