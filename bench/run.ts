@@ -15,7 +15,9 @@ import { round } from './lib/stats.js';
 import { runConflicts } from './workloads/conflicts.js';
 import { runIncremental } from './workloads/incremental.js';
 import { runInitialSync } from './workloads/initial-sync.js';
-import { runManyDevices } from './workloads/many-devices.js';
+import { runManyDevices, signInFleet } from './workloads/many-devices.js';
+import { runOpenLoop } from './workloads/open-loop.js';
+import { runSmallPushLevel, smallPushFigures, smallPushTarget, type SmallPushRun } from './workloads/small-push.js';
 import { runUpload } from './workloads/upload.js';
 
 const quick = process.argv.includes('--quick');
@@ -23,9 +25,45 @@ const usePglite = process.argv.includes('--pglite');
 /** `--profile`: the server writes a V8 CPU profile into bench/profiles/ when it stops. */
 const profile = process.argv.includes('--profile');
 const sizes = quick
-  ? { upload: 2000, small: 10_000, large: 100_000, rounds: 50, users: 10, manySeconds: 5, conflictSeconds: 4 }
-  : { upload: 10_000, small: 10_000, large: 1_000_000, rounds: 200, users: 50, manySeconds: 30, conflictSeconds: 15 };
+  ? { upload: 2000, small: 10_000, large: 100_000, rounds: 50, users: 10, manySeconds: 5, conflictSeconds: 4, pushes: 200, ownLarge: 10_000, openSeconds: 3 }
+  : { upload: 10_000, small: 10_000, large: 1_000_000, rounds: 200, users: 50, manySeconds: 30, conflictSeconds: 15, pushes: 1000, ownLarge: 100_000, openSeconds: 10 };
+/** Offered rates of the open loop, as fractions of the closed-loop maximum. */
+const openFractions = quick ? [0.25, 0.5, 0.75] : [0.1, 0.25, 0.5, 0.75, 1];
 const dbUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/calsync_bench';
+
+/** The server's environment for a benchmark run on `databaseUrl` (limits off, logs quiet). */
+function serverEnv(databaseUrl: string, gatewayUrl: string): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET: 'bench-access-secret-0123456789abcdef',
+    JWT_REFRESH_SECRET: 'bench-refresh-secret-0123456789abcdef',
+    SYNC_CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef',
+    SMS_GATEWAY_URL: gatewayUrl,
+    SMS_GATEWAY_API_KEY: 'bench-key',
+    SMS_GATEWAY_SENDER: 'calsync',
+    RATE_LIMIT_MAX_REQUESTS: '10000000',
+    AUTH_RATE_LIMIT_MAX_REQUESTS: '10000000',
+    OTP_RESEND_SECONDS: '0',
+    OTP_MAX_SENDS_PER_HOUR: '1000',
+  };
+}
+
+/**
+ * The small-push workload on PGlite at the small table, in a second server process of its own, so
+ * a PostgreSQL run reports the embedded default beside it.
+ */
+async function smallPushOnPglite(gateway: Awaited<ReturnType<typeof startStandInSmsGateway>>): Promise<SmallPushRun[]> {
+  const server = new ServerProcess(serverEnv(`pglite://${mkdtempSync(join(tmpdir(), 'calsync-bench-'))}`, gateway.url));
+  await server.start();
+  try {
+    const target = await smallPushTarget(server.baseUrl, gateway, null);
+    return await runSmallPushLevel(target, gateway, { own: sizes.small / 2, others: sizes.small / 2, pushes: sizes.pushes, inFlight: [4] });
+  } finally {
+    await server.stop();
+  }
+}
 
 async function main(): Promise<void> {
   const gateway = await startStandInSmsGateway();
@@ -33,21 +71,7 @@ async function main(): Promise<void> {
   if (usePglite) databaseUrl = `pglite://${mkdtempSync(join(tmpdir(), 'calsync-bench-'))}`;
   else await recreateDatabase(dbUrl);
 
-  const server = new ServerProcess({
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: databaseUrl,
-    JWT_SECRET: 'bench-access-secret-0123456789abcdef',
-    JWT_REFRESH_SECRET: 'bench-refresh-secret-0123456789abcdef',
-    SYNC_CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef',
-    SMS_GATEWAY_URL: gateway.url,
-    SMS_GATEWAY_API_KEY: 'bench-key',
-    SMS_GATEWAY_SENDER: 'calsync',
-    RATE_LIMIT_MAX_REQUESTS: '10000000',
-    AUTH_RATE_LIMIT_MAX_REQUESTS: '10000000',
-    OTP_RESEND_SECONDS: '0',
-    OTP_MAX_SENDS_PER_HOUR: '1000',
-  }, profile ? ['--cpu-prof', `--cpu-prof-dir=${fileURLToPath(new URL('./profiles/', import.meta.url))}`] : []);
+  const server = new ServerProcess(serverEnv(databaseUrl, gateway.url), profile ? ['--cpu-prof', `--cpu-prof-dir=${fileURLToPath(new URL('./profiles/', import.meta.url))}`] : []);
   await server.start();
   const client = usePglite ? null : await connect(dbUrl);
   const figures: Record<string, unknown> = {};
@@ -57,15 +81,25 @@ async function main(): Promise<void> {
     const reader = await signIn(server.baseUrl, gateway, phone, 'bench-reader');
     console.log(`bench: server at ${server.baseUrl} on ${usePglite ? 'PGlite' : dbUrl}${quick ? ' (quick)' : ''}`);
 
+    const target = await smallPushTarget(server.baseUrl, gateway, client ? dbUrl : null);
+    const half = sizes.small / 2;
+    const smallRuns = await runSmallPushLevel(target, gateway, { own: half, others: half, pushes: sizes.pushes });
+    let largeRuns: SmallPushRun[] = [];
     if (client) {
       const upload = await runUpload(server.baseUrl, writer, client, sizes.upload);
       figures.upload = upload;
       figures.initialSync = await runInitialSync(server.baseUrl, reader, server, client);
       figures.incremental = await runIncremental(server.baseUrl, writer, reader, upload.calendarUid, client, sizes);
+      largeRuns = await runSmallPushLevel(target, gateway, { own: sizes.ownLarge, others: sizes.large, pushes: sizes.pushes });
     } else {
-      console.log('bench: --pglite has no second connection to its database: baselines and the incremental fill are skipped');
+      console.log('bench: --pglite has no second connection to its database: baselines, floors and the large fills are skipped');
     }
-    figures.manyDevices = await runManyDevices(server.baseUrl, gateway, { users: sizes.users, seconds: sizes.manySeconds });
+    const pgliteRuns = usePglite ? smallRuns : await smallPushOnPglite(gateway);
+    figures.smallPush = smallPushFigures(usePglite ? [] : smallRuns, largeRuns, pgliteRuns);
+    const fleet = await signInFleet(server.baseUrl, gateway, sizes.users);
+    const many = await runManyDevices(server.baseUrl, fleet, { seconds: sizes.manySeconds });
+    figures.manyDevices = many;
+    figures.openLoop = await runOpenLoop(server.baseUrl, fleet, many.roundTripsPerSecond, { seconds: sizes.openSeconds, fractions: openFractions });
     figures.conflicts = await runConflicts(server.baseUrl, gateway, { seconds: sizes.conflictSeconds });
   } finally {
     await client?.end();

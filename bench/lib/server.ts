@@ -38,7 +38,7 @@ export class ServerProcess {
     });
     this.child.stdout!.on('data', (c: Buffer) => (this.output = (this.output + c.toString()).slice(-20000)));
     this.child.stderr!.on('data', (c: Buffer) => (this.output = (this.output + c.toString()).slice(-20000)));
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + 180_000; // PGlite starts slowly on a busy machine
     while (Date.now() < deadline) {
       if (this.child.exitCode !== null) throw new Error(`server exited early:\n${this.output}`);
       try {

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { type DeviceSession, pull, pullAll, push } from '../lib/client.js';
+import { fillOtherUsers } from '../lib/fill.js';
 import { newEvent } from '../lib/ids.js';
 import { msSince, percentile } from '../lib/stats.js';
 
@@ -12,38 +13,6 @@ export interface IncrementalFigures {
   p50Ms: number;
   p99Ms: number;
   ratio: number;
-}
-
-const OTHER_USERS = 1000;
-
-/** Fills `events` with rows of other users until they hold `total` rows (set-based SQL). */
-async function fillOtherUsers(client: pg.Client, total: number): Promise<number> {
-  const countFill = async () => Number((await client.query("SELECT count(*)::int AS n FROM events WHERE uid LIKE 'ev-fill-%'")).rows[0].n);
-  const have = await countFill();
-  const users = Number((await client.query("SELECT count(*)::int AS n FROM users WHERE phone LIKE '+1999%'")).rows[0].n);
-  if (users === 0) {
-    await client.query(
-      `INSERT INTO users (name, phone) SELECT 'other ' || g, '+1999' || lpad(g::text, 7, '0') FROM generate_series(1, $1) g`,
-      [OTHER_USERS],
-    );
-    await client.query(
-      `INSERT INTO calendars (user_id, uid, version, created_at, updated_at, name, is_default)
-       SELECT id, 'cal-other', nextval('record_version_seq'), now(), now(), 'Other', false FROM users WHERE phone LIKE '+1999%'`,
-    );
-  }
-  const missing = total - have;
-  if (missing > 0) {
-    await client.query(
-      `INSERT INTO events (user_id, uid, version, created_at, updated_at, calendar_uid, title, start_time, end_time, all_day)
-       SELECT u.id, 'ev-fill-' || g, nextval('record_version_seq'), now(), now(), 'cal-other', 'filler ' || g,
-              now(), now() + interval '1 hour', false
-       FROM generate_series($1::int, $2::int) g
-       JOIN LATERAL (SELECT id FROM users WHERE phone = '+1999' || lpad((1 + g % $3)::text, 7, '0')) u ON true`,
-      [have + 1, total, OTHER_USERS],
-    );
-  }
-  await client.query('ANALYZE');
-  return countFill();
 }
 
 /** 200 rounds of: the writer pushes 10 new events, the reader pulls them; pull latency in ms. */

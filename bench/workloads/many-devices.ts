@@ -20,17 +20,11 @@ export interface ManyDevicesFigures {
   soloP99Ms: number;
 }
 
-/**
- * `users` users with 2 devices each loop (edit 1-5 events, push, pull) for `seconds` over
- * keep-alive connections. Errors are non-2xx answers and per-item `error` results. At the end every
- * device pulls once more and must hold exactly the live events a fresh full pull shows. The loop
- * is closed (no pause between round trips), so its latency is devices / throughput (Little's law);
- * a short solo run first gives the service time of one round trip.
- */
-export async function runManyDevices(baseUrl: string, gateway: StandInSmsGateway, opts: { users: number; seconds: number }): Promise<ManyDevicesFigures> {
+/** Signs in `users` users with 2 devices each and bootstraps every device with a full pull. */
+export async function signInFleet(baseUrl: string, gateway: StandInSmsGateway, users: number, phonePrefix = '+1888'): Promise<BenchDevice[]> {
   const devices: BenchDevice[] = [];
-  for (let u = 0; u < opts.users; u++) {
-    const phone = `+1888${String(u).padStart(7, '0')}`;
+  for (let u = 0; u < users; u++) {
+    const phone = `${phonePrefix}${String(u).padStart(7, '0')}`;
     for (const d of ['a', 'b']) {
       const session = await signIn(baseUrl, gateway, phone, `many-${u}-${d}`);
       const device = new BenchDevice(baseUrl, session);
@@ -38,29 +32,63 @@ export async function runManyDevices(baseUrl: string, gateway: StandInSmsGateway
       devices.push(device);
     }
   }
+  return devices;
+}
+
+let counter = 0;
+
+/**
+ * One device sync round trip: edit 1-5 events (about 60 % of them existing ones), push, pull.
+ * Returns the number of per-item errors; a non-2xx answer throws.
+ */
+export async function syncRoundTrip(device: BenchDevice): Promise<number> {
+  const calendarUid = [...device.calendars.keys()][0]!;
+  const n = 1 + Math.floor(Math.random() * 5);
+  const items = [];
+  const known = [...device.events.entries()];
+  for (let i = 0; i < n; i++) {
+    if (known.length > 0 && Math.random() < 0.6) {
+      const [eventUid, local] = known[Math.floor(Math.random() * known.length)]!;
+      items.push({ uid: eventUid, op: 'upsert', baseVersion: local.version, title: `edit ${++counter}` });
+    } else {
+      items.push({ ...newEvent(calendarUid, ++counter), uid: uid('md-') });
+    }
+  }
+  const unique = [...new Map(items.map((it) => [it.uid, it])).values()];
+  const results = await device.pushEvents(unique);
+  await device.pullAll();
+  return results.filter((r) => r.status === 'error').length;
+}
+
+/** After a load: every device pulls once more and must hold exactly the live events a fresh full pull shows. */
+export async function converged(baseUrl: string, devices: readonly BenchDevice[]): Promise<boolean> {
+  let ok = true;
+  for (const device of devices) {
+    await device.pullAll();
+    const truth = await pullAll(baseUrl, device.session.token, undefined, 1000);
+    const live = new Map<string, string>();
+    for (const page of truth.pages) for (const e of page.events) if (!e.deleted) live.set(e.uid, e.version);
+    if (live.size !== device.events.size) ok = false;
+    for (const [eventUid, version] of live) if (device.events.get(eventUid)?.version !== version) ok = false;
+  }
+  return ok;
+}
+
+/**
+ * `users` users with 2 devices each loop (edit 1-5 events, push, pull) for `seconds` over
+ * keep-alive connections. Errors are non-2xx answers and per-item `error` results. At the end every
+ * device pulls once more and must hold exactly the live events a fresh full pull shows. The loop
+ * is closed (no pause between round trips), so its latency is devices / throughput (Little's law);
+ * a short solo run first gives the service time of one round trip.
+ */
+export async function runManyDevices(baseUrl: string, devices: readonly BenchDevice[], opts: { seconds: number }): Promise<ManyDevicesFigures> {
   let errors = 0;
-  let counter = 0;
-  /** One device's loop (edit 1-5 events, push, pull) until `deadline`; latencies of whole round trips. */
+  /** One device's loop until `deadline`; latencies of whole round trips. */
   const loop = async (device: BenchDevice, deadline: number, latencies: number[]): Promise<void> => {
-    const calendarUid = [...device.calendars.keys()][0]!;
     while (performance.now() < deadline) {
-      const n = 1 + Math.floor(Math.random() * 5);
-      const items = [];
-      const known = [...device.events.entries()];
-      for (let i = 0; i < n; i++) {
-        if (known.length > 0 && Math.random() < 0.6) {
-          const [eventUid, local] = known[Math.floor(Math.random() * known.length)]!;
-          items.push({ uid: eventUid, op: 'upsert', baseVersion: local.version, title: `edit ${++counter}` });
-        } else {
-          items.push({ ...newEvent(calendarUid, ++counter), uid: uid('md-') });
-        }
-      }
-      const unique = [...new Map(items.map((it) => [it.uid, it])).values()];
       const start = performance.now();
       try {
-        const results = await device.pushEvents(unique);
-        errors += results.filter((r) => r.status === 'error').length;
-        await device.pullAll();
+        errors += await syncRoundTrip(device);
         latencies.push(msSince(start));
       } catch {
         errors++;
@@ -79,17 +107,9 @@ export async function runManyDevices(baseUrl: string, gateway: StandInSmsGateway
   await Promise.all(devices.map((device) => loop(device, deadline, latencies)));
   const seconds = msSince(t0) / 1000;
 
-  let converged = true;
-  for (const device of devices) {
-    await device.pullAll();
-    const truth = await pullAll(baseUrl, device.session.token, undefined, 1000);
-    const live = new Map<string, string>();
-    for (const page of truth.pages) for (const e of page.events) if (!e.deleted) live.set(e.uid, e.version);
-    if (live.size !== device.events.size) converged = false;
-    for (const [eventUid, version] of live) if (device.events.get(eventUid)?.version !== version) converged = false;
-  }
+  const isConverged = await converged(baseUrl, devices);
   return {
-    users: opts.users,
+    users: devices.length / 2,
     devices: devices.length,
     seconds,
     roundTrips: latencies.length,
@@ -97,7 +117,7 @@ export async function runManyDevices(baseUrl: string, gateway: StandInSmsGateway
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
     errors,
-    converged,
+    converged: isConverged,
     soloP50Ms: percentile(solo, 50),
     soloP99Ms: percentile(solo, 99),
   };

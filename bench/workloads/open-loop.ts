@@ -1,0 +1,107 @@
+import type { BenchDevice } from '../lib/device.js';
+import { msSince, percentile } from '../lib/stats.js';
+import { converged, syncRoundTrip } from './many-devices.js';
+
+/** One offered rate of the open-loop workload. */
+export interface OpenLoopStep {
+  /** Fraction of the closed-loop maximum. */
+  fraction: number;
+  offeredPerSecond: number;
+  completedPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+}
+
+/** Figures of the open-loop workload. */
+export interface OpenLoopFigures {
+  closedLoopMaxPerSecond: number;
+  seconds: number;
+  steps: OpenLoopStep[];
+  /** p99 at 50 % of the closed-loop maximum. */
+  p99MsAtHalf: number;
+  /** The highest offered rate (round trips/s) whose p99 stayed under 100 ms. */
+  maxRateUnder100Ms: number;
+  /** maxRateUnder100Ms × the 60 s sync interval: devices one box serves at that latency. */
+  devicesPerBox: number;
+  converged: boolean;
+}
+
+/** Sync interval of a device that syncs once a minute: the devices-per-box multiplier. */
+const SYNC_INTERVAL_SECONDS = 60;
+
+/**
+ * Round trips (the many-devices round trip: edit 1-5 events, push, pull) arrive at a fixed offered
+ * rate, one every 1/rate seconds, whatever the answers do; each takes an idle device of the fleet
+ * (or waits for one). Latency counts from the scheduled arrival, so a slow server cannot slow the
+ * arrivals down and hide its own queue (no coordinated omission).
+ */
+async function offer(devices: readonly BenchDevice[], rate: number, seconds: number): Promise<{ latencies: number[]; errors: number; seconds: number }> {
+  const idle = [...devices];
+  const waiting: Array<(d: BenchDevice) => void> = [];
+  const take = (): Promise<BenchDevice> => (idle.length > 0 ? Promise.resolve(idle.pop()!) : new Promise((r) => waiting.push(r)));
+  const give = (d: BenchDevice) => (waiting.length > 0 ? waiting.shift()!(d) : idle.push(d));
+  const latencies: number[] = [];
+  let errors = 0;
+  const inFlight: Array<Promise<void>> = [];
+  const arrival = async (scheduled: number) => {
+    const device = await take();
+    try {
+      errors += await syncRoundTrip(device);
+      latencies.push(performance.now() - scheduled);
+    } catch {
+      errors++;
+    } finally {
+      give(device);
+    }
+  };
+  const t0 = performance.now();
+  const total = Math.max(1, Math.round(rate * seconds));
+  for (let k = 0; k < total; k++) {
+    const scheduled = t0 + (k * 1000) / rate;
+    const wait = scheduled - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    inFlight.push(arrival(scheduled));
+  }
+  await Promise.all(inFlight);
+  return { latencies, errors, seconds: msSince(t0) / 1000 };
+}
+
+/**
+ * Offers `fractions` of the closed-loop maximum, `seconds` each, to the fleet, then checks that
+ * every device converged. "Devices per box" is the highest offered rate with p99 < 100 ms times a
+ * 60 s sync interval.
+ */
+export async function runOpenLoop(
+  baseUrl: string,
+  devices: readonly BenchDevice[],
+  closedLoopMaxPerSecond: number,
+  opts: { seconds: number; fractions: readonly number[] },
+): Promise<OpenLoopFigures> {
+  const steps: OpenLoopStep[] = [];
+  for (const fraction of opts.fractions) {
+    const offered = closedLoopMaxPerSecond * fraction;
+    const m = await offer(devices, offered, opts.seconds);
+    const step = {
+      fraction,
+      offeredPerSecond: offered,
+      completedPerSecond: m.latencies.length / m.seconds,
+      p50Ms: percentile(m.latencies, 50),
+      p99Ms: percentile(m.latencies, 99),
+      errors: m.errors,
+    };
+    console.log(`bench: open loop at ${Math.round(fraction * 100)} % (${offered.toFixed(1)}/s): p50 ${step.p50Ms.toFixed(1)} ms, p99 ${step.p99Ms.toFixed(1)} ms`);
+    steps.push(step);
+  }
+  const under = steps.filter((s) => s.p99Ms < 100 && s.errors === 0).map((s) => s.offeredPerSecond);
+  const maxRateUnder100Ms = under.length > 0 ? Math.max(...under) : 0;
+  return {
+    closedLoopMaxPerSecond,
+    seconds: opts.seconds,
+    steps,
+    p99MsAtHalf: steps.find((s) => s.fraction === 0.5)?.p99Ms ?? Number.NaN,
+    maxRateUnder100Ms,
+    devicesPerBox: Math.floor(maxRateUnder100Ms * SYNC_INTERVAL_SECONDS),
+    converged: await converged(baseUrl, devices),
+  };
+}

@@ -1,0 +1,213 @@
+import pg from 'pg';
+import type { StandInSmsGateway } from '@calsync/testkit';
+import { type DeviceSession, pullAll, push, signIn } from '../lib/client.js';
+import { eventRows, fillOtherUsers, fillOwnRows } from '../lib/fill.js';
+import { newEvent, uid } from '../lib/ids.js';
+import { msSince, percentile } from '../lib/stats.js';
+
+/** One configuration of the small-push workload at one table size. */
+export interface SmallPushRun {
+  /** Rows in `events` when the run started (this user's and others'). */
+  tableRows: number;
+  ownRows: number;
+  itemsPerPush: '1' | '1-5';
+  inFlight: number;
+  pushes: number;
+  items: number;
+  pushesPerSecond: number;
+  itemsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** The same number of rows as one-row INSERT transactions through pg, `inFlight` connections (null without pg). */
+  floorRowsPerSecond: number | null;
+  /** itemsPerSecond / floorRowsPerSecond. */
+  ratioFloor: number | null;
+}
+
+/** What a small-push level needs: a signed-in user with a calendar, and how to fill and floor. */
+export interface SmallPushTarget {
+  readonly baseUrl: string;
+  readonly session: DeviceSession;
+  readonly calendarUid: string;
+  /** A direct pg connection for set-based fills and the floor; null on PGlite (fill over HTTP, no floor). */
+  readonly databaseUrl: string | null;
+}
+
+/** Signs a fresh user in (a real OTP round) and returns it with its default calendar. */
+export async function smallPushTarget(baseUrl: string, gateway: StandInSmsGateway, databaseUrl: string | null): Promise<SmallPushTarget> {
+  const session = await signIn(baseUrl, gateway, '+15550000077', 'bench-small-push');
+  const { pages } = await pullAll(baseUrl, session.token, undefined, 1000);
+  const calendarUid = pages.flatMap((p) => p.calendars).find((c) => !c.deleted)?.uid;
+  if (calendarUid === undefined) throw new Error('small push: the new user has no calendar');
+  return { baseUrl, session, calendarUid, databaseUrl };
+}
+
+/** Brings the table to `own` rows of this user (with receipts) and `others` rows of other users. */
+async function fill(target: SmallPushTarget, gateway: StandInSmsGateway, own: number, others: number): Promise<number> {
+  if (target.databaseUrl !== null) {
+    const client = new pg.Client({ connectionString: target.databaseUrl });
+    await client.connect();
+    try {
+      await fillOtherUsers(client, others);
+      await fillOwnRows(client, target.session.userId, target.calendarUid, own);
+      return await eventRows(client);
+    } finally {
+      await client.end();
+    }
+  }
+  // PGlite: only the server process can open its database, so fill through pushes of 1,000.
+  const other = await signIn(target.baseUrl, gateway, '+15550000078', 'bench-small-other');
+  const { pages } = await pullAll(target.baseUrl, other.token, undefined, 1000);
+  const otherCalendar = pages.flatMap((p) => p.calendars).find((c) => !c.deleted)!.uid;
+  for (const [token, calendarUid, count] of [[target.session.token, target.calendarUid, own], [other.token, otherCalendar, others]] as const) {
+    for (let i = 0; i < count; i += 1000) {
+      await push(target.baseUrl, token, { events: Array.from({ length: Math.min(1000, count - i) }, (_, j) => newEvent(calendarUid, i + j)) });
+    }
+  }
+  return own + others;
+}
+
+/**
+ * `inFlight` lanes of one user push until `pushes` pushes are done: one new event per push, or
+ * (`1-5`) one to five items of which about half edit an event the lane made before. Returns
+ * pushes/s, items/s and the latency of each push.
+ */
+async function pushLanes(target: SmallPushTarget, itemsPerPush: '1' | '1-5', inFlight: number, pushes: number) {
+  let started = 0;
+  let items = 0;
+  let counter = 0;
+  const latencies: number[] = [];
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      const mine = new Map<string, string>(); // uid -> version
+      while (started < pushes) {
+        started++;
+        const n = itemsPerPush === '1' ? 1 : 1 + Math.floor(Math.random() * 5);
+        const batch = new Map<string, Record<string, unknown> & { uid: string }>();
+        const known = [...mine.keys()];
+        for (let i = 0; i < n; i++) {
+          if (itemsPerPush === '1-5' && known.length > 0 && Math.random() < 0.5) {
+            const eventUid = known[Math.floor(Math.random() * known.length)]!;
+            batch.set(eventUid, { uid: eventUid, op: 'upsert', baseVersion: mine.get(eventUid)!, title: `edit ${++counter}` });
+          } else {
+            const e = { ...newEvent(target.calendarUid, ++counter), uid: uid('sp-') };
+            batch.set(e.uid, e);
+          }
+        }
+        const body = [...batch.values()];
+        const start = performance.now();
+        const res = await push(target.baseUrl, target.session.token, { events: body });
+        latencies.push(msSince(start));
+        for (const r of res.events ?? []) {
+          if (r.status !== 'created' && r.status !== 'updated') throw new Error(`small push: ${JSON.stringify(r)}`);
+          mine.set(r.uid, r.version!);
+        }
+        items += body.length;
+      }
+    }),
+  );
+  const seconds = msSince(t0) / 1000;
+  return { pushes: latencies.length, items, pushesPerSecond: latencies.length / seconds, itemsPerSecond: items / seconds, latencies };
+}
+
+/** The floor: `rows` one-row INSERT transactions (autocommit) into `events` over `inFlight` pg connections. */
+async function floorRowsPerSecond(databaseUrl: string, rows: number, inFlight: number): Promise<number> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: inFlight });
+  try {
+    const { rows: u } = await pool.query<{ id: number }>(
+      `INSERT INTO users (name) VALUES ('floor') RETURNING id`,
+    );
+    const userId = u[0]!.id;
+    await pool.query(
+      `INSERT INTO calendars (user_id, uid, version, created_at, updated_at, name, is_default)
+       VALUES ($1, 'cal-floor', nextval('record_version_seq'), now(), now(), 'Floor', false)`,
+      [userId],
+    );
+    const text = `INSERT INTO events (user_id, uid, version, created_at, updated_at, calendar_uid, title, start_time, end_time, all_day)
+      VALUES ($1, $2, nextval('record_version_seq'), now(), now(), 'cal-floor', $3, $4, $5, false)`;
+    await Promise.all(Array.from({ length: inFlight }, async () => { const c = await pool.connect(); c.release(); }));
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (next < rows) {
+          const i = next++;
+          const e = newEvent('cal-floor', i);
+          await pool.query({ name: 'bench_floor_insert', text, values: [userId, e.uid, e.title, e.startTime, e.endTime] });
+        }
+      }),
+    );
+    return rows / (msSince(t0) / 1000);
+  } finally {
+    await pool.end();
+  }
+}
+
+/**
+ * The small-push workload at one table size: the table is brought to `own` rows of this user and
+ * `others` rows of other users, then one item per push and 1–5 items per push, each with 4 and 16
+ * in flight, each against its floor measured right after it (same rows, same concurrency).
+ */
+export async function runSmallPushLevel(
+  target: SmallPushTarget,
+  gateway: StandInSmsGateway,
+  size: { own: number; others: number; pushes: number; inFlight?: readonly number[] },
+): Promise<SmallPushRun[]> {
+  const tableRows = await fill(target, gateway, size.own, size.others);
+  const runs: SmallPushRun[] = [];
+  for (const itemsPerPush of ['1', '1-5'] as const) {
+    for (const inFlight of size.inFlight ?? [4, 16]) {
+      const m = await pushLanes(target, itemsPerPush, inFlight, size.pushes);
+      const floor = target.databaseUrl === null ? null : await floorRowsPerSecond(target.databaseUrl, m.items, inFlight);
+      const run: SmallPushRun = {
+        tableRows,
+        ownRows: size.own,
+        itemsPerPush,
+        inFlight,
+        pushes: m.pushes,
+        items: m.items,
+        pushesPerSecond: m.pushesPerSecond,
+        itemsPerSecond: m.itemsPerSecond,
+        p50Ms: percentile(m.latencies, 50),
+        p99Ms: percentile(m.latencies, 99),
+        floorRowsPerSecond: floor,
+        ratioFloor: floor === null ? null : m.itemsPerSecond / floor,
+      };
+      console.log(
+        `bench: small push ${itemsPerPush} item(s), ${inFlight} in flight, ${tableRows} rows: ${Math.round(run.pushesPerSecond)} pushes/s` +
+          (floor === null ? '' : `, floor ${Math.round(floor)} rows/s, ratio ${run.ratioFloor!.toFixed(2)}`),
+      );
+      runs.push(run);
+    }
+  }
+  return runs;
+}
+
+/** The headline figures of the small-push workload (one item per push, 4 in flight). */
+export interface SmallPushFigures {
+  /** Pushes/s, one item per push, 4 in flight, at the small table. */
+  perSecond: number | null;
+  /** perSecond / the one-row-transaction floor at the same concurrency. */
+  ratioFloor: number | null;
+  /** The same figure at the large table / at the small one (1 = flat). */
+  ratioLargeTable: number | null;
+  /** perSecond on PGlite (same workload, small table). */
+  pglitePerSecond: number | null;
+  runs: SmallPushRun[];
+}
+
+/** Picks the headline figures out of the runs of both levels and the PGlite run. */
+export function smallPushFigures(small: SmallPushRun[], large: SmallPushRun[], pglite: SmallPushRun[]): SmallPushFigures {
+  const headline = (runs: SmallPushRun[]) => runs.find((r) => r.itemsPerPush === '1' && r.inFlight === 4) ?? null;
+  const s = headline(small);
+  const l = headline(large);
+  const p = headline(pglite);
+  return {
+    perSecond: s?.pushesPerSecond ?? null,
+    ratioFloor: s?.ratioFloor ?? null,
+    ratioLargeTable: s && l ? l.pushesPerSecond / s.pushesPerSecond : null,
+    pglitePerSecond: p?.pushesPerSecond ?? null,
+    runs: [...small, ...large, ...pglite.map((r) => ({ ...r, pglite: true }))],
+  };
+}
