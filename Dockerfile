@@ -4,7 +4,7 @@
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
-# This registry serves no corepack signatures (see STACK.md); pin pnpm to the lockfile's major.
+# This registry serves no corepack signatures; pin pnpm to the lockfile's major.
 ENV COREPACK_INTEGRITY_KEYS=0
 RUN corepack enable && corepack prepare pnpm@10.34.8 --activate
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc tsconfig.base.json ./

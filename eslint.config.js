@@ -12,7 +12,7 @@ export default tseslint.config(
     },
   },
   {
-    // The dependency rule of DESIGN.md: the domain is framework-free.
+    // The dependency rule (docs/architecture.md): the domain is framework-free.
     files: ['packages/domain/src/**/*.ts'],
     ignores: ['packages/domain/src/**/*.test.ts'],
     rules: {

@@ -9,7 +9,7 @@ import { createScratchDatabase, type ScratchDatabase } from './lib/scratch-datab
 import { RealServerProcess } from './lib/server-process.js';
 import { DECIMAL_VERSION, RECORD_TYPES, type PullData, type PushData, type WireConflict } from './lib/wire.js';
 
-// The spec's "Client behaviour prescribed by the protocol", played by two devices of one phone
+// The client behaviour of docs/protocol.md, played by two devices of one phone
 // against the real server process over real HTTP; once on embedded PGlite and, when
 // TEST_DATABASE_URL is set, once on a fresh PostgreSQL database made for this run.
 

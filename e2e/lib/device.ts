@@ -15,7 +15,7 @@ export interface SignInData {
 export type LocalState = { [T in RecordType]: Map<string, Record<string, unknown>> };
 
 /**
- * A minimal client that follows the spec's "Client behaviour prescribed by the protocol" over
+ * A minimal client that follows the client behaviour of docs/protocol.md over
  * real HTTP: bootstrap by a cursorless pull, an outbox of patches with baseVersion, push then
  * pull, returned versions kept as the next baseVersion, tombstones removed locally.
  */

@@ -8,13 +8,13 @@ export interface HttpAnswer<T = unknown> {
   readonly text: string;
 }
 
-/** The success envelope of API.md. */
+/** The success envelope (docs/api.md). */
 export interface Envelope<T> {
   readonly success: boolean;
   readonly data: T;
 }
 
-/** The error envelope of API.md. */
+/** The error envelope (docs/api.md). */
 export interface ErrorEnvelope {
   readonly success: false;
   readonly error: { readonly code: string; readonly message: string; readonly details?: unknown };

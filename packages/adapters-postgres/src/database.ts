@@ -57,7 +57,7 @@ export interface CreateDatabaseOptions {
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
- * Opens the database named by a DATABASE_URL (API.md "Configuration"): `postgres://…` or
+ * Opens the database named by a DATABASE_URL (see the configuration table in the README): `postgres://…` or
  * `postgresql://…` through a pg Pool; `pglite://memory` or `pglite://<dir>` through embedded PGlite.
  * INT8 values come back as decimal strings on both.
  */

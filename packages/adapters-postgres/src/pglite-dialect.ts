@@ -47,7 +47,7 @@ export interface ConnectionStats {
 /**
  * A Kysely driver for PGlite: one connection behind a FIFO lock, so transactions serialize
  * (PGlite has one session, so advisory locks and FOR UPDATE cannot block across callers: this
- * queue is what serializes them). Hand-written because kysely-pglite loses updates (STACK.md).
+ * queue is what serializes them). Hand-written because kysely-pglite loses updates under concurrent use.
  */
 class PGliteDriver implements Driver {
   readonly #lock = new FifoLock();

@@ -1,6 +1,6 @@
 import type { SmsSender } from '@calsync/domain';
 
-/** Configuration of the SMS gateway (API.md "SMS gateway"). */
+/** Configuration of the SMS gateway (docs/sms-gateway.md). */
 export interface SmsGatewayConfig {
   readonly url: string;
   readonly apiKey: string;

@@ -1,6 +1,6 @@
 /**
  * Stable error codes of the service. The domain throws `DomainError(code)`; the HTTP layer maps a
- * code to a status and the error envelope (API.md). Never recognise an error by its message text.
+ * code to a status and the error envelope (docs/api.md). Never recognise an error by its message text.
  */
 export const ErrorCode = {
   VALIDATION_ERROR: 'VALIDATION_ERROR',

@@ -30,7 +30,7 @@ function errorOf(env: Record<string, string>): string {
 }
 
 describe('config table', () => {
-  it('lists every API.md configuration name once, each with a description', () => {
+  it('lists every configuration name once, each with a description', () => {
     const names = CONFIG_VARS.map((v) => v.name);
     expect(new Set(names).size).toBe(names.length);
     for (const name of ['PORT', 'HOST', 'DATABASE_URL', 'DATABASE_POOL_MAX', 'JWT_SECRET', 'JWT_REFRESH_SECRET', 'JWT_ACCESS_EXPIRES_IN', 'JWT_REFRESH_EXPIRES_IN', 'SYNC_CURSOR_SECRET', 'SMS_GATEWAY_URL', 'SMS_GATEWAY_API_KEY', 'SMS_GATEWAY_SENDER', 'OTP_TTL_SECONDS', 'OTP_MAX_ATTEMPTS', 'OTP_RESEND_SECONDS', 'OTP_MAX_SENDS_PER_HOUR', 'CORS_ORIGIN', 'RATE_LIMIT_WINDOW_MS', 'RATE_LIMIT_MAX_REQUESTS', 'AUTH_RATE_LIMIT_MAX_REQUESTS', 'BODY_LIMIT_BYTES', 'REDIS_URL', 'LOG_LEVEL', 'NODE_ENV']) {

@@ -34,7 +34,7 @@ export interface AcknowledgedWrite {
   readonly result: ItemResult;
 }
 
-/** Tunables of the simulated client (spec "Reference web client values"). */
+/** Tunables of the simulated client (docs/protocol.md). */
 export interface SimulatedDeviceOptions {
   /** Attempts before a failing item is parked (5). */
   readonly maxAttempts?: number;
@@ -47,7 +47,7 @@ const REF_FIELDS = RECORD_TYPES.flatMap((type) =>
 );
 
 /**
- * A device following the spec's "Client behaviour prescribed by the protocol": local records by
+ * A device following the client behaviour of docs/protocol.md: local records by
  * uid, an outbox, bootstrap pull before the first push, push then pull, returned versions kept as
  * the next baseVersion, retries bounded then parked, a merged default calendar re-keyed (with every
  * local reference to it), tombstones removed, conflict results consumed. It talks to any `SyncApi`,

@@ -10,7 +10,7 @@ import {
 } from '@calsync/domain';
 import { Type, type TBoolean, type TInteger, type TNull, type TObject, type TOptional, type TSchema, type TString, type TUnion } from '@sinclair/typebox';
 
-/** Maximum items in one push array (spec "Limits"); more answers 413 BATCH_TOO_LARGE. */
+/** Maximum items in one push array (docs/protocol.md); more answers 413 BATCH_TOO_LARGE. */
 export const MAX_PUSH_ITEMS_PER_ARRAY = 1000;
 
 /** The schema type of a field kind (booleans and integers; every other kind travels as a string). */

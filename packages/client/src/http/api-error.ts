@@ -9,7 +9,7 @@
  */
 export type ApiErrorKind = 'network' | 'server' | 'rate-limited' | 'too-large' | 'signed-out' | 'rejected';
 
-/** A failed API request with the server's error code (API.md envelope) when there was an answer. */
+/** A failed API request with the server's error code (docs/api.md) when there was an answer. */
 export class ApiError extends Error {
   constructor(
     readonly kind: ApiErrorKind,

@@ -1,7 +1,7 @@
 import type { DeviceRecord } from '../ports/auth-store.js';
 import type { NotificationSettings, UserRecord } from '../ports/user-store.js';
 
-/** A user on the wire (spec "User"); never the password hash. */
+/** A user on the wire (docs/api.md); never the password hash. */
 export interface UserDto {
   readonly id: number;
   readonly name: string;
@@ -12,7 +12,7 @@ export interface UserDto {
   readonly notificationSettings: NotificationSettings;
 }
 
-/** A device on the wire (API.md "DeviceDto"); never the fcmToken itself. */
+/** A device on the wire (docs/api.md); never the fcmToken itself. */
 export interface DeviceDto {
   readonly uid: string;
   /** null when the client never said (an empty value counts as not said). */

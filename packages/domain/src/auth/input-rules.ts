@@ -1,8 +1,8 @@
 import { DomainError, ErrorCode } from '../errors.js';
 
-/** E.164: `+` and 8 to 15 digits (API.md). */
+/** E.164: `+` and 8 to 15 digits (docs/api.md). */
 export const PHONE_PATTERN = /^\+[0-9]{8,15}$/;
-/** something@domain.tld (API.md "Settled details"). */
+/** something@domain.tld (docs/api.md). */
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 /** Longest e-mail address accepted (RFC 5321's path limit). */
 export const EMAIL_MAX_LENGTH = 254;

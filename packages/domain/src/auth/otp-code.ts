@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Random } from '../ports/random.js';
 
-/** Number of digits of a one-time code (spec: 6). */
+/** Number of digits of a one-time code (6). */
 export const OTP_LENGTH = 6;
 
 /** A uniformly random 6-digit code, drawn from the Random port (a CSPRNG, no modulo bias). */

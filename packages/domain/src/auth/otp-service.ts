@@ -5,7 +5,7 @@ import type { Random } from '../ports/random.js';
 import type { SmsSender } from '../ports/sms-sender.js';
 import { generateOtpCode, hmacEquals, otpHmac } from './otp-code.js';
 
-/** The OTP limits (API.md "Authentication", configuration `OTP_*`). */
+/** The OTP limits (docs/api.md, configuration `OTP_*`). */
 export interface OtpPolicy {
   readonly ttlSeconds: number;
   readonly maxAttempts: number;

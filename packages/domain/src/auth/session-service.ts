@@ -68,7 +68,7 @@ export class SessionService {
     return { accessToken: pair.accessToken, refreshToken: pair.refreshToken };
   }
 
-  /** Rotates a refresh token (API.md refresh; spec "Refresh token state"). */
+  /** Rotates a refresh token (docs/api.md, "Sessions and refresh"). */
   async refresh(token: string, deviceUid: string | undefined): Promise<TokenPair> {
     const now = this.clock.now();
     const verified = await this.tokens.verify('refresh', token, Math.floor(now.getTime() / 1000));

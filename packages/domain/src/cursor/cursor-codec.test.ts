@@ -11,7 +11,7 @@ const cursorOf = (payload: unknown, secret = 's3cret') => {
 };
 
 describe('CursorCodec', () => {
-  it('round-trips watermarks in the API.md format', () => {
+  it('round-trips watermarks in the documented format', () => {
     const c = codec.encode(42, wm);
     expect(c).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
     const [body, sig] = c.split('.') as [string, string];

@@ -18,7 +18,7 @@ const CURSOR_VERSION = 1;
 const B64URL = /^[A-Za-z0-9_-]+$/;
 
 /**
- * Signs and verifies sync cursors (API.md): `base64url(JSON payload) + "." +
+ * Signs and verifies sync cursors (docs/protocol.md): `base64url(JSON payload) + "." +
  * base64url(HMAC-SHA256(secret, the base64url payload string))`, no padding; payload
  * `{v:1, userId, calendars, events, tasks, reminders}` with decimal-string watermarks.
  * Decoding never throws: anything unusable is a reset.
@@ -80,7 +80,7 @@ function readPayload(payload: unknown, userId: number): Watermarks | null {
   if (p.v !== CURSOR_VERSION || p.userId !== userId) return null;
   const out: Record<string, bigint> = {};
   for (const type of RECORD_TYPES) {
-    // An old cursor without the tasks watermark is accepted with tasks read from zero (spec).
+    // An old cursor without the tasks watermark is accepted with tasks read from zero (docs/protocol.md, "Cursor").
     const raw = type === 'tasks' && !('tasks' in p) ? '0' : p[type];
     if (typeof raw !== 'string' || !VERSION_PATTERN.test(raw)) return null;
     const value = BigInt(raw);

@@ -1,4 +1,4 @@
-/** A device as stored (spec "Device"). The fcmToken never leaves the server. */
+/** A device as stored (docs/api.md). The fcmToken never leaves the server. */
 export interface DeviceRecord {
   readonly userId: number;
   readonly uid: string;

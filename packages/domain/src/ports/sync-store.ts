@@ -12,13 +12,13 @@ export type RowWrite =
   | { readonly kind: 'insert'; readonly row: NewRecordRow }
   | { readonly kind: 'update'; readonly row: RecordRow };
 
-/** A durable conflict record (spec "Conflict record"), as stored. */
+/** A durable conflict record (docs/protocol.md), as stored. */
 export interface ConflictRecord {
   readonly conflictId: number;
   readonly userId: number;
   readonly type: RecordType;
   readonly uid: string;
-  /** Version of the row state that won (API.md "Settled details"). */
+  /** Version of the row state that won (docs/protocol.md). */
   readonly winnerVersion: bigint;
   /** The losing state, with its uid and version (version may be null for a never-seen base). */
   readonly loserSnapshot: WireRecord;

@@ -1,7 +1,7 @@
 /** The two kinds of JWT the service issues (claim `typ`). */
 export type TokenType = 'access' | 'refresh';
 
-/** Claims of every token the service issues (API.md "Authentication"). Times in epoch seconds. */
+/** Claims of every token the service issues (docs/api.md). Times in epoch seconds. */
 export interface TokenClaims {
   /** User id, as a decimal string. */
   readonly sub: string;

@@ -1,4 +1,4 @@
-/** Per-user notification switches (API.md: merged key by key on PATCH /api/users/me). */
+/** Per-user notification switches (docs/api.md: merged key by key on PATCH /api/users/me). */
 export interface NotificationSettings {
   readonly syncNotifications: boolean;
   readonly eventReminders: boolean;

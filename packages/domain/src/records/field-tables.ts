@@ -38,7 +38,7 @@ const TABLES = {
 } as const satisfies Readonly<Record<RecordType, readonly FieldSpec[]>>;
 
 /**
- * The field tables of the four record types (API.md "Record fields beyond the spec").
+ * The field tables of the four record types (docs/protocol.md, "Records").
  * Validation, patching, snapshots and the SQL row mapping all read these tables; a new field is
  * one line here plus a migration.
  */

@@ -5,7 +5,7 @@ import { isValidRrule } from './rrule.js';
 import { unstorableTextReason } from './storable-text.js';
 import type { FieldSpec, FieldValue, FieldValues, RecordType } from './types.js';
 
-/** The form of a record uid and of every reference to one (API.md); HTTP schemas use its `source`. */
+/** The form of a record uid and of every reference to one (docs/protocol.md); HTTP schemas use its `source`. */
 export const UID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 
 /**
@@ -19,7 +19,7 @@ export const MAX_VERSION = (1n << 63n) - 1n;
 
 /**
  * Keys a client may send that are server stamps or legacy fields: silently dropped, never applied
- * (spec: createdAt/updatedAt are "ignored and never applied in push"; legacy fields are ignored).
+ * (createdAt/updatedAt are "ignored and never applied in push"; legacy fields are ignored).
  * The one list: the HTTP push schema accepts the same keys.
  */
 export const IGNORED_PUSH_KEYS: ReadonlySet<string> = new Set([

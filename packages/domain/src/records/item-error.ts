@@ -1,4 +1,4 @@
-/** Stable codes of per-item push errors (API.md); a list so the wire schema can enumerate them. */
+/** Stable codes of per-item push errors (docs/protocol.md); a list so the wire schema can enumerate them. */
 export const ITEM_ERROR_CODES = ['UNKNOWN_REFERENCE', 'CALENDAR_REQUIRED', 'PARENT_REQUIRED', 'INVALID_RRULE', 'INVALID_EXDATE', 'INVALID_FIELD'] as const;
 /** One per-item push error code. */
 export type ItemErrorCode = (typeof ITEM_ERROR_CODES)[number];

@@ -55,8 +55,8 @@ function errorOf(error: ItemError): PushDecision {
 }
 
 /**
- * Decides one pushed item against the current row state: every row of the spec's "Record state on
- * the server" table, the default-calendar rule, cascades and reference checks. Pure: it reads only
+ * Decides one pushed item against the current row state: every row of the state table in
+ * docs/protocol.md, the default-calendar rule, cascades and reference checks. Pure: it reads only
  * `view` and returns the writes; an error decision writes nothing.
  */
 export function decidePushItem(input: PushItemInput): PushDecision {

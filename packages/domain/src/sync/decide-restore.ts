@@ -5,7 +5,7 @@ import { checkReferences } from './reference-rules.js';
 import type { RowChange, RowView } from './row-view.js';
 
 /**
- * Decides the restore of a loser snapshot (spec "Conflict state"): the snapshot's fields go back on
+ * Decides the restore of a loser snapshot (docs/protocol.md): the snapshot's fields go back on
  * the row with a new version and any tombstone is cleared; restoring a default calendar demotes the
  * others first. Not a push: no loser is stored. Throws UNKNOWN_REFERENCE when a parent it names is
  * no longer live, NOT_FOUND when the row itself is gone.

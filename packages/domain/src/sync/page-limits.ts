@@ -6,7 +6,7 @@ export interface QueryBounds {
 }
 
 /**
- * The one table of page limits (spec "Limits", API.md): the services clamp to it and the HTTP
+ * The one table of page limits (docs/protocol.md): the services clamp to it and the HTTP
  * schemas describe it, so the two can never disagree.
  */
 export const PAGE_LIMITS = {

@@ -21,7 +21,7 @@ export function childLinks(parent: RecordType): readonly ChildLink[] {
 }
 
 /**
- * Every live reference a write applies must name a live row of the referenced type (API.md
+ * Every live reference a write applies must name a live row of the referenced type (docs/protocol.md
  * UNKNOWN_REFERENCE, retryable: the parent may arrive with a later push). Only fields present in
  * `applied` are checked; a task may not become its own ancestor.
  */

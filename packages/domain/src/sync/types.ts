@@ -13,7 +13,7 @@ export interface PushItem {
 /** A push request: four optional arrays, applied in this order. */
 export type PushChangeset = Partial<Record<RecordType, readonly PushItem[]>>;
 
-/** Stable codes of per-item push errors (API.md); defined beside `ItemError` in records. */
+/** Stable codes of per-item push errors (docs/protocol.md); defined beside `ItemError` in records. */
 export type { ItemErrorCode } from '../records/item-error.js';
 
 /** The result of one pushed item, exactly as it goes on the wire. */

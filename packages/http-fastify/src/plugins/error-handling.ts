@@ -41,7 +41,7 @@ function validationIssues(err: FastifyError): ValidationIssue[] {
 }
 
 /**
- * Maps anything thrown in a request to the API.md status and code. Unknown errors become 500
+ * Maps anything thrown in a request to its documented status and code (docs/api.md). Unknown errors become 500
  * INTERNAL with a generic message: their text may hold SQL or secrets.
  */
 export function toHttpFailure(err: unknown, bodyLimitBytes: number): HttpFailure {

@@ -11,7 +11,7 @@ const EXTRA_COMPONENTS = {
   ErrorCode: { type: 'string', enum: [...ERROR_CODES], description: 'every stable error code; each operation documents its own per status' },
 };
 
-/** Where the raw OpenAPI JSON is served (spec "Health and monitoring routes"). */
+/** Where the raw OpenAPI JSON is served (docs/api.md). */
 export const OPENAPI_JSON_PATH = '/api-docs-json';
 
 /**

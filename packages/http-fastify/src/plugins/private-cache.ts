@@ -15,7 +15,7 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 }
 
 /**
- * Route onSend hook of protected GET routes (API.md): `Cache-Control: private, no-cache`, an ETag
+ * Route onSend hook of protected GET routes (docs/api.md): `Cache-Control: private, no-cache`, an ETag
  * of the body, and 304 with no body when `If-None-Match` matches. Only 200 answers are tagged.
  */
 export async function privateCacheOnSend(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {

@@ -28,7 +28,7 @@ declare module 'fastify' {
 
 /**
  * Registers @fastify/rate-limit with `global: false` and builds the two shared limits. A limit set
- * in a route's `config.rateLimit` would count each route on its own, so the spec's "600 requests
+ * in a route's `config.rateLimit` would count each route on its own, so a "600 requests
  * per 15 minutes per user" would become 600 per route; a handler made once by `app.rateLimit()`
  * keeps one store, and every route that uses it shares the counter. Counters live in Redis when a
  * client is given (shared by all app nodes), else in process memory. Exceeding answers 429

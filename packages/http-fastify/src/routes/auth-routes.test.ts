@@ -85,7 +85,7 @@ describe('auth routes over HTTP (buildApp)', () => {
     expect(res.body).not.toContain('fcm-secret');
     const me = await app.inject({ method: 'GET', url: '/api/auth/me', headers: bearer(data.accessToken) });
     expect(me.json()).toEqual({ success: true, data: { user: data.user } });
-    // Protected GETs are private and revalidated (API.md): an ETag, and 304 when it matches.
+    // Protected GETs are private and revalidated (docs/api.md): an ETag, and 304 when it matches.
     expect(me.headers['cache-control']).toBe('private, no-cache');
     const again = await app.inject({ method: 'GET', url: '/api/auth/me', headers: { ...bearer(data.accessToken), 'if-none-match': String(me.headers.etag) } });
     expect(again.statusCode).toBe(304);

@@ -28,7 +28,7 @@ export interface AuthRoutesOptions {
 }
 
 /**
- * The routes under /api/auth (API.md "Authentication"). Public ones are limited per IP; the OTP
+ * The routes under /api/auth (docs/api.md). Public ones are limited per IP; the OTP
  * limits per phone come from the domain as 429s with Retry-After.
  */
 export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOptions): Promise<void> {

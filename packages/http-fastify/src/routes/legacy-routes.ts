@@ -26,7 +26,7 @@ const statsSchema = Type.Object({
 });
 
 /**
- * The older per-event protocol's two routes (API.md "Legacy"): stats reads syncStatus and
+ * The older per-event protocol's two routes (docs/api.md): stats reads syncStatus and
  * lastSyncTime, reset-sync (a debugging tool) resets them. Neither touches versions.
  */
 export async function legacyRoutes(app: FastifyInstance, opts: LegacyRoutesOptions): Promise<void> {

@@ -12,7 +12,7 @@ export interface ProfileRoutesOptions {
   readonly config: AppConfig;
 }
 
-/** PATCH /api/users/me: how a phone user adds an e-mail/password login (API.md). */
+/** PATCH /api/users/me: how a phone user adds an e-mail/password login (docs/api.md). */
 export async function profileRoutes(parent: FastifyInstance, opts: ProfileRoutesOptions): Promise<void> {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   app.patch(

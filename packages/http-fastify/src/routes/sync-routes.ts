@@ -84,7 +84,7 @@ export async function refuseOversizedBatch(request: FastifyRequest): Promise<voi
 }
 
 /**
- * The sync routes under /api/sync (spec "Synchronisation routes"). All are protected
+ * The sync routes under /api/sync (docs/protocol.md). All are protected
  * (authenticated at onRequest, before the body is even parsed) and limited per user.
  */
 export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOptions): Promise<void> {

@@ -24,7 +24,7 @@ export interface StandInSmsGateway {
 }
 
 /**
- * A real local HTTP server on port 0 standing in for the SMS gateway of API.md: records every
+ * A real local HTTP server on port 0 standing in for the SMS gateway of docs/sms-gateway.md: records every
  * request and answers with a configurable status and delay. No mocked fetch anywhere.
  */
 export async function startStandInSmsGateway(): Promise<StandInSmsGateway> {
