@@ -77,6 +77,17 @@ export class RealServerProcess {
     return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
   }
 
+  /** Sends SIGKILL (kill -9: no shutdown code runs) and waits for the exit. */
+  async kill(): Promise<ProcessExit> {
+    const child = this.child;
+    const exited = this.exited;
+    if (!child || !exited) throw new Error('server was never started');
+    const started = Date.now();
+    if (this.running) child.kill('SIGKILL');
+    const { code, signal } = await exited;
+    return { code, signal, elapsedMs: Date.now() - started };
+  }
+
   /**
    * Sends SIGTERM and waits for the exit; after `killAfterMs` it sends SIGKILL so a hung server
    * never outlives the test run (the returned exit then shows the signal, failing the caller's check).

@@ -11,6 +11,7 @@ import { PGliteChangeFeed } from './notify/pglite-change-feed.js';
 import { PostgresChangeFeed, type ClosableChangeFeed, type PostgresChangeFeedOptions } from './notify/postgres-change-feed.js';
 import { withUnavailableMapping } from './database-faults.js';
 import { PGliteDialect, type ConnectionStats } from './pglite-dialect.js';
+import { lockPGliteFolder, type FolderLock } from './pglite-folder-lock.js';
 import { PreparingClient } from './prepared-client.js';
 import type { DB } from './schema.js';
 
@@ -131,13 +132,21 @@ async function openPGlite(location: string, opts: CreateDatabaseOptions): Promis
   const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.pgliteSharedBuffersMb ?? PGLITE_SHARED_BUFFERS_MB}MB`];
   let engine: PGlite;
   let dataDir: string | null = null;
+  let lock: FolderLock | null = null;
   if (location === 'memory' || location === '') {
     engine = await PGlite.create({ parsers, startParams });
   } else {
     dataDir = resolvePath(location);
     await mkdir(dataDir, { recursive: true });
-    if (!(await access(join(dataDir, 'PG_VERSION')).then(() => true, () => false))) await initialisePGliteFolder(dataDir);
-    engine = await PGlite.create({ dataDir, parsers, startParams });
+    // One process per folder: a second engine on the same files would acknowledge writes it loses.
+    lock = await lockPGliteFolder(dataDir);
+    try {
+      if (!(await access(join(dataDir, 'PG_VERSION')).then(() => true, () => false))) await initialisePGliteFolder(dataDir);
+      engine = await PGlite.create({ dataDir, parsers, startParams });
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
   }
   if (opts.schema !== undefined) {
     await engine.query(`create schema if not exists ${opts.schema}`);
@@ -145,12 +154,24 @@ async function openPGlite(location: string, opts: CreateDatabaseOptions): Promis
   }
   const dialect = new PGliteDialect(engine);
   const db = new Kysely<DB>({ dialect });
-  return wrap(db, 'pglite', () => dialect.stats(), dataDir, async () => {
+  const database = wrap(db, 'pglite', () => dialect.stats(), dataDir, async () => {
     // Holding a Kysely connection is holding the driver's lock (one session behind a FIFO).
     const feed = new PGliteChangeFeed(engine, (work) => db.connection().execute(() => work()));
     await feed.start();
     return feed;
   });
+  if (lock === null) return database;
+  const held = lock;
+  return {
+    ...database,
+    async close() {
+      try {
+        await database.close();
+      } finally {
+        await held.release();
+      }
+    },
+  };
 }
 
 function wrap(db: Kysely<DB>, kind: DatabaseKind, connectionStats: () => ConnectionStats, dataDirectory: string | null, openChangeFeed: Database['openChangeFeed']): Database {

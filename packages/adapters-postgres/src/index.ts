@@ -8,3 +8,4 @@ export * from './postgres-legacy-stats-store.js';
 export * from './notify/postgres-change-feed.js';
 export * from './notify/pglite-change-feed.js';
 export * from './database-faults.js';
+export * from './pglite-folder-lock.js';
