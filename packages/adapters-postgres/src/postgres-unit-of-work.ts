@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import pg from 'pg';
 import {
   ENTITY_TYPE,
   FIELD_TABLES,
@@ -15,7 +16,7 @@ import {
 } from '@calsync/domain';
 import { conflictFromSql } from './conflict-mapping.js';
 import { CHANNEL_SQL, encodeChange } from './notify/change-payload.js';
-import { matchingReceipts, receiptFromSql, type ReceiptKey } from './receipt-queries.js';
+import { matchingReceipts, receiptFromSql, saveReceiptsQuery, type ReceiptKey } from './receipt-queries.js';
 import { recordFromSql, referenceColumn } from './record-mapping.js';
 import { allChangesAlias, lockRowsAndReceiptsQuery, newestVersionQuery, readAllChangesQuery, readChangesQuery, recordQuery } from './record-queries.js';
 import type { DB } from './schema.js';
@@ -50,6 +51,12 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     /** A transaction, or a connection inside a transaction the store began. */
     private readonly trx: Kysely<DB>,
     readonly userId: number,
+    /**
+     * When given, `announceChange` adds its NOTIFY statement here instead of running it, and the
+     * store sends it in the COMMIT message (NOTIFY is delivered at commit either way): one round
+     * trip less per push. The text inlines the payload as an escaped literal.
+     */
+    private readonly notifyAtCommit?: string[],
   ) {}
 
   async lockRows(type: RecordType, uids: readonly string[]): Promise<RecordRow[]> {
@@ -113,13 +120,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
 
   async saveReceipts(receipts: readonly PushReceipt[]): Promise<void> {
     if (receipts.length === 0) return;
-    await sql`
-      insert into push_receipts (user_id, entity_type, uid, fingerprint, result)
-      select cast(${this.userId} as integer), k.entity_type, k.uid, k.fingerprint, cast(k.result as jsonb)
-      from unnest(cast(${receipts.map((r) => ENTITY_TYPE[r.type])} as text[]), cast(${receipts.map((r) => r.uid)} as text[]),
-                  cast(${receipts.map((r) => r.fingerprint)} as text[]), cast(${receipts.map((r) => JSON.stringify(r.result))} as text[]))
-        as k(entity_type, uid, fingerprint, result)
-      on conflict do nothing`.execute(this.trx);
+    await saveReceiptsQuery(this.userId, receipts).execute(this.trx);
   }
 
   async insertConflicts(conflicts: readonly NewConflict[]): Promise<ConflictRecord[]> {
@@ -167,6 +168,10 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   async announceChange(change: DataChange): Promise<void> {
     this.assertOwnUser(change.userId);
     // NOTIFY is transactional: delivered at COMMIT, dropped on ROLLBACK.
+    if (this.notifyAtCommit !== undefined) {
+      this.notifyAtCommit.push(`select pg_notify(${CHANNEL_SQL}, ${pg.Client.prototype.escapeLiteral(encodeChange(change))})`);
+      return;
+    }
     await sql`select pg_notify(${sql.raw(CHANNEL_SQL)}, ${encodeChange(change)})`.execute(this.trx);
   }
 

@@ -6,19 +6,31 @@ import { recordTypeOfEntity } from './conflict-mapping.js';
 export type ReceiptKey = Omit<PushReceipt, 'result'>;
 
 /**
- * `from push_receipts r … where …`: the user's receipts matching `keys`, joined on the three key
- * arrays in one parameter each. The one place the receipt lookup is written; `findReceipts` and
- * the one-statement push prefetch both select from it.
+ * `from … r`: the user's receipts matching `keys` (three key arrays, one parameter each), one probe
+ * of the full primary key (user_id, entity_type, uid, fingerprint) per key: the LIMIT 1 subquery
+ * (the key is unique, so it changes no answer) cannot be flattened into a join that reads the
+ * user's receipts by user_id alone, whatever plan the statement gets. The one place the receipt
+ * lookup is written.
  */
 export function matchingReceipts(userId: number, keys: readonly ReceiptKey[]): RawBuilder<unknown> {
-  return sql`from push_receipts r
-    join unnest(cast(${keys.map((k) => ENTITY_TYPE[k.type])} as text[]), cast(${keys.map((k) => k.uid)} as text[]),
+  return sql`from unnest(cast(${keys.map((k) => ENTITY_TYPE[k.type])} as text[]), cast(${keys.map((k) => k.uid)} as text[]),
                 cast(${keys.map((k) => k.fingerprint)} as text[])) as k(entity_type, uid, fingerprint)
-      on r.entity_type = k.entity_type and r.uid = k.uid and r.fingerprint = k.fingerprint
-    where r.user_id = ${userId}`;
+    cross join lateral (select * from push_receipts p
+      where p.user_id = ${userId} and p.entity_type = k.entity_type and p.uid = k.uid and p.fingerprint = k.fingerprint limit 1) as r`;
 }
 
 /** A stored receipt from its columns (entity type, uid, fingerprint, result). */
 export function receiptFromSql(entityType: unknown, uid: unknown, fingerprint: unknown, result: unknown): PushReceipt {
   return { type: recordTypeOfEntity(String(entityType)), uid: String(uid), fingerprint: String(fingerprint), result };
+}
+
+/** The INSERT of receipts in one statement; a key that already exists is left as it is (its primary key decides). */
+export function saveReceiptsQuery(userId: number, receipts: readonly PushReceipt[]): RawBuilder<unknown> {
+  return sql`
+    insert into push_receipts (user_id, entity_type, uid, fingerprint, result)
+    select cast(${userId} as integer), k.entity_type, k.uid, k.fingerprint, cast(k.result as jsonb)
+    from unnest(cast(${receipts.map((r) => ENTITY_TYPE[r.type])} as text[]), cast(${receipts.map((r) => r.uid)} as text[]),
+                cast(${receipts.map((r) => r.fingerprint)} as text[]), cast(${receipts.map((r) => JSON.stringify(r.result))} as text[]))
+      as k(entity_type, uid, fingerprint, result)
+    on conflict do nothing`;
 }

@@ -91,7 +91,7 @@ const nullColumns = (): RawBuilder<unknown> => branchColumns(null);
 
 /**
  * The push prefetch in one statement: per type the rows with the wanted uids, locked (FOR UPDATE,
- * in id order, as `lockRows` does), as rows with `t` = the type; then the receipts matching the
+ * one (user_id, uid) index probe per uid), in id order, as rows with `t` = the type; then the receipts matching the
  * keys as rows with `t` = null and `r_entity`, `r_uid`, `r_fingerprint`, `r_result` set. One fixed
  * shape (every type always present, arrays as parameters), so it is prepared once.
  */
@@ -100,9 +100,14 @@ export function lockRowsAndReceiptsQuery(
   wanted: Readonly<Record<RecordType, readonly string[]>>,
   keys: readonly ReceiptKey[],
 ): RawBuilder<SqlRecordRow> {
+  // One index probe per wanted uid: the LIMIT 1 subquery (the (user_id, uid) key is unique, so it
+  // changes no answer) cannot be flattened into a join, so even a generic plan, which estimates a
+  // user's rows from the table's average, cannot walk all of a user's rows instead. Uids are locked
+  // in sorted order (a fixed order; the answer is ordered by id below).
   const ctes = RECORD_TYPES.map(
-    (type) => sql`${sql.ref(`w_${type}`)} as (select * from ${sql.table(type)}
-      where user_id = ${userId} and uid = any(cast(${[...wanted[type]]} as text[])) order by id for update)`,
+    (type) => sql`${sql.ref(`w_${type}`)} as (select x.* from unnest(cast(${[...wanted[type]].sort()} as text[])) as w(uid)
+      cross join lateral (select * from ${sql.table(type)} where user_id = ${userId} and uid = w.uid limit 1 for update) as x
+      order by x.id)`,
   );
   const branches = RECORD_TYPES.map(
     (type) => sql`select cast(${type} as text) as t, cast(null as text) as r_entity, cast(null as text) as r_uid, cast(null as text) as r_fingerprint,

@@ -74,34 +74,56 @@ function unnestSource(uids: readonly string[], columns: readonly ColumnArray[]):
 const typed = (i: number, c: ColumnArray): RawBuilder<unknown> => sql`cast(${sql.ref(`k.c${i}`)} as ${sql.raw(c.sqlType)})`;
 
 /**
- * Inserts rows of one type with one statement; returns the new id of each uid. Ids follow the
- * rows' order (the source is ordered by ordinality), as one insert per row would give them.
+ * The INSERT of rows of one type in one statement, returning each new id with its uid. Ids follow
+ * the rows' order (the source is ordered by ordinality), as one insert per row would give them.
+ * Exported so the plan test explains the very statement the store runs.
  */
-export async function insertRows(db: Kysely<DB>, userId: number, type: RecordType, rows: readonly NewRecordRow[]): Promise<Map<string, number>> {
+export function insertRowsQuery(userId: number, type: RecordType, rows: readonly NewRecordRow[]): RawBuilder<{ id: string; uid: string }> {
   const columns = columnArrays(type, rows);
   const source = unnestSource(
     rows.map((r) => r.uid),
     [...columns, { column: 'created_at', sqlType: 'timestamptz', values: rows.map((r) => r.createdAt) }],
   );
   const createdAt = typed(columns.length, { column: 'created_at', sqlType: 'timestamptz', values: [] });
-  const { rows: out } = await sql<{ id: string; uid: string }>`
+  return sql<{ id: string; uid: string }>`
     insert into ${sql.table(type)} (user_id, uid, created_at, ${sql.join(columns.map((c) => sql.ref(c.column)))})
     select cast(${userId} as integer), k.uid, ${createdAt}, ${sql.join(columns.map((c, i) => typed(i, c)))}
     from ${source} order by k.ord
-    returning id, uid`.execute(db);
+    returning id, uid`;
+}
+
+/** Inserts rows of one type with one statement; returns the new id of each uid. */
+export async function insertRows(db: Kysely<DB>, userId: number, type: RecordType, rows: readonly NewRecordRow[]): Promise<Map<string, number>> {
+  const { rows: out } = await insertRowsQuery(userId, type, rows).execute(db);
   return new Map(out.map((r) => [r.uid, Number(r.id)]));
 }
 
-/** Replaces the state of rows of one type (addressed by uid) with one statement; returns each uid's id. */
-export async function updateRows(db: Kysely<DB>, userId: number, type: RecordType, rows: readonly RecordRow[]): Promise<Map<string, number>> {
+/**
+ * The UPDATE of rows of one type (addressed by the id the prefetch read, and locked, under the
+ * user's lock, and by uid) in one statement, returning each row's id, uid and user. Only the
+ * primary key is a join condition: with `user_id` in the condition a generic plan could read all of
+ * the user's rows through a (user_id, …) index and hash them, since it estimates a user's rows from
+ * the table's average. The user is checked on the returned rows instead (`updateRows`).
+ */
+export function updateRowsQuery(type: RecordType, rows: readonly RecordRow[]): RawBuilder<{ id: string; uid: string; user_id: number }> {
   const columns = columnArrays(type, rows);
-  const { rows: out } = await sql<{ id: string; uid: string }>`
+  const idColumn: ColumnArray = { column: 'id', sqlType: 'bigint', values: rows.map((r) => String(r.id)) };
+  return sql<{ id: string; uid: string; user_id: number }>`
     update ${sql.table(type)} as t set ${sql.join(columns.map((c, i) => sql`${sql.ref(c.column)} = ${typed(i, c)}`))}
     from ${unnestSource(
       rows.map((r) => r.uid),
-      columns,
+      [...columns, idColumn],
     )}
-    where t.user_id = ${userId} and t.uid = k.uid
-    returning t.id, t.uid`.execute(db);
+    where t.id = ${typed(columns.length, idColumn)} and t.uid = k.uid
+    returning t.id, t.uid, t.user_id`;
+}
+
+/**
+ * Replaces the state of rows of one type with one statement; returns each uid's id. Throws (so the
+ * unit of work rolls back) if a row of another user was addressed.
+ */
+export async function updateRows(db: Kysely<DB>, userId: number, type: RecordType, rows: readonly RecordRow[]): Promise<Map<string, number>> {
+  const { rows: out } = await updateRowsQuery(type, rows).execute(db);
+  if (out.some((r) => Number(r.user_id) !== userId)) throw new Error('an update addressed a row of another user');
   return new Map(out.map((r) => [r.uid, Number(r.id)]));
 }

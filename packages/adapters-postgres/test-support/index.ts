@@ -3,3 +3,4 @@
 // under the `source` condition only (tests, benchmarks, diagnostics).
 export * from './test-database.js';
 export * from './pull-plan.js';
+export * from './push-plan.js';
