@@ -1,0 +1,172 @@
+import AxeBuilder from '@axe-core/playwright';
+import { randomInt } from 'node:crypto';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createEvent,
+  eventInCalendar,
+  indexedDbKeys,
+  openScreen,
+  renameEvent,
+  signInWithPhone,
+  syncNow,
+  syncStatus,
+  waitForStatus,
+} from './lib/app-page.js';
+import { startAppServer, type AppServer } from './lib/app-server.js';
+import { launchChromium, screenshotPath } from './lib/chromium.js';
+
+// The reference web client in real Chromium against the real server process: two devices of one
+// phone (two browser contexts), offline edits, a conflict decided in the conflict centre, a reload
+// while offline, two tabs of one device, sign out, and an accessibility check of the main screens.
+
+describe('the web client in Chromium, two devices of one phone', () => {
+  let app: AppServer;
+  let browser: Browser;
+  let deviceA: BrowserContext;
+  let deviceB: BrowserContext;
+  let a: Page;
+  let b: Page;
+  const phone = `+1555${String(randomInt(1_000_000, 9_999_999))}`;
+  const failures: string[] = [];
+  /** The event title the conflict decision kept. */
+  let kept = '';
+
+  beforeAll(async () => {
+    app = await startAppServer();
+    browser = await launchChromium();
+    deviceA = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    deviceB = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    a = await deviceA.newPage();
+    b = await deviceB.newPage();
+    for (const page of [a, b]) page.on('pageerror', (err) => failures.push(`${err.name}: ${err.message}`));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.stop();
+  });
+
+  it('signs in with a phone and the code from the SMS on both devices', async () => {
+    await signInWithPhone(a, app.appUrl, app.gateway, phone);
+    await signInWithPhone(b, app.appUrl, app.gateway, phone);
+    expect(await syncStatus(a).textContent()).toContain('Synced');
+    expect(await syncStatus(b).textContent()).toContain('Synced');
+  });
+
+  it('a recurring event created on A shows up, expanded, on B', async () => {
+    await createEvent(a, 'Standup', 'Every day');
+    await waitForStatus(a, /Synced/);
+    await syncNow(b);
+    await eventInCalendar(b, 'Standup').waitFor();
+    // Every day of the series in the month view: more than one occurrence.
+    expect(await b.locator('.fc-event', { hasText: 'Standup' }).count()).toBeGreaterThan(1);
+    await b.screenshot({ path: screenshotPath('calendar-month'), fullPage: true });
+  });
+
+  it('the same event edited on both while A is offline: a conflict, decided with Keep mine, on both', async () => {
+    await a.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+    await deviceA.setOffline(true);
+    await waitForStatus(a, /Offline/);
+    await renameEvent(a, 'Standup', 'Standup (from A)');
+    await waitForStatus(a, /Offline.*1 pending/);
+    await a.screenshot({ path: screenshotPath('offline-indicator') });
+
+    await renameEvent(b, 'Standup', 'Standup (from B)');
+    await syncNow(b);
+
+    await deviceA.setOffline(false);
+    await waitForStatus(a, /Synced/);
+    await openScreen(a, 'Conflicts');
+    const keepMine = a.getByRole('button', { name: 'Keep mine' });
+    await keepMine.waitFor();
+    expect(await a.getByRole('button', { name: 'Keep theirs' }).count()).toBe(1);
+    // The title row: the current version and the losing one, one of them from each device.
+    const titleRow = a.locator('.conflict tr', { has: a.getByRole('rowheader', { name: 'title' }) });
+    const [current, losing] = await titleRow.locator('td').allInnerTexts();
+    expect([current, losing].sort()).toEqual(['Standup (from A)', 'Standup (from B)']);
+    await a.screenshot({ path: screenshotPath('conflict-centre'), fullPage: true });
+
+    // Keep mine puts the losing version back, on both devices.
+    await keepMine.click();
+    await a.getByText('No conflicts').waitFor();
+    await waitForStatus(a, /Synced/);
+    await openScreen(a, 'Calendar');
+    await eventInCalendar(a, losing as string).waitFor();
+    await syncNow(b);
+    await eventInCalendar(b, losing as string).waitFor();
+    expect(await b.locator('.fc-event', { hasText: current as string }).count()).toBe(0);
+    expect(await a.locator('.fc-event', { hasText: current as string }).count()).toBe(0);
+    kept = losing as string;
+  });
+
+  it('reload while offline keeps the data and the pending edit; back online it syncs', async () => {
+    await deviceA.setOffline(true);
+    await waitForStatus(a, /Offline/);
+    await createEvent(a, 'Written offline');
+    await waitForStatus(a, /1 pending/);
+    await a.reload();
+    await eventInCalendar(a, 'Written offline').waitFor();
+    await eventInCalendar(a, kept).waitFor();
+    await waitForStatus(a, /Offline.*1 pending/);
+
+    await deviceA.setOffline(false);
+    await waitForStatus(a, /Synced/);
+    await syncNow(b);
+    await eventInCalendar(b, 'Written offline').waitFor();
+  });
+
+  it('two tabs of one device: one tab syncs, both show the change', async () => {
+    const second = await deviceA.newPage();
+    second.on('pageerror', (err) => failures.push(`${err.name}: ${err.message}`));
+    await second.goto(app.appUrl);
+    await eventInCalendar(second, 'Written offline').waitFor();
+    const syncCalls = new Map<Page, number>([
+      [a, 0],
+      [second, 0],
+    ]);
+    for (const page of [a, second]) {
+      page.on('request', (req) => {
+        if (/\/api\/sync\/(push|changes)/.test(req.url())) syncCalls.set(page, (syncCalls.get(page) ?? 0) + 1);
+      });
+    }
+    await createEvent(second, 'From the second tab');
+    await eventInCalendar(a, 'From the second tab').waitFor();
+    // The leading tab pushes the other tab's write (at the latest on its 60 s timer).
+    await waitForStatus(a, /Synced/, 90_000);
+    await syncNow(b);
+    await eventInCalendar(b, 'From the second tab').waitFor();
+    const calls = [syncCalls.get(a) ?? 0, syncCalls.get(second) ?? 0];
+    // Exactly one of the two tabs talked to the sync routes.
+    expect(calls.filter((n) => n > 0)).toHaveLength(1);
+    await second.close();
+  });
+
+  it('the main screens have no serious accessibility violation', async () => {
+    const serious: string[] = [];
+    for (const screen of ['Calendar', 'Tasks', 'Reminders', 'Calendars', 'Conflicts', 'Devices'] as const) {
+      await openScreen(a, screen);
+      await a.getByRole('heading', { level: 1 }).waitFor();
+      const result = await new AxeBuilder({ page: a }).analyze();
+      for (const v of result.violations) {
+        if (v.impact === 'serious' || v.impact === 'critical') serious.push(`${screen}: ${v.id} (${v.impact}) ${v.nodes.map((n) => `${n.html} ${n.failureSummary ?? ''}`).join(' | ')}`);
+      }
+    }
+    expect(serious).toEqual([]);
+  });
+
+  it('sign out wipes IndexedDB and shows the sign-in screen (itself accessible)', async () => {
+    await a.getByRole('button', { name: 'Sign out' }).click();
+    await a.getByLabel('Phone number').waitFor();
+    // Nothing of the account is left: no records, no outbox, no tokens, user or cursor. The SDK
+    // keeps one key on purpose, the browser's own device uid, so signing in again re-uses this
+    // device instead of adding a new one to the account's device list.
+    const left = await indexedDbKeys(a);
+    expect(Object.keys(left).length).toBeGreaterThan(0);
+    const leftOver = Object.entries(left).flatMap(([store, keys]) => keys.map((k) => `${store}:${k}`));
+    expect(leftOver).toEqual(['calsync/meta:"deviceUid"']);
+    const result = await new AxeBuilder({ page: a }).analyze();
+    expect(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+    expect(failures).toEqual([]);
+  });
+});

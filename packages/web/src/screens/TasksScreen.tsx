@@ -1,0 +1,86 @@
+import { useId, useState, type FormEvent } from 'react';
+import { client } from '../client.js';
+import { formatTime, fromLocalInput } from '../format.js';
+import { useRecords } from '../hooks.js';
+import type { TaskRecord } from '../records.js';
+
+/** Tasks with subtasks, due times and completion. */
+export function TasksScreen() {
+  const tasks = useRecords('tasks');
+  const top = tasks.filter((t) => !t.parentTaskUid || !tasks.some((p) => p.uid === t.parentTaskUid));
+  return (
+    <section aria-labelledby="tasks-title">
+      <h1 id="tasks-title">Tasks</h1>
+      <NewTaskForm label="New task" />
+      {top.length === 0 ? (
+        <p className="hint">No tasks yet.</p>
+      ) : (
+        <ul className="task-list">
+          {sortTasks(top).map((t) => (
+            <TaskItem key={t.uid} task={t} all={tasks} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function sortTasks(tasks: readonly TaskRecord[]): TaskRecord[] {
+  return [...tasks].sort((a, b) => Number(a.completed ?? false) - Number(b.completed ?? false) || (a.dueAt ?? '~').localeCompare(b.dueAt ?? '~') || a.title.localeCompare(b.title));
+}
+
+function TaskItem({ task, all }: { task: TaskRecord; all: readonly TaskRecord[] }) {
+  const [adding, setAdding] = useState(false);
+  const subtasks = all.filter((t) => t.parentTaskUid === task.uid);
+  const toggle = (completed: boolean): void => {
+    void client.tasks.put({ uid: task.uid, completed, completedAt: completed ? new Date().toISOString() : null });
+  };
+  return (
+    <li className={task.completed ? 'done' : ''}>
+      <div className="task-row">
+        <label className="check">
+          <input type="checkbox" checked={task.completed ?? false} onChange={(e) => toggle(e.target.checked)} aria-label={`Complete ${task.title}`} />
+          <span className="task-title">{task.title}</span>
+        </label>
+        {task.dueAt && <span className="due">due {formatTime(task.dueAt)}</span>}
+        <button type="button" className="secondary small" onClick={() => setAdding((v) => !v)} aria-expanded={adding} aria-label={`Add subtask to ${task.title}`}>
+          + Subtask
+        </button>
+        <button type="button" className="danger small" onClick={() => void client.tasks.remove(task.uid)} aria-label={`Delete task ${task.title}`}>
+          Delete
+        </button>
+      </div>
+      {adding && <NewTaskForm label={`New subtask of ${task.title}`} parentTaskUid={task.uid} onDone={() => setAdding(false)} />}
+      {subtasks.length > 0 && (
+        <ul className="task-list sub">
+          {sortTasks(subtasks).map((t) => (
+            <TaskItem key={t.uid} task={t} all={all} />
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+function NewTaskForm({ label, parentTaskUid, onDone }: { label: string; parentTaskUid?: string; onDone?: () => void }) {
+  const [title, setTitle] = useState('');
+  const [due, setDue] = useState('');
+  const id = useId();
+  const submit = (e: FormEvent): void => {
+    e.preventDefault();
+    if (!title.trim()) return;
+    void client.tasks.put({ title: title.trim(), dueAt: fromLocalInput(due), ...(parentTaskUid ? { parentTaskUid } : {}) });
+    setTitle('');
+    setDue('');
+    onDone?.();
+  };
+  return (
+    <form onSubmit={submit} className="inline-form" aria-label={label}>
+      <label htmlFor={`${id}-title`}>{parentTaskUid ? 'Subtask' : 'Task'}</label>
+      <input id={`${id}-title`} required value={title} onChange={(e) => setTitle(e.target.value)} />
+      <label htmlFor={`${id}-due`}>Due</label>
+      <input id={`${id}-due`} type="datetime-local" value={due} onChange={(e) => setDue(e.target.value)} />
+      <button type="submit">{parentTaskUid ? 'Add subtask' : 'Add task'}</button>
+    </form>
+  );
+}
