@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// (the functions passed to page.evaluate run in the page, with the DOM)
 import AxeBuilder from '@axe-core/playwright';
 import { randomInt } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -155,6 +157,24 @@ describe('the web client in Chromium, two devices of one phone', () => {
     expect(serious).toEqual([]);
   });
 
+  it('is usable from the keyboard alone: Tab to New event, type, Enter saves', async () => {
+    await openScreen(a, 'Calendar');
+    await a.locator('body').focus();
+    let focused = '';
+    for (let i = 0; i < 40 && focused !== 'New event'; i++) {
+      await a.keyboard.press('Tab');
+      focused = await a.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
+    }
+    expect(focused).toBe('New event');
+    await a.keyboard.press('Enter');
+    // The dialog puts the focus in its first field.
+    expect(await a.evaluate(() => (document.activeElement as HTMLInputElement | null)?.labels?.[0]?.textContent)).toBe('Title');
+    await a.keyboard.type('Typed, not clicked');
+    await a.keyboard.press('Enter');
+    await a.getByRole('dialog').waitFor({ state: 'detached' });
+    await eventInCalendar(a, 'Typed, not clicked').waitFor();
+  });
+
   it('sign out wipes IndexedDB and shows the sign-in screen (itself accessible)', async () => {
     await a.getByRole('button', { name: 'Sign out' }).click();
     await a.getByLabel('Phone number').waitFor();
@@ -167,6 +187,16 @@ describe('the web client in Chromium, two devices of one phone', () => {
     expect(leftOver).toEqual(['calsync/meta:"deviceUid"']);
     const result = await new AxeBuilder({ page: a }).analyze();
     expect(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+  });
+
+  it('the devices screen lists both devices, and revoking one removes it', async () => {
+    await openScreen(b, 'Devices');
+    const rows = b.locator('table.devices tbody tr');
+    await rows.nth(1).waitFor();
+    expect(await rows.count()).toBe(2);
+    await b.getByRole('button', { name: /^Revoke / }).click();
+    await b.waitForFunction(() => document.querySelectorAll('table.devices tbody tr').length === 1);
+    expect(await rows.innerText()).toContain('this device');
     expect(failures).toEqual([]);
   });
 });

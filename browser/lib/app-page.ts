@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// (the functions passed to page.evaluate run in the page, with the DOM)
 import type { Locator, Page } from 'playwright-core';
 import type { StandInSmsGateway } from '@calsync/testkit';
 
