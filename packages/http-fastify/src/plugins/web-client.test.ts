@@ -41,6 +41,17 @@ describe('the built web client at /app/', () => {
     }
   });
 
+  it("keeps helmet's content security policy, without upgrade-insecure-requests (the app opened by a LAN address over http)", async () => {
+    for (const url of ['/app/', '/app/assets/index-abc123.js']) {
+      const policy = String((await app.inject({ method: 'GET', url })).headers['content-security-policy']);
+      expect(policy, url).toContain("default-src 'self'");
+      expect(policy, url).not.toContain('upgrade-insecure-requests');
+    }
+    // The API's answers keep the full policy.
+    const api = await app.inject({ method: 'GET', url: '/health' });
+    expect(String(api.headers['content-security-policy'])).toContain('upgrade-insecure-requests');
+  });
+
   it('serves hashed assets as immutable and the service worker revalidated', async () => {
     const asset = await app.inject({ method: 'GET', url: '/app/assets/index-abc123.js' });
     expect(asset.statusCode).toBe(200);

@@ -18,28 +18,41 @@ export interface WebClientOptions {
  */
 export const webClientPlugin = fp<WebClientOptions>(
   async (app: FastifyInstance, opts) => {
-    await app.register(fastifyStatic, {
-      root: opts.root,
-      prefix: WEB_CLIENT_PREFIX,
-      // Routes only for the files present at start-up; the fallback below answers the rest.
-      wildcard: false,
-      index: false,
-      cacheControl: false,
-      setHeaders: (res, path) => {
-        const immutable = /[\\/]assets[\\/]/.test(path);
-        res.setHeader('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
-      },
-    });
-    const sendIndex = (_request: unknown, reply: FastifyReply) =>
-      reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html');
-    app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect(WEB_CLIENT_PREFIX));
-    app.get('/app', { schema: { hide: true } }, (_request, reply) => reply.redirect(WEB_CLIENT_PREFIX));
-    app.get(WEB_CLIENT_PREFIX, { schema: { hide: true } }, sendIndex);
-    app.get(`${WEB_CLIENT_PREFIX}*`, { schema: { hide: true } }, (request, reply) => {
-      // A missing asset is a 404, not the app's HTML (a browser would try to run HTML as script).
-      if (/\.[a-z0-9]+$/i.test(request.url.split('?')[0] ?? '')) return reply.callNotFound();
-      return sendIndex(request, reply);
-    });
+    // Its own scope, so the hook below touches only the app's answers.
+    await app.register(async (scope) => serveApp(scope, opts.root));
   },
   { name: 'calsync-web-client' },
 );
+
+async function serveApp(app: FastifyInstance, root: string): Promise<void> {
+  // helmet's policy for the app too, without `upgrade-insecure-requests`: opened over plain http by
+  // a LAN address or host name, a browser would otherwise fetch the app's scripts over https and
+  // show a blank page.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    const policy = reply.getHeader('content-security-policy');
+    if (typeof policy === 'string') reply.header('content-security-policy', policy.replace(/\s*upgrade-insecure-requests;?/g, '').trim());
+    return payload;
+  });
+  await app.register(fastifyStatic, {
+    root,
+    prefix: WEB_CLIENT_PREFIX,
+    // Routes only for the files present at start-up; the fallback below answers the rest.
+    wildcard: false,
+    index: false,
+    cacheControl: false,
+    setHeaders: (res, path) => {
+      const immutable = /[\\/]assets[\\/]/.test(path);
+      res.setHeader('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
+  const sendIndex = (_request: unknown, reply: FastifyReply) =>
+    reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html');
+  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect(WEB_CLIENT_PREFIX));
+  app.get('/app', { schema: { hide: true } }, (_request, reply) => reply.redirect(WEB_CLIENT_PREFIX));
+  app.get(WEB_CLIENT_PREFIX, { schema: { hide: true } }, sendIndex);
+  app.get(`${WEB_CLIENT_PREFIX}*`, { schema: { hide: true } }, (request, reply) => {
+    // A missing asset is a 404, not the app's HTML (a browser would try to run HTML as script).
+    if (/\.[a-z0-9]+$/i.test(request.url.split('?')[0] ?? '')) return reply.callNotFound();
+    return sendIndex(request, reply);
+  });
+}
