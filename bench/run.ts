@@ -8,7 +8,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startStandInSmsGateway } from '@calsync/testkit';
-import { signIn } from './lib/client.js';
+import { signIn, type DeviceSession } from './lib/client.js';
 import { connect, recreateDatabase } from './lib/db.js';
 import { ServerProcess } from './lib/server.js';
 import { round } from './lib/stats.js';
@@ -16,6 +16,7 @@ import { runConflicts } from './workloads/conflicts.js';
 import { runIncremental } from './workloads/incremental.js';
 import { runInitialSync } from './workloads/initial-sync.js';
 import { runManyDevices, signInFleet } from './workloads/many-devices.js';
+import { runNotifications } from './workloads/notifications.js';
 import { runOpenLoop } from './workloads/open-loop.js';
 import { runSmallPushLevel, smallPushFigures, smallPushTarget, type SmallPushRun } from './workloads/small-push.js';
 import { runUpload } from './workloads/upload.js';
@@ -24,9 +25,11 @@ const quick = process.argv.includes('--quick');
 const usePglite = process.argv.includes('--pglite');
 /** `--profile`: the server writes a V8 CPU profile into bench/profiles/ when it stops. */
 const profile = process.argv.includes('--profile');
+/** `--notifications`: only the live-notification workload (two nodes on PostgreSQL). */
+const notificationsOnly = process.argv.includes('--notifications');
 const sizes = quick
-  ? { upload: 2000, small: 10_000, large: 100_000, rounds: 50, users: 10, manySeconds: 5, conflictSeconds: 4, pushes: 200, ownLarge: 10_000, openSeconds: 3 }
-  : { upload: 10_000, small: 10_000, large: 1_000_000, rounds: 200, users: 50, manySeconds: 30, conflictSeconds: 15, pushes: 1000, ownLarge: 100_000, openSeconds: 10 };
+  ? { upload: 2000, small: 10_000, large: 100_000, rounds: 50, users: 10, manySeconds: 5, conflictSeconds: 4, pushes: 200, ownLarge: 10_000, openSeconds: 3, notifyPushes: 50, streams: 1000 }
+  : { upload: 10_000, small: 10_000, large: 1_000_000, rounds: 200, users: 50, manySeconds: 30, conflictSeconds: 15, pushes: 1000, ownLarge: 100_000, openSeconds: 10, notifyPushes: 300, streams: 1000 };
 /** Offered rates of the open loop, as fractions of the closed-loop maximum. */
 const openFractions = quick ? [0.25, 0.5, 0.75] : [0.1, 0.25, 0.5, 0.75, 1];
 const dbUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/calsync_bench';
@@ -47,6 +50,8 @@ function serverEnv(databaseUrl: string, gatewayUrl: string): Record<string, stri
     AUTH_RATE_LIMIT_MAX_REQUESTS: '10000000',
     OTP_RESEND_SECONDS: '0',
     OTP_MAX_SENDS_PER_HOUR: '1000',
+    // The notification workload opens its 1,000 streams with one user's token.
+    STREAM_MAX_PER_USER: '5000',
   };
 }
 
@@ -81,6 +86,24 @@ async function main(): Promise<void> {
     const reader = await signIn(server.baseUrl, gateway, phone, 'bench-reader');
     console.log(`bench: server at ${server.baseUrl} on ${usePglite ? 'PGlite' : dbUrl}${quick ? ' (quick)' : ''}`);
 
+    if (!notificationsOnly) await runEverythingElse(writer, reader);
+    // A second app node on the same PostgreSQL (PGlite is one process: the one node plays both).
+    const node2 = usePglite ? server : new ServerProcess(serverEnv(databaseUrl, gateway.url));
+    if (node2 !== server) await node2.start();
+    try {
+      figures.notifications = await runNotifications(server, node2, writer, reader, { pushes: sizes.notifyPushes, streams: sizes.streams });
+    } finally {
+      if (node2 !== server) await node2.stop();
+    }
+  } finally {
+    await client?.end();
+    await server.stop();
+    await gateway.close();
+  }
+  report(figures);
+
+  /** The workloads before the notification one (all of them unless --notifications). */
+  async function runEverythingElse(writer: DeviceSession, reader: DeviceSession): Promise<void> {
     const target = await smallPushTarget(server.baseUrl, gateway, client ? dbUrl : null);
     const half = sizes.small / 2;
     const smallRuns = await runSmallPushLevel(target, gateway, { own: half, others: half, pushes: sizes.pushes });
@@ -101,12 +124,7 @@ async function main(): Promise<void> {
     figures.manyDevices = many;
     figures.openLoop = await runOpenLoop(server.baseUrl, fleet, many.roundTripsPerSecond, { seconds: sizes.openSeconds, fractions: openFractions });
     figures.conflicts = await runConflicts(server.baseUrl, gateway, { seconds: sizes.conflictSeconds });
-  } finally {
-    await client?.end();
-    await server.stop();
-    await gateway.close();
   }
-  report(figures);
 }
 
 function report(figures: Record<string, unknown>): void {
@@ -121,13 +139,13 @@ function report(figures: Record<string, unknown>): void {
   for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
   const out = {
     date: new Date().toISOString(),
-    mode: { quick, pglite: usePglite },
+    mode: { quick, pglite: usePglite, notificationsOnly },
     machine: { node: process.version, cpus: cpus().length },
     ...figures,
   };
   const dir = fileURLToPath(new URL('./results/', import.meta.url));
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${out.date.slice(0, 10)}${quick ? '-quick' : ''}${usePglite ? '-pglite' : ''}.json`);
+  const file = join(dir, `${out.date.slice(0, 10)}${quick ? '-quick' : ''}${usePglite ? '-pglite' : ''}${notificationsOnly ? '-notifications' : ''}.json`);
   writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
   console.log(`bench: wrote ${file}`);
 }

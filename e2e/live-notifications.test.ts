@@ -3,6 +3,7 @@ import { openEventStream, startStandInFcm, startStandInSmsGateway, type OpenedSt
 import { randomInt } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sampleValue } from './lib/metrics-text.js';
 import { createScratchDatabase, type ScratchDatabase } from './lib/scratch-database.js';
 import { RealServerProcess } from './lib/server-process.js';
 
@@ -119,6 +120,9 @@ describe.each(kinds)('live notifications on $name', ({ twoNodes, make }) => {
     expect(changed.id).toMatch(/^[0-9]+$/);
     await until(() => reader.tasks.get(uid) !== undefined, 15_000, 'the reader to pull the task');
     expect(reader.tasks.get(uid)).toMatchObject({ title: 'written on node 1' });
+    const metrics = await (await fetch(`${node2.baseUrl}/metrics`)).text();
+    expect(sampleValue(metrics, 'calsync_notification_streams_open')).toBeGreaterThanOrEqual(2);
+    expect(sampleValue(metrics, 'calsync_notifications_sent_total{channel="stream"}')).toBeGreaterThanOrEqual(1);
   });
 
   it('FCM: a burst of 20 pushes is one coalesced message to the other device, after one OAuth2 exchange', async () => {
@@ -133,6 +137,8 @@ describe.each(kinds)('live notifications on $name', ({ twoNodes, make }) => {
     expect(fcm.rejected).toEqual([]);
     expect(burst.map((m) => [m.token, m.data])).toEqual([['fcm-reader', { type: 'sync', version: last }]]);
     expect(fcm.exchanges.length).toBeGreaterThanOrEqual(1);
+    const metrics = await (await fetch(`${node1.baseUrl}/metrics`)).text();
+    expect(sampleValue(metrics, 'calsync_notifications_sent_total{channel="fcm"}')).toBeGreaterThanOrEqual(2);
   });
 
   it('a rolled-back transaction on the notification channel notifies nobody', async () => {

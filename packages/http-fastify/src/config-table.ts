@@ -90,7 +90,7 @@ export const CONFIG_TABLE = {
     },
   },
   streams: {
-    maxPerUser: { name: 'STREAM_MAX_PER_USER', type: 'integer', default: '10', min: 1, max: 1000, description: 'Open notification streams (GET /api/sync/stream) per user on one node; 429 beyond.' },
+    maxPerUser: { name: 'STREAM_MAX_PER_USER', type: 'integer', default: '10', min: 1, max: 100000, description: 'Open notification streams (GET /api/sync/stream) per user on one node; 429 beyond.' },
     maxConnections: { name: 'STREAM_MAX_CONNECTIONS', type: 'integer', default: '10000', min: 1, max: 1000000, description: 'Open notification streams per node; 503 TOO_MANY_STREAMS beyond.' },
   },
   notifyCoalesceMs: { name: 'NOTIFY_COALESCE_MS', type: 'integer', default: '1000', min: 0, max: 600000, description: 'Changes of a user within this many ms become one FCM message per device.' },
