@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--quick] [--pglite]`: starts the real server process, drives it over HTTP and
+ * `pnpm bench [--quick] [--pglite] [--memory]`: starts the real server process, drives it over HTTP and
  * compares against floors measured through `pg` on the same database in the same run. Prints a
  * table and writes bench/results/<date>.json. Not part of `pnpm test`.
  */
@@ -13,6 +13,7 @@ import { connect, recreateDatabase } from './lib/db.js';
 import { ServerProcess } from './lib/server.js';
 import { round } from './lib/stats.js';
 import { runConflicts } from './workloads/conflicts.js';
+import { runIdleMemory } from './workloads/idle-memory.js';
 import { runIncremental } from './workloads/incremental.js';
 import { runInitialSync } from './workloads/initial-sync.js';
 import { runManyDevices, signInFleet } from './workloads/many-devices.js';
@@ -23,6 +24,8 @@ import { runUpload } from './workloads/upload.js';
 
 const quick = process.argv.includes('--quick');
 const usePglite = process.argv.includes('--pglite');
+/** `--memory`: only the idle-memory workload (PGlite first start and restart against PostgreSQL). */
+const memoryOnly = process.argv.includes('--memory');
 /** `--profile`: the server writes a V8 CPU profile into bench/profiles/ when it stops. */
 const profile = process.argv.includes('--profile');
 /** `--notifications`: only the live-notification workload (two nodes on PostgreSQL). */
@@ -71,15 +74,22 @@ async function smallPushOnPglite(gateway: Awaited<ReturnType<typeof startStandIn
 }
 
 async function main(): Promise<void> {
-  const gateway = await startStandInSmsGateway();
   let databaseUrl = dbUrl;
   if (usePglite) databaseUrl = `pglite://${mkdtempSync(join(tmpdir(), 'calsync-bench-'))}`;
   else await recreateDatabase(dbUrl);
+  // First, alone on the machine: the idle memory of fresh servers (PGlite against PostgreSQL).
+  const idleMemory = notificationsOnly ? null : await runIdleMemory(usePglite ? null : dbUrl);
+  if (memoryOnly) {
+    report({ idleMemory });
+    return;
+  }
+  const gateway = await startStandInSmsGateway();
 
   const server = new ServerProcess(serverEnv(databaseUrl, gateway.url), profile ? ['--cpu-prof', `--cpu-prof-dir=${fileURLToPath(new URL('./profiles/', import.meta.url))}`] : []);
   await server.start();
   const client = usePglite ? null : await connect(dbUrl);
   const figures: Record<string, unknown> = {};
+  if (idleMemory) figures.idleMemory = idleMemory;
   try {
     const phone = '+15550000001';
     const writer = await signIn(server.baseUrl, gateway, phone, 'bench-writer');
@@ -132,6 +142,9 @@ function report(figures: Record<string, unknown>): void {
   for (const [workload, value] of Object.entries(figures)) {
     for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
       if (typeof v === 'number') rows.push([`${workload}.${key}`, String(round(v))]);
+      else if (v !== null && typeof v === 'object') {
+        for (const [inner, w] of Object.entries(v)) if (typeof w === 'number') rows.push([`${workload}.${key}.${inner}`, String(round(w))]);
+      }
       else if (typeof v === 'boolean') rows.push([`${workload}.${key}`, String(v)]);
     }
   }
@@ -139,13 +152,13 @@ function report(figures: Record<string, unknown>): void {
   for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
   const out = {
     date: new Date().toISOString(),
-    mode: { quick, pglite: usePglite, notificationsOnly },
+    mode: { quick, pglite: usePglite, notificationsOnly, memoryOnly },
     machine: { node: process.version, cpus: cpus().length },
     ...figures,
   };
   const dir = fileURLToPath(new URL('./results/', import.meta.url));
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${out.date.slice(0, 10)}${quick ? '-quick' : ''}${usePglite ? '-pglite' : ''}${notificationsOnly ? '-notifications' : ''}.json`);
+  const file = join(dir, `${out.date.slice(0, 10)}${quick ? '-quick' : ''}${usePglite ? '-pglite' : ''}${notificationsOnly ? '-notifications' : ''}${memoryOnly ? '-memory' : ''}.json`);
   writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
   console.log(`bench: wrote ${file}`);
 }

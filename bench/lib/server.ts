@@ -29,7 +29,8 @@ export class ServerProcess {
     private readonly nodeArgs: readonly string[] = [],
   ) {}
 
-  async start(): Promise<void> {
+  /** Starts the process and waits until /health/ready answers 200 (PGlite's first start runs initdb: give it time). */
+  async start(readyTimeoutMs = 180_000): Promise<void> {
     const port = await freePort();
     this.baseUrl = `http://127.0.0.1:${port}`;
     this.child = spawn(process.execPath, [...this.nodeArgs, MAIN], {
@@ -38,7 +39,7 @@ export class ServerProcess {
     });
     this.child.stdout!.on('data', (c: Buffer) => (this.output = (this.output + c.toString()).slice(-20000)));
     this.child.stderr!.on('data', (c: Buffer) => (this.output = (this.output + c.toString()).slice(-20000)));
-    const deadline = Date.now() + 180_000; // PGlite starts slowly on a busy machine
+    const deadline = Date.now() + readyTimeoutMs;
     while (Date.now() < deadline) {
       if (this.child.exitCode !== null) throw new Error(`server exited early:\n${this.output}`);
       try {

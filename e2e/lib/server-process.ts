@@ -35,15 +35,20 @@ export class RealServerProcess {
   /** `http://127.0.0.1:<port>` once started. */
   baseUrl = '';
 
-  constructor(private readonly env: Readonly<Record<string, string>>) {}
+  constructor(
+    private readonly env: Readonly<Record<string, string>>,
+    /** `host`: the local interface address to bind to and talk to (default 127.0.0.1). */
+    private readonly options: { readonly host?: string } = {},
+  ) {}
 
   /** Spawns the process on a free port and resolves once /health/ready answers 200. */
   async start(readyTimeoutMs = 90_000): Promise<void> {
     const port = await freePort();
-    this.baseUrl = `http://127.0.0.1:${port}`;
+    const host = this.options.host ?? '127.0.0.1';
+    this.baseUrl = `http://${host}:${port}`;
     const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/http-fastify/src/main.ts'], {
       cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.env, PORT: String(port), HOST: '127.0.0.1' },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.env, PORT: String(port), HOST: host },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
