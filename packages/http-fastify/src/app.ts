@@ -10,6 +10,7 @@ import { metricsPlugin } from './plugins/metrics.js';
 import { opsMetricsPlugin, type DatabaseGauges } from './plugins/ops-metrics.js';
 import { standardResponsesPlugin } from './plugins/standard-responses.js';
 import { storableTextPlugin } from './plugins/storable-text.js';
+import { clientErrorHandler, httpEdgesPlugin } from './plugins/http-edges.js';
 import { createValidatorCompiler } from './plugins/validator-compiler.js';
 import { openApiPlugin } from './plugins/openapi.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
@@ -69,6 +70,8 @@ export async function buildApp(deps: BuildAppDeps): Promise<FastifyInstance> {
     logController: new OneLineRequestLog(),
     requestIdHeader: false,
     genReqId: requestIdFrom,
+    // Errors of the HTTP parser (before routing) also answer in the envelope.
+    clientErrorHandler,
     // Malformed URLs and similar router failures also answer in the envelope.
     frameworkErrors: (err, request, reply) => {
       reply.header(REQUEST_ID_HEADER, request.id);
@@ -96,6 +99,7 @@ export async function buildApp(deps: BuildAppDeps): Promise<FastifyInstance> {
   await app.register(requestIdPlugin);
   await app.register(errorHandlingPlugin, { bodyLimitBytes: config.bodyLimitBytes });
   await app.register(storableTextPlugin);
+  await app.register(httpEdgesPlugin);
   await app.register(helmet, { global: true });
   await app.register(cors, {
     origin: config.corsOrigin,

@@ -1,0 +1,140 @@
+import { request as nodeRequest } from 'node:http';
+import { connect } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { request as undiciRequest } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp } from '../test-support/index.js';
+
+// What a client sees over a real socket at the edges of HTTP: bodies over the limit, parser
+// errors before routing, a preflight without Origin, a body shorter than its Content-Length.
+
+let app: FastifyInstance;
+let port: number;
+beforeAll(async () => {
+  ({ app } = await buildTestApp({ RATE_LIMIT_MAX_REQUESTS: '1000000' }));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  port = (app.server.address() as { port: number }).port;
+});
+afterAll(async () => {
+  await app.close();
+});
+
+/** A push body of about `bytes` bytes of JSON. */
+function bigBody(bytes: number): Buffer {
+  const item = (i: number) => ({ uid: `t${i}`, op: 'upsert', baseVersion: null, title: 'x'.repeat(900) });
+  const items = [];
+  for (let i = 0, size = 20; size < bytes; i++) {
+    items.push(item(i));
+    size += 960;
+  }
+  return Buffer.from(JSON.stringify({ tasks: items }));
+}
+
+/** A raw exchange over one socket: writes `text`, returns everything the server sent until it closed or `waitMs` passed. */
+function raw(text: string | Buffer, waitMs = 8000): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let got = '';
+    const done = () => {
+      socket.destroy();
+      resolve(got);
+    };
+    const timer = setTimeout(done, waitMs);
+    socket.on('data', (d) => {
+      got += d.toString('latin1');
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(got);
+    });
+    socket.on('error', () => {});
+    socket.write(text);
+  });
+}
+
+const sizes = [['1.2 MB', 1.2e6], ['2 MB', 2e6], ['10 MB', 10e6]] as const;
+
+describe('a body over the limit (1 MB): the client that is still sending gets the 413', () => {
+  it.each(sizes)('undici, %s', async (_name, bytes) => {
+    const body = bigBody(bytes);
+    for (let round = 0; round < 3; round++) {
+      const res = await undiciRequest(`http://127.0.0.1:${port}/api/sync/push`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-test-user': '1' },
+        body,
+      });
+      expect(res.statusCode).toBe(413);
+      expect(await res.body.json()).toMatchObject({ success: false, error: { code: 'PAYLOAD_TOO_LARGE' } });
+    }
+  });
+
+  it.each(sizes)("Node's http client, %s (also without Content-Length: chunked)", async (_name, bytes) => {
+    const body = bigBody(bytes);
+    for (const chunked of [false, true]) {
+      const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = nodeRequest(
+          { host: '127.0.0.1', port, path: '/api/sync/push', method: 'POST', headers: { 'content-type': 'application/json', 'x-test-user': '1', ...(chunked ? {} : { 'content-length': body.length }) } },
+          (res) => {
+            let text = '';
+            res.on('data', (d: Buffer) => (text += d.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+        // Written in pieces, as a client streaming its body does.
+        const piece = 64 * 1024;
+        let at = 0;
+        const writeMore = (): void => {
+          while (at < body.length) {
+            const ok = req.write(body.subarray(at, at + piece));
+            at += piece;
+            if (!ok) return void req.once('drain', writeMore);
+          }
+          req.end();
+        };
+        writeMore();
+      });
+      expect(answer.status).toBe(413);
+      expect(JSON.parse(answer.text)).toMatchObject({ success: false, error: { code: 'PAYLOAD_TOO_LARGE' } });
+    }
+  });
+});
+
+describe('every answer is in the error envelope', () => {
+  const envelopeOf = (response: string) => {
+    const [head = '', body = ''] = response.split('\r\n\r\n');
+    return { status: Number(head.split(' ')[1]), head, json: JSON.parse(body) as { success: boolean; error: { code: string } } };
+  };
+
+  it('a header section over the limit (431)', async () => {
+    const res = envelopeOf(await raw(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`));
+    expect(res.status).toBe(431);
+    expect(res.json).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
+  });
+
+  it('a malformed request line or method, and a bad chunk', async () => {
+    for (const text of [
+      'G@T /health HTTP/1.1\r\nHost: x\r\n\r\n',
+      'GET /health HTTP/9.9\r\nHost: x\r\n\r\n',
+      'POST /api/sync/push HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n',
+    ]) {
+      const res = envelopeOf(await raw(text));
+      expect(res.status, text).toBe(400);
+      expect(res.json).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
+    }
+  });
+
+  it('a CORS preflight without Origin', async () => {
+    const res = await undiciRequest(`http://127.0.0.1:${port}/api/sync/push`, { method: 'OPTIONS', headers: { 'access-control-request-method': 'POST' } });
+    expect(res.statusCode).toBe(400);
+    expect(await res.body.json()).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
+  });
+
+  it('a body shorter than its Content-Length answers 400 within a few seconds instead of keeping the socket', async () => {
+    const text = await raw('POST /api/sync/push HTTP/1.1\r\nHost: x\r\nX-Test-User: 1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"tasks":[]', 20_000);
+    const res = envelopeOf(text);
+    expect([400, 408]).toContain(res.status);
+    expect(res.json.success).toBe(false);
+  });
+});
