@@ -4,21 +4,24 @@ import {
   ENTITY_TYPE,
   FIELD_TABLES,
   perRecordType,
-  type AllChanges,
+  type ChangesSince,
   type ConflictRecord,
   type DataChange,
   type NewConflict,
+  type Prefetched,
   type PushReceipt,
+  type ReceiptKey,
   type RecordRow,
   type RecordType,
   type RowWrite,
   type SyncUnitOfWork,
+  type UidsByType,
 } from '@calsync/domain';
 import { conflictFromSql } from './conflict-mapping.js';
 import { CHANNEL_SQL, encodeChange } from './notify/change-payload.js';
-import { matchingReceipts, receiptFromSql, saveReceiptsQuery, type ReceiptKey } from './receipt-queries.js';
+import { receiptFromSql, saveReceiptsQuery } from './receipt-queries.js';
 import { recordFromSql, referenceColumn } from './record-mapping.js';
-import { allChangesAlias, lockRowsAndReceiptsQuery, newestVersionQuery, readAllChangesQuery, readChangesQuery, recordQuery } from './record-queries.js';
+import { allChangesAlias, lockRowsAndReceiptsQuery, newestVersionQuery, readAllChangesQuery, recordQuery } from './record-queries.js';
 import type { DB } from './schema.js';
 import { insertRows, planWriteStatements, updateRows } from './set-based-writes.js';
 
@@ -59,11 +62,6 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     private readonly notifyAtCommit?: string[],
   ) {}
 
-  async lockRows(type: RecordType, uids: readonly string[]): Promise<RecordRow[]> {
-    if (uids.length === 0) return [];
-    return this.selectRecords(type, sql`uid = any(cast(${[...uids]} as text[]))`, sql`order by id for update`);
-  }
-
   async findLiveReferencing(type: RecordType, field: string, parentUids: readonly string[]): Promise<RecordRow[]> {
     const column = referenceColumn(type, field);
     if (parentUids.length === 0) return [];
@@ -85,13 +83,6 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     return rows.map((r) => BigInt(r.v)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
-  async currentVersion(): Promise<bigint> {
-    const { rows } = await sql<{ last_value: string; is_called: boolean }>`
-      select last_value, is_called from record_version_seq`.execute(this.trx);
-    const row = rows[0];
-    return row === undefined || !row.is_called ? 0n : BigInt(row.last_value);
-  }
-
   async applyWrites(writes: readonly RowWrite[]): Promise<number[]> {
     for (const w of writes) this.assertOwnUser(w.row.userId);
     const plan = planWriteStatements(writes);
@@ -109,13 +100,6 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
       }
     }
     return ids;
-  }
-
-  async findReceipts(keys: readonly ReceiptKey[]): Promise<PushReceipt[]> {
-    if (keys.length === 0) return [];
-    const { rows } = await sql<{ entity_type: string; uid: string; fingerprint: string; result: unknown }>`
-      select r.entity_type, r.uid, r.fingerprint, r.result ${matchingReceipts(this.userId, keys)}`.execute(this.trx);
-    return rows.map((r) => receiptFromSql(r.entity_type, r.uid, r.fingerprint, r.result));
   }
 
   async saveReceipts(receipts: readonly PushReceipt[]): Promise<void> {
@@ -175,16 +159,9 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     await sql`select pg_notify(${sql.raw(CHANNEL_SQL)}, ${encodeChange(change)})`.execute(this.trx);
   }
 
-  async readChanges(type: RecordType, afterVersion: bigint, upToVersion: bigint, limit: number): Promise<RecordRow[]> {
-    if (limit <= 0) return [];
-    const { rows } = await readChangesQuery(type, this.userId, afterVersion, upToVersion, limit).execute(this.trx);
-    return rows.map((r) => recordFromSql(type, r));
-  }
-
-  async readAllChanges(after: Readonly<Record<RecordType, bigint>>, limit: number): Promise<AllChanges> {
+  async readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
     const rows = perRecordType((): RecordRow[] => []);
-    if (limit <= 0) return { bound: await this.currentVersion(), rows };
-    const { rows: raw } = await readAllChangesQuery(this.userId, after, limit).execute(this.trx);
+    const { rows: raw } = await readAllChangesQuery(this.userId, watermarks, Math.max(0, limit)).execute(this.trx);
     let bound = 0n;
     for (const r of raw) {
       if (r.t === null) {
@@ -199,10 +176,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     return { bound, rows };
   }
 
-  async lockRowsAndFindReceipts(
-    wanted: Readonly<Record<RecordType, readonly string[]>>,
-    keys: readonly ReceiptKey[],
-  ): Promise<{ rows: Record<RecordType, RecordRow[]>; receipts: PushReceipt[] }> {
+  async prefetch(wanted: UidsByType, keys: readonly ReceiptKey[]): Promise<Prefetched> {
     const rows = perRecordType((): RecordRow[] => []);
     const receipts: PushReceipt[] = [];
     const { rows: raw } = await lockRowsAndReceiptsQuery(this.userId, wanted, keys).execute(this.trx);

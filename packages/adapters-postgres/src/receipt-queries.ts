@@ -1,16 +1,13 @@
 import { sql, type RawBuilder } from 'kysely';
-import { ENTITY_TYPE, type PushReceipt } from '@calsync/domain';
+import { ENTITY_TYPE, type PushReceipt, type ReceiptKey } from '@calsync/domain';
 import { recordTypeOfEntity } from './conflict-mapping.js';
-
-/** A receipt key as the store looks it up. */
-export type ReceiptKey = Omit<PushReceipt, 'result'>;
 
 /**
  * `from … r`: the user's receipts matching `keys` (three key arrays, one parameter each), one probe
  * of the full primary key (user_id, entity_type, uid, fingerprint) per key: the LIMIT 1 subquery
  * (the key is unique, so it changes no answer) cannot be flattened into a join that reads the
- * user's receipts by user_id alone, whatever plan the statement gets. The one place the receipt
- * lookup is written.
+ * user's receipts by user_id alone, whatever plan the statement gets. Written once; the one-statement push
+ * prefetch selects from it.
  */
 export function matchingReceipts(userId: number, keys: readonly ReceiptKey[]): RawBuilder<unknown> {
   return sql`from unnest(cast(${keys.map((k) => ENTITY_TYPE[k.type])} as text[]), cast(${keys.map((k) => k.uid)} as text[]),

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
-import { FIELD_TABLES, RECORD_TYPES, type RecordType } from '@calsync/domain';
+import { FIELD_TABLES, RECORD_TYPES, type ReceiptKey, type RecordType } from '@calsync/domain';
 import { SQL_TYPE_OF_KIND } from './record-columns.js';
-import { matchingReceipts, type ReceiptKey } from './receipt-queries.js';
+import { matchingReceipts } from './receipt-queries.js';
 import { recordSelectList, type SqlRecordRow } from './record-mapping.js';
 
 /** `select <record columns> from <type> where user_id = $user and <condition> <tail>`: every record read is scoped by user. */
@@ -10,9 +10,9 @@ export function recordQuery(type: RecordType, userId: number, condition: RawBuil
 }
 
 /**
- * The pull query of one type: rows with after < version <= upTo, by version, at most `limit`.
- * Exported so the EXPLAIN script checks the very statement the store runs (it must use the
- * (user_id, version) index).
+ * One type's pull read on its own: rows with after < version <= upTo, by version, at most `limit`
+ * (the shape of each type's branch in `readAllChangesQuery`). The EXPLAIN check in test-support
+ * runs it to show that this read takes the (user_id, version) index.
  */
 export function readChangesQuery(type: RecordType, userId: number, afterVersion: bigint, upToVersion: bigint, limit: number): RawBuilder<SqlRecordRow> {
   return recordQuery(

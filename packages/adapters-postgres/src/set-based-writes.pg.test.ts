@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FieldValues, NewRecordRow, RecordType } from '@calsync/domain';
-import { sampleFields } from '@calsync/testkit';
+import { rowsOf, sampleFields } from '@calsync/testkit';
 import { PostgresSyncStore } from './postgres-sync-store.js';
 import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '../test-support/index.js';
 
@@ -47,7 +47,7 @@ for (const kind of kinds) {
           row('events', 'e-1', v[3]!, { ...sampleFields('events', { calendarUid: 'c-1' }), description: '' }),
         ];
         const ids = await uow.applyWrites(rows.map((r) => ({ kind: 'insert' as const, row: r })));
-        return { rows, ids, read: await Promise.all((['tasks', 'events'] as const).map((t) => uow.lockRows(t, ['t-1', 't-2', 'e-1']))) };
+        return { rows, ids, read: await Promise.all((['tasks', 'events'] as const).map((t) => rowsOf(uow, t, ['t-1', 't-2', 'e-1']))) };
       });
       const [tasks, events] = written.read;
       expect(tasks!.map((t) => [t.uid, t.fields.title, t.fields.notes, t.fields.parentTaskUid])).toEqual([
@@ -62,13 +62,13 @@ for (const kind of kinds) {
 
     it('updates many rows in one call', async () => {
       const out = await store.inUserTransaction(userId, async (uow) => {
-        const [t1, t2] = await uow.lockRows('tasks', ['t-1', 't-2']);
+        const [t1, t2] = await rowsOf(uow, 'tasks', ['t-1', 't-2']);
         const v = await uow.nextVersions(2);
         const ids = await uow.applyWrites([
           { kind: 'update', row: { ...t1!, version: v[0]!, fields: { ...t1!.fields, priority: 1 } } },
           { kind: 'update', row: { ...t2!, version: v[1]!, fields: { ...t2!.fields, completed: true } } },
         ]);
-        return { t1: t1!, t2: t2!, ids, v, rows: await uow.lockRows('tasks', ['t-1', 't-2']) };
+        return { t1: t1!, t2: t2!, ids, v, rows: await rowsOf(uow, 'tasks', ['t-1', 't-2']) };
       });
       expect(out.ids).toEqual([out.t1.id, out.t2.id]);
       expect(out.rows.map((r) => [r.uid, r.version, r.fields.priority, r.fields.completed, r.fields.title])).toEqual([
@@ -87,7 +87,7 @@ for (const kind of kinds) {
           ]);
         }),
       ).rejects.toThrow(/twice/);
-      expect(await store.inUserTransaction(userId, (uow) => uow.lockRows('tasks', ['t-3']))).toEqual([]);
+      expect(await store.inUserTransaction(userId, (uow) => rowsOf(uow, 'tasks', ['t-3']))).toEqual([]);
     });
   });
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CursorCodec, SyncService, type ItemResult, type PushItem, type RecordType } from '@calsync/domain';
+import { CursorCodec, SyncService, type ItemResult, type PushItem, type RecordType, type SyncApi } from '@calsync/domain';
+import { itemByItem, rowsOf } from '@calsync/testkit';
 import { PostgresSyncStore } from './postgres-sync-store.js';
 import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase } from '../test-support/index.js';
 
@@ -28,14 +29,13 @@ const versionOf = (r: ItemResult): string => {
 describe.skipIf(!runs)('concurrency on PostgreSQL', () => {
   let database: TestDatabase;
   let store: PostgresSyncStore;
-  const services: Record<'per-item' | 'batch', SyncService> = {} as Record<'per-item' | 'batch', SyncService>;
+  const services = {} as Record<'whole' | 'item by item', SyncApi>;
 
   beforeAll(async () => {
     database = await openTestDatabase('postgres', { poolMax: 12 });
     store = new PostgresSyncStore(database.db, { beginInOneRoundTrip: true });
-    for (const pushMode of ['per-item', 'batch'] as const) {
-      services[pushMode] = new SyncService({ store, clock: systemClock, cursorCodec: new CursorCodec('concurrency-test-secret'), pushMode });
-    }
+    services.whole = new SyncService({ store, clock: systemClock, cursorCodec: new CursorCodec('concurrency-test-secret') });
+    services['item by item'] = itemByItem(services.whole);
   });
   afterAll(async () => {
     await database?.close();
@@ -51,7 +51,7 @@ describe.skipIf(!runs)('concurrency on PostgreSQL', () => {
       store.inUserTransaction(user, async (uow) => {
         active += 1;
         maxActive = Math.max(maxActive, active);
-        const [row] = await uow.lockRows('tasks', ['counter']);
+        const [row] = await rowsOf(uow, 'tasks', ['counter']);
         const [version] = await uow.nextVersions(1);
         const count = row === undefined ? 1 : Number(row.fields.title) + 1;
         const fields = { title: String(count), notes: null, dueAt: null, completed: false, completedAt: null, priority: null, parentTaskUid: null };
@@ -62,7 +62,7 @@ describe.skipIf(!runs)('concurrency on PostgreSQL', () => {
     );
     await Promise.all(units);
     expect(maxActive).toBe(1);
-    const [final] = await store.inUserTransaction(user, (uow) => uow.lockRows('tasks', ['counter']));
+    const [final] = await store.inUserTransaction(user, (uow) => rowsOf(uow, 'tasks', ['counter']));
     expect(final!.fields.title).toBe('16');
   });
 
@@ -98,8 +98,8 @@ describe.skipIf(!runs)('concurrency on PostgreSQL', () => {
     for (const batch of batches) for (let i = 1; i < batch.length; i++) expect(batch[i]! > batch[i - 1]!).toBe(true);
   });
 
-  describe.each(['per-item', 'batch'] as const)('SyncService, push mode %s', (mode) => {
-    const service = { push: (...a: Parameters<SyncService['push']>) => services[mode].push(...a), pull: (...a: Parameters<SyncService['pull']>) => services[mode].pull(...a) };
+  describe.each(['whole', 'item by item'] as const)('SyncService, push %s', (mode) => {
+    const service = { push: (...a: Parameters<SyncApi['push']>) => services[mode].push(...a), pull: (...a: Parameters<SyncApi['pull']>) => services[mode].pull(...a) };
 
     it('parallel conflicting edits from 4 devices lose no write: each is in the row or in a loser snapshot', async () => {
       const user = await createUser();

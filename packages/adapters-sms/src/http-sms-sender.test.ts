@@ -1,6 +1,6 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startStandInSmsGateway, type StandInSmsGateway } from '../../testkit/src/auth/stand-in-sms-gateway.js';
+import { startStandInSmsGateway, type StandInSmsGateway } from '@calsync/testkit';
 import { HttpSmsSender, SmsGatewayError } from './http-sms-sender.js';
 import { LoggingSmsSender } from './logging-sms-sender.js';
 

@@ -28,6 +28,7 @@ for (const kind of announceDatabaseKinds('app wiring')) {
       const { auth } = createAuthModule({
         config,
         users: new PostgresUserStore(database.db),
+        sync,
         store: new PostgresAuthStore(database.db),
         passwordHasher: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }),
         clock,

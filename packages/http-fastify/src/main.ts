@@ -157,13 +157,10 @@ async function main(): Promise<void> {
   const users = new PostgresUserStore(database.db);
   const authStore = new PostgresAuthStore(database.db);
   const fcm = await fcmNotifierFor(config, authStore, users, logger);
-  // Batch: a whole push is one unit of work under the user's lock, written set-based (same
-  // per-item results as one transaction per item; see bench/PERFORMANCE.md).
   const sync = new SyncService({
     store: new PostgresSyncStore(database.db, { beginInOneRoundTrip: database.kind === 'postgres' }),
     clock,
     cursorCodec: new CursorCodec(config.syncCursorSecret),
-    pushMode: 'batch',
     // A storage failure one item caused is that item's per-item error; the cause is ours to fix.
     onItemFailure: ({ userId, type, uid, error }) => logger.error({ err: error, userId, type, uid }, 'push item could not be stored'),
     ...(fcm ? { notifier: fcm } : {}),
@@ -175,6 +172,7 @@ async function main(): Promise<void> {
   const { auth } = createAuthModule({
     config,
     users,
+    sync,
     store: authStore,
     passwordHasher: new ScryptPasswordHasher(),
     clock,

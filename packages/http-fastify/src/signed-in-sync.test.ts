@@ -19,11 +19,11 @@ beforeAll(async () => {
   const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '1000' });
   const clock = new SystemClock();
   const random = new CryptoRandom();
+  const sync = new SyncService({ store: new InMemorySyncStore(), clock: new FixedClock(), cursorCodec: new CursorCodec(config.syncCursorSecret) });
   const auth = new AuthService(
-    { users: new InMemoryUserStore(), store: new InMemoryAuthStore(), sms, hasher: new CheapPasswordHasher(), tokens: new FastJwtTokenSigner(config.jwt), clock, random },
+    { users: new InMemoryUserStore(), sync, store: new InMemoryAuthStore(), sms, hasher: new CheapPasswordHasher(), tokens: new FastJwtTokenSigner(config.jwt), clock, random },
     { accessTtlSeconds: config.jwt.accessTtlSeconds, refreshTtlSeconds: config.jwt.refreshTtlSeconds, sessionCacheSeconds: 0, otp: config.otp },
   );
-  const sync = new SyncService({ store: new InMemorySyncStore(), clock: new FixedClock(), cursorCodec: new CursorCodec(config.syncCursorSecret) });
   app = await buildApp({ config, logger: false, sync, stats: new FixedLegacyStats(), auth, readiness: async () => true });
   await app.ready();
 });

@@ -95,12 +95,19 @@ export class InMemorySyncStore implements SyncStore {
     const live = (type: RecordType): RecordRow[] => [...d.rows[type].values()].filter((r) => r.deleted === null);
     return {
       userId,
-      lockRows: async (type, uids) => {
+      prefetch: async (wanted, keys) => {
         guard();
-        return [...new Set(uids)].flatMap((uid) => {
-          const row = d.rows[type].get(uid);
-          return row ? [row] : [];
+        const rows = perRecordType((type) =>
+          [...new Set(wanted[type])].flatMap((uid) => {
+            const row = d.rows[type].get(uid);
+            return row ? [row] : [];
+          }).sort((a, b) => a.id - b.id),
+        );
+        const receipts = keys.flatMap((k) => {
+          const r = d.receipts.get(receiptKey(k));
+          return r ? [r] : [];
         });
+        return { rows, receipts };
       },
       findLiveReferencing: async (type, field, parentUids) => {
         guard();
@@ -119,20 +126,9 @@ export class InMemorySyncStore implements SyncStore {
         for (let i = 0; i < count; i++) out.push(++this.#sequence);
         return out;
       },
-      currentVersion: async () => {
-        guard();
-        return this.#sequence;
-      },
       applyWrites: async (writes: readonly RowWrite[]) => {
         guard();
         return writes.map((w) => this.#write(userId, d, w));
-      },
-      findReceipts: async (keys) => {
-        guard();
-        return keys.flatMap((k) => {
-          const r = d.receipts.get(receiptKey(k));
-          return r ? [r] : [];
-        });
       },
       saveReceipts: async (receipts) => {
         guard();
@@ -174,12 +170,16 @@ export class InMemorySyncStore implements SyncStore {
         if (change.userId !== userId) throw new Error('change of another user');
         announced.push(change);
       },
-      readChanges: async (type, afterVersion, upToVersion, limit) => {
+      readChangesSince: async (watermarks, limit) => {
         guard();
-        return [...d.rows[type].values()]
-          .filter((r) => r.version > afterVersion && r.version <= upToVersion)
-          .sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0))
-          .slice(0, limit);
+        const bound = this.#sequence;
+        const rows = perRecordType((type) =>
+          [...d.rows[type].values()]
+            .filter((r) => r.version > watermarks[type] && r.version <= bound)
+            .sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0))
+            .slice(0, Math.max(0, limit)),
+        );
+        return { bound, rows };
       },
     };
   }

@@ -3,6 +3,7 @@ export * from './seeded-random.js';
 export * from './user-mutex.js';
 export * from './in-memory-sync-store.js';
 export * from './in-memory-change-feed.js';
+export * from './push-item-by-item.js';
 export * from './simulated-device.js';
 export * from './arbitraries.js';
 export * from './contract/index.js';

@@ -4,14 +4,17 @@ import { describe, expect, it } from 'vitest';
 import { SEED_CHANGESET, smallChangesetArb } from './arbitraries.js';
 import { FixedClock } from './clocks.js';
 import { InMemorySyncStore } from './in-memory-sync-store.js';
+import { itemByItem } from './push-item-by-item.js';
 
 /** `FC_RUNS` multiplies the number of runs (e.g. FC_RUNS=20 for a long soak). */
 const RUNS = Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
 const runs = (n: number) => ({ numRuns: n * RUNS });
 
 const codec = new CursorCodec('property-secret');
-function service(pushMode: 'per-item' | 'batch' = 'per-item', store = new InMemorySyncStore()) {
-  return { store, svc: new SyncService({ store, clock: new FixedClock(), cursorCodec: codec, pushMode }) };
+/** A service on a fresh in-memory store; with `itemByItem`, pushes go through the per-item oracle. */
+function service(oneByOne = false, store = new InMemorySyncStore()) {
+  const engine = new SyncService({ store, clock: new FixedClock(), cursorCodec: codec });
+  return { store, svc: oneByOne ? itemByItem(engine) : engine };
 }
 
 const BASE_VERSIONS = ['1', '2', '3', '4', '5', '6'];
@@ -23,11 +26,11 @@ function dump(store: InMemorySyncStore, user: number) {
 }
 
 describe('push properties', () => {
-  it("pushMode 'batch' gives the same results and the same stored state as 'per-item'", async () => {
+  it('a push gives the same results and the same stored state as its items pushed one by one (the per-item oracle)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(changesetArb, { minLength: 1, maxLength: 3 }), async (pushes) => {
-        const a = service('per-item');
-        const b = service('batch');
+        const a = service(true);
+        const b = service(false);
         await a.svc.push(1, SEED);
         await b.svc.push(1, SEED);
         for (const changes of pushes) {
@@ -42,7 +45,7 @@ describe('push properties', () => {
   it('replaying any applied push, whole or partial, returns the same results and changes nothing', async () => {
     await fc.assert(
       fc.asyncProperty(changesetArb, fc.boolean(), fc.array(fc.boolean(), { minLength: 16, maxLength: 16 }), async (changes, batch, keep) => {
-        const { svc, store } = service(batch ? 'batch' : 'per-item');
+        const { svc, store } = service(!batch);
         await svc.push(1, SEED);
         const first = await svc.push(1, changes);
         const before = dump(store, 1);
@@ -72,7 +75,7 @@ describe('push properties', () => {
   it('versions strictly increase globally across types and users', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom(1, 2), changesetArb), { minLength: 1, maxLength: 6 }), fc.boolean(), async (pushes, batch) => {
-        const { svc, store } = service(batch ? 'batch' : 'per-item');
+        const { svc, store } = service(!batch);
         await svc.push(1, SEED);
         await svc.push(2, SEED);
         const versions = () => new Map([1, 2].flatMap((u) => RECORD_TYPES.flatMap((t) => store.snapshotRows(u, t).map((r) => [`${u}/${t}/${r.uid}`, r.version] as const))));

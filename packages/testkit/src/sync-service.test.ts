@@ -1,17 +1,19 @@
-import { CursorCodec, DomainError, SyncService, type PushItem, type PushChangeset, type RecordType } from '@calsync/domain';
+import { CursorCodec, DomainError, SyncService, type PushItem, type PushChangeset, type RecordType, type SyncApi } from '@calsync/domain';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FixedClock } from './clocks.js';
 import { InMemorySyncStore } from './in-memory-sync-store.js';
+import { itemByItem } from './push-item-by-item.js';
 
 const U = 1;
 const T0 = '2024-05-01T10:00:00.000Z';
 const T1 = '2024-05-01T11:00:00.000Z';
 
-let currentMode: 'per-item' | 'batch' = 'per-item';
-function setup(pushMode: 'per-item' | 'batch' = currentMode) {
+/** 'whole': each push as one call; 'item by item': the per-item oracle, every item pushed on its own. */
+let currentMode: 'whole' | 'item by item' = 'whole';
+function setup(): { store: InMemorySyncStore; svc: SyncApi } {
   const store = new InMemorySyncStore();
-  const svc = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec('k'), pushMode });
-  return { store, svc };
+  const engine = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec('k') });
+  return { store, svc: currentMode === 'whole' ? engine : itemByItem(engine) };
 }
 const up = (uid: string, fields: Record<string, unknown> = {}, baseVersion: string | null = null): PushItem => ({ uid, op: 'upsert', baseVersion, fields });
 const del = (uid: string, baseVersion: string | null = null): PushItem => ({ uid, op: 'delete', baseVersion, fields: {} });
@@ -27,7 +29,7 @@ async function one(svc: Svc, type: RecordType, item: PushItem, user = U) {
 }
 const row = (store: InMemorySyncStore, type: RecordType, uid: string, user = U) => store.snapshotRows(user, type).find((r) => r.uid === uid);
 
-describe.each(['per-item', 'batch'] as const)('pushMode %s', (mode) => {
+describe.each(['whole', 'item by item'] as const)('push %s', (mode) => {
   beforeAll(() => {
     currentMode = mode;
   });
@@ -285,6 +287,9 @@ describe.each(['per-item', 'batch'] as const)('pushMode %s', (mode) => {
       expect(one.calendars).toHaveLength(1);
       expect(one.hasMore).toBe(true);
       expect((await svc.pull(U, { limit: 5000 })).calendars).toHaveLength(2);
+      expect((await svc.pull(U, { limit: -1e20 })).calendars).toHaveLength(1);
+      expect((await svc.pull(U, { limit: 1e20 })).calendars).toHaveLength(2);
+      expect((await svc.pull(U, { limit: 1.5 })).calendars).toHaveLength(1);
     });
 
     it('never shows another user\'s rows; a foreign cursor is a reset', async () => {
@@ -316,6 +321,10 @@ describe.each(['per-item', 'batch'] as const)('pushMode %s', (mode) => {
       expect(b).toMatchObject({ hasMore: false, nextAfterId: null });
       expect(b.conflicts.map((c) => c.conflictId)).toEqual([3]);
       expect((await svc.listConflicts(2, {})).conflicts).toEqual([]);
+      // Limits are clamped here, the one place: limit into 1..200, afterId into 0..2^53-1.
+      expect((await svc.listConflicts(U, { limit: -1e20 })).conflicts.map((c) => c.conflictId)).toEqual([1]);
+      expect((await svc.listConflicts(U, { afterId: -7, limit: 1e20 })).conflicts.map((c) => c.conflictId)).toEqual([1, 2, 3]);
+      expect(await svc.listConflicts(U, { afterId: 1e20 })).toEqual({ conflicts: [], hasMore: false, nextAfterId: null });
     });
 
     it('restore puts the loser back with a new version; dismiss keeps the winner', async () => {

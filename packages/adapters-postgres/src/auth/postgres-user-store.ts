@@ -51,33 +51,13 @@ export class PostgresUserStore implements UserStore {
   }
 
   async createPhoneUser(input: NewPhoneUser): Promise<{ user: UserRecord; created: boolean }> {
-    const made = await this.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .insertInto('users')
-        .values({ phone: input.phone, name: input.name, email: null, password_hash: null, is_phone_verified: true, created_at: input.now, updated_at: input.now })
-        .onConflict((oc) => oc.column('phone').doNothing())
-        .returningAll()
-        .executeTakeFirst();
-      if (!row) return null;
-      // Same per-user lock as the sync store, so a pull never sees half of the sign-up.
-      await sql`select pg_advisory_xact_lock(${row.id})`.execute(trx);
-      await trx
-        .insertInto('calendars')
-        .values({
-          user_id: row.id,
-          uid: input.calendarUid,
-          version: sql<string>`nextval('record_version_seq')`,
-          created_at: input.now,
-          updated_at: input.now,
-          deleted: null,
-          name: 'Personal',
-          color: null,
-          timezone: null,
-          is_default: true,
-        })
-        .execute();
-      return toUser(row);
-    });
+    const row = await this.db
+      .insertInto('users')
+      .values({ phone: input.phone, name: input.name, email: null, password_hash: null, is_phone_verified: true, created_at: input.now, updated_at: input.now })
+      .onConflict((oc) => oc.column('phone').doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    const made = row ? toUser(row) : null;
     if (made) return { user: made, created: true };
     const existing = await this.findByPhone(input.phone);
     if (!existing) throw new Error('user vanished during sign-up');

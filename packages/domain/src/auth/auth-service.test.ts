@@ -7,17 +7,24 @@ import {
   InMemoryAuthStore,
   InMemoryUserStore,
   ManualAuthClock,
-} from '../../../testkit/src/auth/index.js';
+  InMemorySyncStore,
+  FixedClock,
+} from '@calsync/testkit';
+import { CursorCodec } from '../cursor/cursor-codec.js';
 import { isDomainError, type ErrorCode } from '../errors.js';
+import { createSignUpCalendar } from '../sync/sign-up-calendar.js';
+import { SyncService } from '../sync/sync-service.js';
 import { AuthService } from './auth-service.js';
 
 function setup(overrides: Partial<{ sessionCacheSeconds: number }> = {}) {
   const users = new InMemoryUserStore();
+  const records = new InMemorySyncStore();
+  const sync = new SyncService({ store: records, clock: new FixedClock(), cursorCodec: new CursorCodec('k') });
   const store = new InMemoryAuthStore();
   const sms = new CapturingSmsSender();
   const clock = new ManualAuthClock();
   const auth = new AuthService(
-    { users, store, sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: cryptoRandom },
+    { users, sync, store, sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: cryptoRandom },
     {
       accessTtlSeconds: 900,
       refreshTtlSeconds: 90 * 86400,
@@ -25,7 +32,7 @@ function setup(overrides: Partial<{ sessionCacheSeconds: number }> = {}) {
       otp: { ttlSeconds: 300, maxAttempts: 5, resendSeconds: 60, maxSendsPerHour: 5, hmacKey: 'otp-key' },
     },
   );
-  return { auth, users, store, sms, clock };
+  return { auth, users, records, sync, store, sms, clock };
 }
 
 async function rejectsWith(p: Promise<unknown>, code: ErrorCode): Promise<number | undefined> {
@@ -56,8 +63,19 @@ describe('AuthService: one-time codes', () => {
     const r = await h.auth.verifyOtp(PHONE, code);
     expect(r.isNewUser).toBe(true);
     expect(r.user).toMatchObject({ name: 'Ann', phone: PHONE, email: null, role: 'USER', isPhoneVerified: true });
-    expect(h.users.calendars).toEqual([expect.objectContaining({ userId: r.user.id, name: 'Personal', isDefault: true })]);
+    const calendars = h.records.snapshotRows(r.user.id, 'calendars');
+    expect(calendars.map((c) => [c.fields.name, c.fields.isDefault, c.version])).toEqual([['Personal', true, 1n]]);
     expect(r.device).toBeUndefined();
+  });
+
+  it('the sign-up calendar is made through the push path: a retried or racing creation keeps one default', async () => {
+    const h = setup();
+    const r = await signIn(h);
+    await Promise.all([createSignUpCalendar(h.sync, r.user.id, 'retry-1'), createSignUpCalendar(h.sync, r.user.id, 'retry-2')]);
+    const calendars = h.records.snapshotRows(r.user.id, 'calendars');
+    expect(calendars.map((c) => [c.fields.name, c.fields.isDefault, c.deleted])).toEqual([['Personal', true, null]]);
+    const pulled = await h.sync.pull(r.user.id, {});
+    expect(pulled.calendars).toEqual([expect.objectContaining({ uid: calendars[0]!.uid, name: 'Personal', isDefault: true, version: '1' })]);
   });
 
   it('refuses a non-E.164 phone', async () => {
@@ -71,7 +89,7 @@ describe('AuthService: one-time codes', () => {
     const again = await signIn(h);
     expect(again.isNewUser).toBe(false);
     expect(again.user.id).toBe(first.user.id);
-    expect(h.users.calendars).toHaveLength(1);
+    expect(h.records.snapshotRows(first.user.id, 'calendars')).toHaveLength(1);
   });
 
   it('a code is single use', async () => {

@@ -6,6 +6,8 @@ import type { PasswordHasher } from '../ports/password-hasher.js';
 import type { Random } from '../ports/random.js';
 import type { SmsSender } from '../ports/sms-sender.js';
 import type { TokenSigner } from '../ports/token-signer.js';
+import { createSignUpCalendar } from '../sync/sign-up-calendar.js';
+import type { SyncApi } from '../sync/types.js';
 import type { NotificationSettings, UserProfilePatch, UserRecord, UserStore } from '../ports/user-store.js';
 import { toDeviceDto, toUserDto, type DeviceDto, type SignInResult, type TokenPair, type UserDto } from './dtos.js';
 import { assertName, assertPassword, assertPhone, DEVICE_UID_PATTERN, normaliseEmail, PASSWORD_MAX_LENGTH } from './input-rules.js';
@@ -15,6 +17,8 @@ import { SessionService, type AccessIdentity, type SessionPolicy } from './sessi
 /** Everything the sign-in service needs from the outside. */
 export interface AuthServiceDeps {
   readonly users: UserStore;
+  /** The sync engine: a new user's default calendar is made by a push through it. */
+  readonly sync: Pick<SyncApi, 'push'>;
   readonly store: AuthStore;
   readonly sms: SmsSender;
   readonly hasher: PasswordHasher;
@@ -71,9 +75,11 @@ export class AuthService {
     let user = await this.deps.users.findByPhone(phone);
     let isNewUser = false;
     if (!user) {
-      const made = await this.deps.users.createPhoneUser({ phone, name: otp.name ?? '', calendarUid: this.deps.random.uuid(), now });
+      const made = await this.deps.users.createPhoneUser({ phone, name: otp.name ?? '', now });
       user = made.user;
       isNewUser = made.created;
+      // Also when a racing sign-up created the user: the default-merge rule keeps one calendar.
+      await createSignUpCalendar(this.deps.sync, user.id, this.deps.random.uuid());
     } else if (!user.isPhoneVerified) {
       await this.deps.users.markPhoneVerified(user.id, now);
       user = { ...user, isPhoneVerified: true };

@@ -7,8 +7,12 @@ import {
   InMemoryAuthStore,
   InMemoryUserStore,
   ManualAuthClock,
-} from '../../../testkit/src/auth/index.js';
+  InMemorySyncStore,
+  FixedClock,
+} from '@calsync/testkit';
+import { CursorCodec } from '../cursor/cursor-codec.js';
 import { isDomainError, type ErrorCode } from '../errors.js';
+import { SyncService } from '../sync/sync-service.js';
 import { AuthService } from './auth-service.js';
 
 const PHONE = '+491701234567';
@@ -19,7 +23,7 @@ function setup() {
   const sms = new CapturingSmsSender();
   const clock = new ManualAuthClock();
   const auth = new AuthService(
-    { users: new InMemoryUserStore(), store, sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: cryptoRandom },
+    { users: new InMemoryUserStore(), sync: new SyncService({ store: new InMemorySyncStore(), clock: new FixedClock(), cursorCodec: new CursorCodec('k') }), store, sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: cryptoRandom },
     {
       accessTtlSeconds: 900,
       refreshTtlSeconds: 86400,

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { RECORD_TYPES } from '../records/types.js';
 import { CursorCodec, ZERO_WATERMARKS } from './cursor-codec.js';
 
 const codec = new CursorCodec('s3cret');
@@ -44,6 +45,15 @@ describe('CursorCodec', () => {
     const notJson = Buffer.from('{nope').toString('base64url');
     expect(codec.decode(`${notJson}.${sign(notJson)}`, 42)).toEqual(reset);
   });
+  it('writes one key per record type, and a cursor made before a type existed reads only that type from zero', () => {
+    const payload = JSON.parse(Buffer.from(codec.encode(42, wm).split('.')[0]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+    expect(Object.keys(payload)).toEqual(['v', 'userId', ...RECORD_TYPES]);
+    for (const missing of RECORD_TYPES) {
+      const older = Object.fromEntries(Object.entries(payload).filter(([key]) => key !== missing));
+      expect(codec.decode(cursorOf(older), 42)).toEqual({ reset: false, watermarks: { ...wm, [missing]: 0n } });
+    }
+  });
+
   it('accepts an old cursor without tasks, reading tasks from zero', () => {
     const old = cursorOf({ v: 1, userId: 42, calendars: '3', events: '4', reminders: '5' });
     expect(codec.decode(old, 42)).toEqual({ reset: false, watermarks: { calendars: 3n, events: 4n, tasks: 0n, reminders: 5n } });

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { MAX_VERSION, VERSION_PATTERN } from '../records/field-validation.js';
+import { parseVersion } from '../records/field-validation.js';
+import { perRecordType } from '../records/per-record-type.js';
 import { RECORD_TYPES, type RecordType } from '../records/types.js';
 
 /** Per-type watermarks: the version up to which each record type has been read. */
@@ -12,7 +13,7 @@ export interface DecodedCursor {
 }
 
 /** Watermarks of a full snapshot. */
-export const ZERO_WATERMARKS: Watermarks = { calendars: 0n, events: 0n, tasks: 0n, reminders: 0n };
+export const ZERO_WATERMARKS: Watermarks = perRecordType(() => 0n);
 
 const CURSOR_VERSION = 1;
 const B64URL = /^[A-Za-z0-9_-]+$/;
@@ -20,7 +21,9 @@ const B64URL = /^[A-Za-z0-9_-]+$/;
 /**
  * Signs and verifies sync cursors (docs/protocol.md): `base64url(JSON payload) + "." +
  * base64url(HMAC-SHA256(secret, the base64url payload string))`, no padding; payload
- * `{v:1, userId, calendars, events, tasks, reminders}` with decimal-string watermarks.
+ * `{v:1, userId, <one key per record type>}` with decimal-string watermarks, its keys taken from
+ * RECORD_TYPES. A signed cursor without a type's key was made before that type existed (tasks,
+ * in the spec; any type added later): that type is read from zero, the others go on.
  * Decoding never throws: anything unusable is a reset.
  */
 export class CursorCodec {
@@ -33,14 +36,7 @@ export class CursorCodec {
 
   /** A signed cursor for these watermarks, owned by `userId`. */
   encode(userId: number, watermarks: Watermarks): string {
-    const payload = {
-      v: CURSOR_VERSION,
-      userId,
-      calendars: watermarks.calendars.toString(),
-      events: watermarks.events.toString(),
-      tasks: watermarks.tasks.toString(),
-      reminders: watermarks.reminders.toString(),
-    };
+    const payload = { v: CURSOR_VERSION, userId, ...perRecordType((type) => watermarks[type].toString()) };
     const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
     return `${body}.${this.#sign(body).toString('base64url')}`;
   }
@@ -80,11 +76,10 @@ function readPayload(payload: unknown, userId: number): Watermarks | null {
   if (p.v !== CURSOR_VERSION || p.userId !== userId) return null;
   const out: Record<string, bigint> = {};
   for (const type of RECORD_TYPES) {
-    // An old cursor without the tasks watermark is accepted with tasks read from zero (docs/protocol.md, "Cursor").
-    const raw = type === 'tasks' && !('tasks' in p) ? '0' : p[type];
-    if (typeof raw !== 'string' || !VERSION_PATTERN.test(raw)) return null;
-    const value = BigInt(raw);
-    if (value > MAX_VERSION) return null;
+    // A cursor from before this type existed has no key for it: read the type from zero (docs/protocol.md, "Cursor", for tasks).
+    const raw = type in p ? p[type] : '0';
+    const value = parseVersion(raw);
+    if (value === null) return null;
     out[type] = value;
   }
   return out as Watermarks;

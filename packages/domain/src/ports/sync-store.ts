@@ -40,34 +40,55 @@ export interface PushReceipt {
   readonly result: unknown;
 }
 
+/** A receipt as it is looked up: its key without the stored result. */
+export type ReceiptKey = Omit<PushReceipt, 'result'>;
+
+/** The uids wanted of each record type (every type present; an empty list wants nothing). */
+export type UidsByType = Readonly<Record<RecordType, readonly string[]>>;
+
+/** The answer of `SyncUnitOfWork.prefetch`: the rows found per type and the receipts found. */
+export interface Prefetched {
+  readonly rows: Readonly<Record<RecordType, RecordRow[]>>;
+  readonly receipts: PushReceipt[];
+}
+
+/** The answer of `SyncUnitOfWork.readChangesSince`: the pull's upper bound and each type's rows. */
+export interface ChangesSince {
+  /** The global sequence's last issued value when the read began (0n when none was ever issued). */
+  readonly bound: bigint;
+  readonly rows: Readonly<Record<RecordType, RecordRow[]>>;
+}
+
 /**
  * Everything the sync engine may do inside one transaction that holds the caller's per-user lock.
  * All reads and writes are scoped to that user: no method can see or touch another user's rows.
- * Guarantees of every implementation (checked by the store contract suite in testkit):
+ * Every method is required and has one shape; a store may answer each in as few round trips as it
+ * likes. Guarantees of every implementation (checked by the store contract suite in testkit, run on
+ * the in-memory store, PGlite and PostgreSQL):
  * - reads see every write made earlier in the same unit of work;
  * - nothing is visible to other units of work before the whole unit commits;
  * - if the work throws, nothing of it persists.
  */
 export interface SyncUnitOfWork {
   readonly userId: number;
-  /** Rows (live or tombstone) with these uids, locked for update (`SELECT … FOR UPDATE`). */
-  lockRows(type: RecordType, uids: readonly string[]): Promise<RecordRow[]>;
-  /** Live rows of `type` whose reference field `field` (wire name) holds one of `parentUids`, locked. */
+  /**
+   * The push prefetch: for every type, the rows (live or tombstone) with the wanted uids, locked
+   * for update (`SELECT … FOR UPDATE`), each type's in id order, and the stored receipts matching
+   * `receiptKeys`. Unknown uids and keys are simply absent from the answer.
+   */
+  prefetch(wanted: UidsByType, receiptKeys: readonly ReceiptKey[]): Promise<Prefetched>;
+  /** Live rows of `type` whose reference field `field` (wire name) holds one of `parentUids`, locked, in id order. */
   findLiveReferencing(type: RecordType, field: string, parentUids: readonly string[]): Promise<RecordRow[]>;
   /** The user's live calendars with isDefault true, oldest id first, locked. */
   findLiveDefaultCalendars(): Promise<RecordRow[]>;
   /** `count` new versions from the one global sequence, strictly increasing. */
   nextVersions(count: number): Promise<bigint[]>;
-  /** The global sequence's last issued value (0n when none was ever issued). */
-  currentVersion(): Promise<bigint>;
   /**
    * Applies the writes in order (a set-based store may group them, but an update that clears
    * isDefault must land before one that sets it) and returns each written row's id, in order.
    * Each (type, uid) appears at most once in a batch (one final state per row).
    */
   applyWrites(writes: readonly RowWrite[]): Promise<number[]>;
-  /** Receipts of earlier applied items matching these keys. */
-  findReceipts(keys: readonly Omit<PushReceipt, 'result'>[]): Promise<PushReceipt[]>;
   /** Stores receipts; a key that already exists is left as it is. */
   saveReceipts(receipts: readonly PushReceipt[]): Promise<void>;
   /** Inserts conflict records, returning them with their new ids, in order. */
@@ -85,29 +106,13 @@ export interface SyncUnitOfWork {
    * node once this unit commits, never if it rolls back (PostgreSQL: `NOTIFY` in the transaction).
    */
   announceChange(change: DataChange): Promise<void>;
-  /** Rows (live and tombstones) with afterVersion < version <= upToVersion, ascending, at most `limit`. */
-  readChanges(type: RecordType, afterVersion: bigint, upToVersion: bigint, limit: number): Promise<RecordRow[]>;
   /**
-   * Optional, for stores where a round trip costs: `currentVersion()` and then, for every type,
-   * `readChanges(type, after[type], bound, limit)` (empty when after[type] >= bound), in one go.
-   * Must answer exactly what those calls would; the pull uses them when this is absent.
+   * The pull read: `bound` is the global sequence's last issued value, read under the per-user
+   * lock; then for every type the rows (live and tombstones) with
+   * `watermarks[type] < version <= bound`, ascending by version, at most `limit` each (none when
+   * the watermark is at or past the bound, or `limit` is 0).
    */
-  readAllChanges?(after: Readonly<Record<RecordType, bigint>>, limit: number): Promise<AllChanges>;
-  /**
-   * Optional: `lockRows(type, wanted[type])` for every type plus `findReceipts(keys)`, in one round
-   * trip (the push prefetch). Must answer exactly what those calls would; the push makes them
-   * separately when this is absent.
-   */
-  lockRowsAndFindReceipts?(
-    wanted: Readonly<Record<RecordType, readonly string[]>>,
-    keys: readonly Omit<PushReceipt, 'result'>[],
-  ): Promise<{ rows: Record<RecordType, RecordRow[]>; receipts: PushReceipt[] }>;
-}
-
-/** The answer of `SyncUnitOfWork.readAllChanges`: the pull's upper bound and each type's rows. */
-export interface AllChanges {
-  readonly bound: bigint;
-  readonly rows: Readonly<Record<RecordType, RecordRow[]>>;
+  readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince>;
 }
 
 /**

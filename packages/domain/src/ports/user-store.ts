@@ -34,22 +34,19 @@ export interface UserProfilePatch {
   readonly notificationSettings?: NotificationSettings;
 }
 
-/** What `createPhoneUser` needs: the verified phone, the name given at send-otp, the default calendar. */
+/** What `createPhoneUser` needs: the verified phone and the name given at send-otp. */
 export interface NewPhoneUser {
   readonly phone: string;
   readonly name: string;
-  /** Server-made uid of the default calendar "Personal". */
-  readonly calendarUid: string;
   readonly now: string;
 }
 
 /**
  * Storage of users. Guarantees (checked by the auth store contract suite in testkit):
  * - e-mail lookups are case-insensitive and e-mails are unique ignoring case;
- * - `createPhoneUser` creates the user and its default calendar "Personal" in one transaction that
- *   takes the per-user lock (`pg_advisory_xact_lock(userId)`) and draws the calendar's version from
- *   the global record sequence; when the phone already belongs to a user (a race), it creates
- *   nothing and returns that user with `created: false`.
+ * - `createPhoneUser` creates the user only (its default calendar is made by the sync engine);
+ *   when the phone already belongs to a user (a race), it creates nothing and returns that user
+ *   with `created: false`.
  */
 export interface UserStore {
   findById(id: number): Promise<UserRecord | null>;

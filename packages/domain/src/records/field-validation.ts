@@ -18,6 +18,16 @@ export const VERSION_PATTERN = /^(0|[1-9][0-9]{0,18})$/;
 export const MAX_VERSION = (1n << 63n) - 1n;
 
 /**
+ * A version text (baseVersion, cursor watermark) as a bigint, or null when it is not one: not
+ * `VERSION_PATTERN`, or above `MAX_VERSION`. The one place a version from outside is parsed.
+ */
+export function parseVersion(text: unknown): bigint | null {
+  if (typeof text !== 'string' || !VERSION_PATTERN.test(text)) return null;
+  const value = BigInt(text);
+  return value > MAX_VERSION ? null : value;
+}
+
+/**
  * Keys a client may send that are server stamps or legacy fields: silently dropped, never applied
  * (createdAt/updatedAt are "ignored and never applied in push"; legacy fields are ignored).
  * The one list: the HTTP push schema accepts the same keys.

@@ -1,4 +1,4 @@
-import { UID_PATTERN, validatePatch, VERSION_PATTERN } from '../records/field-validation.js';
+import { parseVersion, UID_PATTERN, validatePatch } from '../records/field-validation.js';
 import { type Checked, type ItemError, itemError } from '../records/item-error.js';
 import { applyPatch, checkInvariants, checkRequiredOnCreate, createFields } from '../records/record-state.js';
 import type { FieldValues, RecordRow, RecordType } from '../records/types.js';
@@ -43,10 +43,11 @@ export interface PushItemInput {
   readonly patch?: Checked<FieldValues> | null;
 }
 
-/** The item's baseVersion as a bigint, null, or an error for anything that is not a decimal string. */
+/** The item's baseVersion as a bigint, null, or an error for anything that is not a 64-bit version text (`parseVersion`). */
 export function parseBaseVersion(base: unknown): { ok: true; value: bigint | null } | { ok: false; error: ItemError } {
   if (base === null || base === undefined) return { ok: true, value: null };
-  if (typeof base === 'string' && VERSION_PATTERN.test(base)) return { ok: true, value: BigInt(base) };
+  const value = parseVersion(base);
+  if (value !== null) return { ok: true, value };
   return { ok: false, error: itemError('INVALID_FIELD', 'baseVersion must be a decimal string or null') };
 }
 

@@ -8,3 +8,4 @@ export * from './row-overlay.js';
 export * from './push-planner.js';
 export * from './sync-service.js';
 export * from './page-limits.js';
+export * from './sign-up-calendar.js';

@@ -1,4 +1,5 @@
-import type { ConflictRecord, PushReceipt, RowWrite, SyncUnitOfWork } from '../ports/sync-store.js';
+import type { ConflictRecord, ReceiptKey, RowWrite, SyncUnitOfWork } from '../ports/sync-store.js';
+import { perRecordType } from '../records/per-record-type.js';
 import { referenceFields } from '../records/field-tables.js';
 import { fieldsOfWireRecord, completeFields } from '../records/snapshot.js';
 import { ENTITY_TYPE, RECORD_TYPES, type RecordType, type WireRecord } from '../records/types.js';
@@ -55,7 +56,7 @@ export interface PlanOutcome {
 /**
  * Plans pushed items (and restores) inside one unit of work: each item is decided in order on a
  * `RowOverlay`, then `commit` takes the versions, writes the rows, conflicts and receipts. One
- * planner per unit of work; per-item mode uses one per item, batch mode one per push.
+ * planner per unit of work (one per push, one per restore).
  */
 export class PushPlanner {
   readonly #uow: SyncUnitOfWork;
@@ -75,10 +76,10 @@ export class PushPlanner {
     this.#overlay = new RowOverlay(uow, now);
   }
 
-  /** Loads, in a few round trips, the rows and receipts the items of `changeset` name. */
+  /** Loads, in one store call, the rows and receipts the items of `changeset` name. */
   async prefetch(changeset: PushChangeset): Promise<void> {
-    const keys: Omit<PushReceipt, 'result'>[] = [];
-    const wanted: Record<RecordType, Set<string>> = { calendars: new Set(), events: new Set(), tasks: new Set(), reminders: new Set() };
+    const keys: ReceiptKey[] = [];
+    const wanted = perRecordType(() => new Set<string>());
     for (const type of RECORD_TYPES) {
       for (const item of changeset[type] ?? []) {
         wanted[type].add(item.uid);
@@ -93,20 +94,11 @@ export class PushPlanner {
         }
       }
     }
-    if (this.#uow.lockRowsAndFindReceipts) {
-      // One round trip for every type's rows and the receipts.
-      const missing = {} as Record<RecordType, string[]>;
-      for (const type of RECORD_TYPES) missing[type] = this.#overlay.missing(type, wanted[type]);
-      const found = await this.#uow.lockRowsAndFindReceipts(missing, keys);
-      for (const type of RECORD_TYPES) if (missing[type].length > 0) this.#overlay.loaded(type, missing[type], found.rows[type]);
-      for (const r of found.receipts) this.#stored.set(receiptKey(r.type, r.uid, r.fingerprint), r.result);
-      return;
-    }
-    // One round trip per type for the items' rows and the parents they name.
-    for (const type of RECORD_TYPES) await this.#overlay.load(type, wanted[type]);
-    if (keys.length > 0) {
-      for (const r of await this.#uow.findReceipts(keys)) this.#stored.set(receiptKey(r.type, r.uid, r.fingerprint), r.result);
-    }
+    // One round trip for every type's rows (the items' and the parents they name) and the receipts.
+    const missing = perRecordType((type) => this.#overlay.missing(type, wanted[type]));
+    const found = await this.#uow.prefetch(missing, keys);
+    for (const type of RECORD_TYPES) if (missing[type].length > 0) this.#overlay.loaded(type, missing[type], found.rows[type]);
+    for (const r of found.receipts) this.#stored.set(receiptKey(r.type, r.uid, r.fingerprint), r.result);
   }
 
   /** Decides one item on the overlay; its result is produced by `commit`. */

@@ -1,6 +1,7 @@
 import { FIELD_TABLES } from '../records/field-tables.js';
 import { UID_PATTERN } from '../records/field-validation.js';
 import { isLiveDefaultCalendar } from '../records/default-calendar.js';
+import { perRecordType } from '../records/per-record-type.js';
 import type { RecordRow, RecordType } from '../records/types.js';
 import type { SyncUnitOfWork } from '../ports/sync-store.js';
 import { childLinks } from './reference-rules.js';
@@ -94,10 +95,11 @@ export class RowOverlay implements RowView {
   async load(type: RecordType, uids: Iterable<string>): Promise<void> {
     const missing = this.missing(type, uids);
     if (missing.length === 0) return;
-    this.loaded(type, missing, await this.#uow.lockRows(type, missing));
+    const wanted = perRecordType((t): readonly string[] => (t === type ? missing : []));
+    this.loaded(type, missing, (await this.#uow.prefetch(wanted, [])).rows[type]);
   }
 
-  /** Records what `lockRows(type, missing)` answered (rows read elsewhere, e.g. by a combined prefetch). */
+  /** Records what the store's `prefetch` answered for these uids of `type` (absent ones are null rows). */
   loaded(type: RecordType, missing: readonly string[], rows: readonly RecordRow[]): void {
     for (const row of rows) this.#remember(row);
     for (const uid of missing) {

@@ -15,8 +15,6 @@ export interface SyncServiceDeps {
   readonly store: SyncStore;
   readonly clock: Clock;
   readonly cursorCodec: CursorCodec;
-  /** 'per-item' (default): one unit of work per item; 'batch': the whole push in one, same results. */
-  readonly pushMode?: 'per-item' | 'batch';
   /**
    * Told about every storage failure that one item caused (the item then gets a per-item error):
    * such a failure is a bug or a gap in validation, so the composition root logs it.
@@ -42,7 +40,6 @@ export class SyncService implements SyncApi {
   readonly #store: SyncStore;
   readonly #clock: Clock;
   readonly #codec: CursorCodec;
-  readonly #mode: 'per-item' | 'batch';
   readonly #onItemFailure: ((failure: ItemFailure) => void) | undefined;
   readonly #notifier: ChangeNotifier | undefined;
 
@@ -50,31 +47,25 @@ export class SyncService implements SyncApi {
     this.#store = deps.store;
     this.#clock = deps.clock;
     this.#codec = deps.cursorCodec;
-    this.#mode = deps.pushMode ?? 'per-item';
     this.#onItemFailure = deps.onItemFailure;
     this.#notifier = deps.notifier;
   }
 
   /**
-   * Applies a push. In batch mode the whole push is one unit of work; if storage fails with
-   * anything but a `DomainError` (such as DATABASE_UNAVAILABLE, which fails the request), the push
-   * is retried item by item so one poisonous item cannot block the others (a client would retry the
-   * whole batch forever). Item by item, an item whose unit of work fails that way is answered with a
+   * One unit of work for the whole push: every item is decided in order on the rows as the items
+   * before it left them, so the results are those of pushing the items one by one (the test oracle
+   * `pushItemByItem` in testkit checks exactly that), with nothing half-applied. If storage fails
+   * with anything but a `DomainError` (such as DATABASE_UNAVAILABLE, which fails the request), the
+   * push is retried item by item so one poisonous item cannot block the others (a client would
+   * retry the whole batch forever): an item whose unit of work fails that way is answered with a
    * per-item error and the rest still apply.
    */
   async push(userId: number, changeset: PushChangeset, deviceUid: string | null = null): Promise<PushResponse> {
-    if (this.#mode === 'batch') {
-      try {
-        const out = await this.#inUserTransactionNotifying(userId, async (uow) => {
-          const planner = new PushPlanner(uow, this.#clock.now().toISOString());
-          await planner.prefetch(changeset);
-          for (const type of RECORD_TYPES) for (const item of changeset[type] ?? []) await planner.planItem(type, item);
-          return this.#commitAnnouncing(uow, planner, deviceUid);
-        });
-        return toPushResponse(out.results, out.conflicts);
-      } catch (error) {
-        if (error instanceof DomainError) throw error;
-      }
+    try {
+      const out = await this.#inUserTransactionNotifying(userId, (uow) => this.#plan(uow, changeset, deviceUid));
+      return toPushResponse(out.results, out.conflicts);
+    } catch (error) {
+      if (error instanceof DomainError) throw error;
     }
     const results: { type: RecordType; result: ItemResult }[] = [];
     const conflicts: PushResponse['conflicts'] = [];
@@ -82,12 +73,7 @@ export class SyncService implements SyncApi {
       for (const item of changeset[type] ?? []) {
         let out;
         try {
-          out = await this.#inUserTransactionNotifying(userId, async (uow) => {
-            const planner = new PushPlanner(uow, this.#clock.now().toISOString());
-            await planner.prefetch({ [type]: [item] });
-            await planner.planItem(type, item);
-            return this.#commitAnnouncing(uow, planner, deviceUid);
-          });
+          out = await this.#inUserTransactionNotifying(userId, (uow) => this.#plan(uow, { [type]: [item] }, deviceUid));
         } catch (error) {
           if (error instanceof DomainError) throw error;
           this.#onItemFailure?.({ userId, type, uid: item.uid, error });
@@ -101,18 +87,25 @@ export class SyncService implements SyncApi {
     return toPushResponse(results, conflicts);
   }
 
+  /** Decides and writes the items of `changeset` in push order inside one unit of work, announcing the change. */
+  async #plan(uow: SyncUnitOfWork, changeset: PushChangeset, deviceUid: string | null): Promise<PlanOutcome & { change: DataChange | null }> {
+    const planner = new PushPlanner(uow, this.#clock.now().toISOString());
+    await planner.prefetch(changeset);
+    for (const type of RECORD_TYPES) for (const item of changeset[type] ?? []) await planner.planItem(type, item);
+    return this.#commitAnnouncing(uow, planner, deviceUid);
+  }
+
   async pull(userId: number, query: { readonly cursor?: string; readonly limit?: number }): Promise<PullResponse> {
     const limit = clampToBounds(query.limit, PAGE_LIMITS.pull);
     const decoded = this.#codec.decode(query.cursor, userId);
     return this.#store.inUserTransaction(userId, async (uow) => {
-      const all = uow.readAllChanges ? await uow.readAllChanges(decoded.watermarks, limit + 1) : null;
-      const bound = all ? all.bound : await uow.currentVersion();
+      const { bound, rows: changes } = await uow.readChangesSince(decoded.watermarks, limit + 1);
       const next: Record<RecordType, bigint> = { ...decoded.watermarks };
       const records = {} as Record<RecordType, WireRecord[]>;
       let hasMore = false;
       for (const type of RECORD_TYPES) {
         const from = decoded.watermarks[type];
-        const rows = from >= bound ? [] : all ? all.rows[type] : await uow.readChanges(type, from, bound, limit + 1);
+        const rows = changes[type];
         const page = rows.slice(0, limit);
         records[type] = page.map(toWireRecord);
         if (rows.length > limit) {

@@ -1,4 +1,4 @@
-import { AuthService, type AuthStore, type ChangeFeed, type Clock, type PasswordHasher, type Random, type SmsSender, type UserStore } from '@calsync/domain';
+import { AuthService, type AuthStore, type ChangeFeed, type Clock, type PasswordHasher, type Random, type SmsSender, type SyncApi, type UserStore } from '@calsync/domain';
 import type { AppConfig } from '../config-types.js';
 import { FastJwtTokenSigner } from './jwt-token-signer.js';
 
@@ -10,6 +10,8 @@ import { FastJwtTokenSigner } from './jwt-token-signer.js';
 export interface AuthModuleDeps {
   readonly config: AppConfig;
   readonly users: UserStore;
+  /** The sync engine, which makes a new user's default calendar. */
+  readonly sync: Pick<SyncApi, 'push'>;
   readonly store: AuthStore;
   readonly passwordHasher: PasswordHasher;
   readonly clock: Clock;
@@ -27,6 +29,7 @@ export function createAuthModule(deps: AuthModuleDeps): { auth: AuthService } {
   const auth = new AuthService(
     {
       users: deps.users,
+      sync: deps.sync,
       store: deps.store,
       sms: deps.smsSender,
       hasher: deps.passwordHasher,

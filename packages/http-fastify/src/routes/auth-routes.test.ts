@@ -1,4 +1,4 @@
-import { AuthService } from '@calsync/domain';
+import { AuthService, CursorCodec, SyncService } from '@calsync/domain';
 import type { FastifyInstance } from 'fastify';
 import {
   CapturingSmsSender,
@@ -6,7 +6,9 @@ import {
   cryptoRandom,
   InMemoryAuthStore,
   InMemoryUserStore,
-} from '../../../testkit/src/auth/index.js';
+  InMemorySyncStore,
+  FixedClock,
+} from '@calsync/testkit';
 import { buildTestApp } from '../../test-support/index.js';
 import { SystemClock } from '../system.js';
 import { registerAuth } from '../auth/index.js';
@@ -27,6 +29,7 @@ async function signInTestApp(env: Record<string, string> = {}) {
         auth = new AuthService(
           {
             users,
+            sync: new SyncService({ store: new InMemorySyncStore(), clock: new FixedClock(), cursorCodec: new CursorCodec('k') }),
             store: new InMemoryAuthStore(),
             sms,
             hasher: new CheapPasswordHasher(),

@@ -1,7 +1,7 @@
 import {
   DomainError,
   FIELD_TABLES,
-  MAX_VERSION,
+  parseBaseVersion,
   RECORD_TYPES,
   type ConflictPage,
   type PullResponse,
@@ -112,7 +112,8 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
         const items = body[type];
         if (items === undefined) continue;
         items.forEach((raw, i) => {
-          if (typeof raw.baseVersion === 'string' && BigInt(raw.baseVersion) > MAX_VERSION) {
+          // The schema checked the form; the domain's parser also refuses what no BIGINT holds.
+          if (!parseBaseVersion(raw.baseVersion).ok) {
             throw new DomainError('VALIDATION_ERROR', 'Request validation failed', [{ path: `body/${type}/${i}/baseVersion`, message: 'must be a 64-bit version' }]);
           }
         });

@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isDomainError, type AuthStore, type NewRefreshToken, type UserStore } from '@calsync/domain';
 
-/** The stores of one adapter under the contract suite, plus a way to read default calendars. */
+/** The stores of one adapter under the contract suite. */
 export interface AuthStoresUnderTest {
   readonly users: UserStore;
   readonly store: AuthStore;
-  /** The user's live calendars (to check the default one made at sign-up). */
-  defaultCalendars(userId: number): Promise<{ uid: string; name: string; isDefault: boolean; version: bigint }[]>;
   close(): Promise<void>;
 }
 
@@ -37,30 +35,25 @@ export function runAuthStoreContract(name: string, open: () => Promise<AuthStore
       await s.close();
     });
     const newUser = async (name = 'Ann') =>
-      (await s.users.createPhoneUser({ phone: phone(), name, calendarUid: unique('cal'), now: T0 })).user;
+      (await s.users.createPhoneUser({ phone: phone(), name, now: T0 })).user;
 
-    it('creates a phone user with one default calendar "Personal", once per phone', async () => {
+    it('creates a phone user once per phone', async () => {
       const p = phone();
-      const first = await s.users.createPhoneUser({ phone: p, name: 'Bo', calendarUid: unique('c'), now: T0 });
+      const first = await s.users.createPhoneUser({ phone: p, name: 'Bo', now: T0 });
       expect(first.created).toBe(true);
       expect(first.user).toMatchObject({ phone: p, name: 'Bo', email: null, role: 'USER', isPhoneVerified: true });
       expect(first.user.notificationSettings).toEqual({ syncNotifications: true, eventReminders: true, conflictAlerts: true });
-      const again = await s.users.createPhoneUser({ phone: p, name: 'X', calendarUid: unique('c'), now: T0 });
+      const again = await s.users.createPhoneUser({ phone: p, name: 'X', now: T0 });
       expect(again).toMatchObject({ created: false, user: { id: first.user.id } });
-      const cals = await s.defaultCalendars(first.user.id);
-      expect(cals).toHaveLength(1);
-      expect(cals[0]).toMatchObject({ name: 'Personal', isDefault: true });
-      expect(cals[0]!.version > 0n).toBe(true);
     });
 
-    it('concurrent sign-ups of one phone create exactly one user and one calendar', async () => {
+    it('concurrent sign-ups of one phone create exactly one user', async () => {
       const p = phone();
       const results = await Promise.all(
-        [0, 1, 2, 3].map(() => s.users.createPhoneUser({ phone: p, name: '', calendarUid: unique('c'), now: T0 })),
+        [0, 1, 2, 3].map(() => s.users.createPhoneUser({ phone: p, name: '', now: T0 })),
       );
       expect(results.filter((r) => r.created)).toHaveLength(1);
       expect(new Set(results.map((r) => r.user.id)).size).toBe(1);
-      expect(await s.defaultCalendars(results[0]!.user.id)).toHaveLength(1);
     });
 
     it('finds users by id, phone and case-insensitive e-mail; e-mails are unique ignoring case', async () => {

@@ -3,11 +3,9 @@ import { InMemoryUserStore } from './in-memory-user-store.js';
 import { runAuthStoreContract } from './auth-store-contract.js';
 
 runAuthStoreContract('in memory', async () => {
-  const users = new InMemoryUserStore();
   return {
-    users,
+    users: new InMemoryUserStore(),
     store: new InMemoryAuthStore(),
-    defaultCalendars: async (userId) => users.calendars.filter((c) => c.userId === userId),
     close: async () => {},
   };
 });

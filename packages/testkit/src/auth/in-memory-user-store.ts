@@ -8,22 +8,10 @@ import {
   type UserStore,
 } from '@calsync/domain';
 
-/** A default calendar made at sign-up, as the in-memory user store remembers it. */
-export interface InMemoryDefaultCalendar {
-  readonly userId: number;
-  readonly uid: string;
-  readonly name: string;
-  readonly isDefault: true;
-  readonly version: bigint;
-}
-
 /** UserStore in memory, for domain and HTTP tests; held to the same contract suite as Postgres. */
 export class InMemoryUserStore implements UserStore {
   private readonly users = new Map<number, UserRecord>();
-  /** Default calendars created by `createPhoneUser`. */
-  readonly calendars: InMemoryDefaultCalendar[] = [];
   private nextId = 1;
-  private nextVersion = 1n;
 
   async findById(id: number): Promise<UserRecord | null> {
     return this.users.get(id) ?? null;
@@ -53,7 +41,6 @@ export class InMemoryUserStore implements UserStore {
       notificationSettings: { ...DEFAULT_NOTIFICATION_SETTINGS },
     };
     this.users.set(user.id, user);
-    this.calendars.push({ userId: user.id, uid: input.calendarUid, name: 'Personal', isDefault: true, version: this.nextVersion++ });
     return { user, created: true };
   }
 

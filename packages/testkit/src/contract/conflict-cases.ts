@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NewConflict } from '@calsync/domain';
-import { T1, T2, type StoreHarness } from './fixtures.js';
+import { T1, T2, receiptsOf, type StoreHarness } from './fixtures.js';
 
 function conflict(userId: number, uid: string, winner: bigint): NewConflict {
   return {
@@ -24,14 +24,14 @@ export function conflictCases(harness: () => StoreHarness): void {
       await store.inUserTransaction(user, (uow) => uow.saveReceipts([{ ...key, result }]));
       await store.inUserTransaction(user, (uow) => uow.saveReceipts([{ ...key, result: { status: 'other' } }, { ...key, fingerprint: 'f2', result: 2 }]));
       await store.inUserTransaction(user, async (uow) => {
-        const found = await uow.findReceipts([key, { ...key, fingerprint: 'f2' }, { ...key, fingerprint: 'f3' }, { ...key, type: 'tasks' }]);
+        const found = await receiptsOf(uow, [key, { ...key, fingerprint: 'f2' }, { ...key, fingerprint: 'f3' }, { ...key, type: 'tasks' }]);
         const byFingerprint = Object.fromEntries(found.map((r) => [r.fingerprint, r]));
         expect(found).toHaveLength(2);
         expect(byFingerprint.f1).toEqual({ ...key, result });
         expect(byFingerprint.f2!.result).toBe(2);
-        expect(await uow.findReceipts([])).toEqual([]);
+        expect(await receiptsOf(uow, [])).toEqual([]);
       });
-      await store.inUserTransaction(other, async (uow) => expect(await uow.findReceipts([key])).toEqual([]));
+      await store.inUserTransaction(other, async (uow) => expect(await receiptsOf(uow, [key])).toEqual([]));
     });
 
     it('inserts conflicts with increasing ids, then locks, resolves and pages them per user', async () => {

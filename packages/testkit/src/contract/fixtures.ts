@@ -1,4 +1,4 @@
-import type { ChangeFeed, FieldValues, NewRecordRow, RecordRow, RecordType, SyncStore } from '@calsync/domain';
+import { perRecordType, type ChangeFeed, type FieldValues, type NewRecordRow, type PushReceipt, type ReceiptKey, type RecordRow, type RecordType, type SyncStore, type SyncUnitOfWork } from '@calsync/domain';
 
 /** What the contract suite needs from one store under test. */
 export interface StoreHarness {
@@ -93,4 +93,24 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
 /** Waits `ms` milliseconds (gives a blocked unit of work the chance to misbehave; never asserted as a timing). */
 export function pause(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** No uids of any type: the base for a prefetch that wants a few. */
+export function noUids(): Record<RecordType, string[]> {
+  return perRecordType(() => []);
+}
+
+/** The rows of one type with these uids, through the port's one prefetch (no receipts). */
+export async function rowsOf(uow: SyncUnitOfWork, type: RecordType, uids: readonly string[]): Promise<RecordRow[]> {
+  return (await uow.prefetch({ ...noUids(), [type]: uids }, [])).rows[type];
+}
+
+/** The receipts matching these keys, through the port's one prefetch (no rows). */
+export async function receiptsOf(uow: SyncUnitOfWork, keys: readonly ReceiptKey[]): Promise<PushReceipt[]> {
+  return (await uow.prefetch(noUids(), keys)).receipts;
+}
+
+/** The global sequence's last issued value, as the pull reads it (a change read of no rows). */
+export async function boundOf(uow: SyncUnitOfWork): Promise<bigint> {
+  return (await uow.readChangesSince(perRecordType(() => 0n), 0)).bound;
 }

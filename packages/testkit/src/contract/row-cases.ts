@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RecordRow } from '@calsync/domain';
-import { T2, insertFamily, insertRows, sampleFields, type StoreHarness } from './fixtures.js';
+import { T2, insertFamily, insertRows, noUids, rowsOf, sampleFields, type StoreHarness } from './fixtures.js';
 
 /** Row round-trip, update, lookup, reference and default-calendar cases. */
 export function rowCases(harness: () => StoreHarness): void {
@@ -10,7 +10,7 @@ export function rowCases(harness: () => StoreHarness): void {
       const user = await createUser();
       const written = await insertFamily(store, user, 'rt');
       for (const row of written) {
-        const [read] = await store.inUserTransaction(user, (uow) => uow.lockRows(row.type, [row.uid]));
+        const [read] = await store.inUserTransaction(user, (uow) => rowsOf(uow, row.type, [row.uid]));
         expect(read).toEqual(row);
       }
       const taskIds = written.filter((r) => r.type === 'tasks').map((r) => r.id);
@@ -35,25 +35,35 @@ export function rowCases(harness: () => StoreHarness): void {
         expect(id).toBe(before.id);
         return row;
       });
-      const [read] = await store.inUserTransaction(user, (uow) => uow.lockRows('events', [before.uid]));
+      const [read] = await store.inUserTransaction(user, (uow) => rowsOf(uow, 'events', [before.uid]));
       expect(read).toEqual(after);
       expect(read!.createdAt).toBe(before.createdAt);
     });
 
-    it('lockRows returns only the asked uids, tombstones included, and nothing for unknown or empty lists', async () => {
+    it('prefetch returns the asked uids of every type in one call, tombstones included, in id order, with the matching receipts', async () => {
       const { store, createUser } = harness();
-      const user = await createUser();
-      await insertRows(store, user, [
+      const [user, other] = [await createUser(), await createUser()];
+      const written = await insertRows(store, user, [
+        { type: 'tasks', uid: 'lr-c', fields: sampleFields('tasks') },
         { type: 'tasks', uid: 'lr-a', fields: sampleFields('tasks') },
         { type: 'tasks', uid: 'lr-b', fields: sampleFields('tasks'), deleted: T2 },
-        { type: 'tasks', uid: 'lr-c', fields: sampleFields('tasks') },
+        { type: 'calendars', uid: 'lr-cal', fields: sampleFields('calendars') },
       ]);
+      await insertRows(store, other, [{ type: 'tasks', uid: 'lr-o', fields: sampleFields('tasks') }]);
+      const key = { type: 'tasks' as const, uid: 'lr-a', fingerprint: 'fp' };
+      await store.inUserTransaction(user, (uow) => uow.saveReceipts([{ ...key, result: { status: 'created' } }]));
+      await store.inUserTransaction(other, (uow) => uow.saveReceipts([{ ...key, uid: 'lr-o', result: 1 }]));
       await store.inUserTransaction(user, async (uow) => {
-        const rows = await uow.lockRows('tasks', ['lr-a', 'lr-b', 'lr-unknown']);
-        expect(rows.map((r) => r.uid).sort()).toEqual(['lr-a', 'lr-b']);
-        expect(rows.find((r) => r.uid === 'lr-b')!.deleted).toBe(T2);
-        expect(await uow.lockRows('tasks', [])).toEqual([]);
-        expect(await uow.lockRows('events', ['lr-a'])).toEqual([]);
+        const wanted = { ...noUids(), tasks: ['lr-b', 'lr-a', 'lr-unknown', 'lr-a', 'lr-c', 'lr-o'], calendars: ['lr-cal', 'lr-a'] };
+        const found = await uow.prefetch(wanted, [key, { ...key, fingerprint: 'other' }, { ...key, uid: 'lr-o' }]);
+        expect(found.rows.tasks).toEqual(written.filter((r) => r.type === 'tasks').sort((a, b) => a.id - b.id));
+        expect(found.rows.tasks.find((r) => r.uid === 'lr-b')!.deleted).toBe(T2);
+        expect(found.rows.calendars.map((r) => r.uid)).toEqual(['lr-cal']);
+        expect(found.rows.events).toEqual([]);
+        expect(found.rows.reminders).toEqual([]);
+        expect(found.receipts).toEqual([{ ...key, result: { status: 'created' } }]);
+        expect(await uow.prefetch(noUids(), [])).toEqual({ rows: { calendars: [], events: [], tasks: [], reminders: [] }, receipts: [] });
+        expect(await rowsOf(uow, 'events', ['lr-a'])).toEqual([]);
       });
     });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { T1, deferred, insertRows, newRow, pause, sampleFields, type StoreHarness } from './fixtures.js';
+import { T1, deferred, insertRows, newRow, pause, receiptsOf, rowsOf, sampleFields, type StoreHarness } from './fixtures.js';
 
 /** Options of the contract suite. */
 export interface ContractOptions {
@@ -23,13 +23,13 @@ export function transactionCases(harness: () => StoreHarness, options: ContractO
           await uow.applyWrites([{ kind: 'insert', row: newRow('tasks', user, 'rb-1', v!, sampleFields('tasks')) }]);
           await uow.saveReceipts([{ type: 'tasks', uid: 'rb-1', fingerprint: 'f', result: { ok: true } }]);
           await uow.insertConflicts([{ userId: user, type: 'tasks', uid: 'rb-1', winnerVersion: v!, loserSnapshot: { uid: 'rb-1', version: null }, createdAt: T1 }]);
-          expect(await uow.lockRows('tasks', ['rb-1'])).toHaveLength(1);
+          expect(await rowsOf(uow, 'tasks', ['rb-1'])).toHaveLength(1);
           throw failure;
         }),
       ).rejects.toBe(failure);
       await store.inUserTransaction(user, async (uow) => {
-        expect(await uow.lockRows('tasks', ['rb-1'])).toEqual([]);
-        expect(await uow.findReceipts([{ type: 'tasks', uid: 'rb-1', fingerprint: 'f' }])).toEqual([]);
+        expect(await rowsOf(uow, 'tasks', ['rb-1'])).toEqual([]);
+        expect(await receiptsOf(uow, [{ type: 'tasks', uid: 'rb-1', fingerprint: 'f' }])).toEqual([]);
         expect(await uow.listUnresolvedConflicts(0, 50)).toEqual([]);
       });
     });
@@ -38,14 +38,14 @@ export function transactionCases(harness: () => StoreHarness, options: ContractO
       const { store, createUser } = harness();
       const [a, b] = [await createUser(), await createUser()];
       const [rowA] = await insertRows(store, a, [{ type: 'tasks', uid: 'same', fields: sampleFields('tasks') }]);
-      await store.inUserTransaction(b, async (uow) => expect(await uow.lockRows('tasks', ['same'])).toEqual([]));
+      await store.inUserTransaction(b, async (uow) => expect(await rowsOf(uow, 'tasks', ['same'])).toEqual([]));
       const [rowB] = await insertRows(store, b, [{ type: 'tasks', uid: 'same', fields: { ...sampleFields('tasks'), title: 'B' } }]);
       expect(rowB!.id).not.toBe(rowA!.id);
       await store.inUserTransaction(b, async (uow) => {
         const [v] = await uow.nextVersions(1);
         await uow.applyWrites([{ kind: 'update', row: { ...rowB!, version: v!, fields: { ...rowB!.fields, title: 'B2' } } }]);
       });
-      const [readA] = await store.inUserTransaction(a, (uow) => uow.lockRows('tasks', ['same']));
+      const [readA] = await store.inUserTransaction(a, (uow) => rowsOf(uow, 'tasks', ['same']));
       expect(readA).toEqual(rowA);
       await expect(
         store.inUserTransaction(b, (uow) => uow.applyWrites([{ kind: 'insert', row: newRow('tasks', a, 'x', 1n, sampleFields('tasks')) }])),
@@ -69,7 +69,7 @@ export function transactionCases(harness: () => StoreHarness, options: ContractO
       await firstEntered.promise;
       const second = store.inUserTransaction(user, async (uow) => {
         log.push('second:start');
-        return uow.lockRows('tasks', ['ser-1']);
+        return rowsOf(uow, 'tasks', ['ser-1']);
       });
       await pause(300);
       expect(log).toEqual(['first:start']);

@@ -1,31 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import { RECORD_TYPES } from '@calsync/domain';
-import { T2, insertRows, sampleFields, type MakeStore, type StoreHarness } from './fixtures.js';
+import { T2, boundOf, insertRows, sampleFields, type MakeStore, type StoreHarness } from './fixtures.js';
 
 /** Global sequence and change-feed cases. */
 export function versionCases(harness: () => StoreHarness, makeStore: MakeStore): void {
   describe('versions and changes', () => {
-    it('a fresh store reports currentVersion 0 until a version is issued', async () => {
+    it('a fresh store reports the bound 0 until a version is issued', async () => {
       const fresh = await makeStore();
       try {
         const user = await fresh.createUser();
-        expect(await fresh.store.inUserTransaction(user, (uow) => uow.currentVersion())).toBe(0n);
+        expect(await fresh.store.inUserTransaction(user, (uow) => boundOf(uow))).toBe(0n);
         const [first] = await fresh.store.inUserTransaction(user, (uow) => uow.nextVersions(1));
         expect(first! > 0n).toBe(true);
-        expect(await fresh.store.inUserTransaction(user, (uow) => uow.currentVersion())).toBe(first);
+        expect(await fresh.store.inUserTransaction(user, (uow) => boundOf(uow))).toBe(first);
       } finally {
         await fresh.close();
       }
     });
 
-    it('versions strictly increase across calls, record types and users; currentVersion is the last issued', async () => {
+    it('versions strictly increase across calls, record types and users; the read bound is the last issued', async () => {
       const { store, createUser } = harness();
       const [a, b] = [await createUser(), await createUser()];
       const issued: bigint[] = [];
       for (const user of [a, b, a, b]) {
         const batch = await store.inUserTransaction(user, async (uow) => {
           const versions = await uow.nextVersions(3);
-          expect(await uow.currentVersion()).toBe(versions[2]);
+          expect(await boundOf(uow)).toBe(versions[2]);
           return versions;
         });
         issued.push(...batch);
@@ -35,10 +35,10 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
       const rows = await insertRows(store, a, RECORD_TYPES.map((type, i) => ({ type, uid: `seq-${i}`, fields: type === 'calendars' ? sampleFields('calendars') : minimalFields(type) })));
       expect(rows[0]!.version > issued.at(-1)!).toBe(true);
       for (let i = 1; i < rows.length; i++) expect(rows[i]!.version > rows[i - 1]!.version).toBe(true);
-      expect(await store.inUserTransaction(b, (uow) => uow.currentVersion())).toBe(rows.at(-1)!.version);
+      expect(await store.inUserTransaction(b, (uow) => boundOf(uow))).toBe(rows.at(-1)!.version);
     });
 
-    it('readChanges honours (after, upTo], orders by version, limits, includes tombstones and is per type and user', async () => {
+    it('readChangesSince reads each type after its watermark up to the bound, by version, limited, tombstones included, per user', async () => {
       const { store, createUser } = harness();
       const [user, other] = [await createUser(), await createUser()];
       const rows = await insertRows(store, user, [
@@ -50,22 +50,40 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
       ]);
       await insertRows(store, other, [{ type: 'tasks', uid: 'rc-2', fields: sampleFields('tasks') }]);
       const v = rows.map((r) => r.version);
-      const top = await store.inUserTransaction(user, (uow) => uow.currentVersion());
+      const zero = { calendars: 0n, events: 0n, tasks: 0n, reminders: 0n };
       await store.inUserTransaction(user, async (uow) => {
-        const uids = async (after: bigint, upTo: bigint, limit: number) =>
-          (await uow.readChanges('tasks', after, upTo, limit)).map((r) => r.uid);
-        expect(await uids(0n, top, 100)).toEqual(['rc-1', 'rc-2', 'rc-3', 'rc-4']);
-        expect(await uids(v[0]!, v[3]!, 100)).toEqual(['rc-2', 'rc-3']);
-        expect(await uids(v[0]!, top, 2)).toEqual(['rc-2', 'rc-3']);
-        expect(await uids(v[4]!, top, 100)).toEqual([]);
-        expect(await uids(0n, v[0]! - 1n, 100)).toEqual([]);
-        const tomb = (await uow.readChanges('tasks', v[0]!, v[2]!, 1))[0]!;
+        const top = await boundOf(uow);
+        const uids = async (watermarks: Partial<typeof zero>, limit: number) => {
+          const read = await uow.readChangesSince({ ...zero, ...watermarks }, limit);
+          expect(read.bound).toBe(top);
+          return Object.fromEntries(RECORD_TYPES.map((t) => [t, read.rows[t].map((r) => r.uid)]));
+        };
+        expect(await uids({}, 100)).toEqual({ calendars: ['rc-cal'], events: [], tasks: ['rc-1', 'rc-2', 'rc-3', 'rc-4'], reminders: [] });
+        expect(await uids({ tasks: v[0]!, calendars: v[1]! }, 100)).toEqual({ calendars: [], events: [], tasks: ['rc-2', 'rc-3', 'rc-4'], reminders: [] });
+        expect(await uids({ tasks: v[0]! }, 2)).toEqual({ calendars: ['rc-cal'], events: [], tasks: ['rc-2', 'rc-3'], reminders: [] });
+        expect(await uids({ tasks: v[4]!, calendars: top + 5n }, 100)).toEqual({ calendars: [], events: [], tasks: [], reminders: [] });
+        expect(await uids({}, 0)).toEqual({ calendars: [], events: [], tasks: [], reminders: [] });
+        const tomb = (await uow.readChangesSince({ ...zero, tasks: v[0]! }, 1)).rows.tasks[0]!;
         expect(tomb).toEqual(rows[2]);
-        expect((await uow.readChanges('calendars', 0n, top, 100)).map((r) => r.uid)).toEqual(['rc-cal']);
       });
       await store.inUserTransaction(other, async (uow) => {
-        const theirs = await uow.readChanges('tasks', 0n, top + 1000n, 100);
+        const theirs = (await uow.readChangesSince(zero, 100)).rows.tasks;
         expect(theirs.map((r) => [r.uid, r.userId, r.deleted])).toEqual([['rc-2', other, null]]);
+      });
+    });
+
+    it('readChangesSince bounds by the last issued version: a version issued later in the unit of work is past the next read', async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      const [row] = await insertRows(store, user, [{ type: 'tasks', uid: 'bd-1', fields: sampleFields('tasks') }]);
+      await store.inUserTransaction(user, async (uow) => {
+        const zero = { calendars: 0n, events: 0n, tasks: 0n, reminders: 0n };
+        const before = await uow.readChangesSince(zero, 10);
+        expect(before.bound >= row!.version).toBe(true);
+        const [issued] = await uow.nextVersions(1);
+        const after = await uow.readChangesSince(zero, 10);
+        expect(after.bound).toBe(issued);
+        expect(after.rows.tasks.map((r) => r.uid)).toEqual(['bd-1']);
       });
     });
   });

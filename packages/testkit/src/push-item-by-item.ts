@@ -1,0 +1,28 @@
+import { RECORD_TYPES, type PushChangeset, type PushResponse, type SyncApi } from '@calsync/domain';
+
+/**
+ * The per-item semantics of a push, as a test oracle: each item pushed on its own (one unit of
+ * work each), in the push order (calendars, events, tasks, reminders), the answers joined. A push
+ * of the whole changeset must give the same results and leave the same stored state.
+ */
+export async function pushItemByItem(sync: Pick<SyncApi, 'push'>, userId: number, changeset: PushChangeset): Promise<PushResponse> {
+  const out: PushResponse = { calendars: [], events: [], tasks: [], reminders: [], conflicts: [] };
+  for (const type of RECORD_TYPES) {
+    for (const item of changeset[type] ?? []) {
+      const one = await sync.push(userId, { [type]: [item] });
+      out[type].push(...one[type]);
+      out.conflicts.push(...one.conflicts);
+    }
+  }
+  return out;
+}
+
+/** `sync` with every push made item by item through `pushItemByItem`; everything else unchanged. */
+export function itemByItem(sync: SyncApi): SyncApi {
+  return {
+    push: (userId, changeset) => pushItemByItem(sync, userId, changeset),
+    pull: (userId, query) => sync.pull(userId, query),
+    listConflicts: (userId, query) => sync.listConflicts(userId, query),
+    resolveConflict: (userId, conflictId, action) => sync.resolveConflict(userId, conflictId, action),
+  };
+}
