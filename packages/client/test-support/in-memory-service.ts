@@ -1,4 +1,4 @@
-import { AuthService, CursorCodec, SyncService, type LegacyStatsStore, type NewPhoneUser, type UserRecord } from '@calsync/domain';
+import { AuthService, CursorCodec, SyncService, type LegacyStatsStore } from '@calsync/domain';
 import { buildApp, loadConfig } from '@calsync/http-fastify';
 import { CapturingSmsSender, CheapPasswordHasher, FakeTokenSigner, FixedClock, InMemoryAuthStore, InMemorySyncStore, InMemoryUserStore, ManualAuthClock, cryptoRandom } from '@calsync/testkit';
 
@@ -18,20 +18,6 @@ export interface InMemoryService {
   close(): Promise<void>;
 }
 
-/** Makes a new phone user's default calendar in the sync store too, as the Postgres user store does. */
-class UserStoreWithCalendars extends InMemoryUserStore {
-  constructor(private readonly sync: SyncService) {
-    super();
-  }
-  override async createPhoneUser(input: NewPhoneUser): Promise<{ user: UserRecord; created: boolean }> {
-    const made = await super.createPhoneUser(input);
-    if (made.created) {
-      await this.sync.push(made.user.id, { calendars: [{ uid: input.calendarUid, op: 'upsert', baseVersion: null, fields: { name: 'Personal', isDefault: true } }] });
-    }
-    return made;
-  }
-}
-
 /** The legacy stats routes are not what clients use; they answer zeros here. */
 const noStats: LegacyStatsStore = {
   stats: async () => ({ calendars: 0, events: 0, tasks: 0, reminders: 0, unresolvedConflicts: 0, devices: 0, lastSyncTime: null, syncStatus: { SYNCED: 0, PENDING: 0, CONFLICT: 0 } }),
@@ -46,7 +32,7 @@ export async function startInMemoryService(env: Record<string, string> = {}): Pr
   const syncStore = new InMemorySyncStore();
   const sync = new SyncService({ store: syncStore, clock: new FixedClock(), cursorCodec: new CursorCodec(config.syncCursorSecret) });
   const auth = new AuthService(
-    { users: new UserStoreWithCalendars(sync), store: new InMemoryAuthStore(), sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: cryptoRandom },
+    { users: new InMemoryUserStore(), sync, store: new InMemoryAuthStore(), sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: cryptoRandom },
     { accessTtlSeconds: config.jwt.accessTtlSeconds, refreshTtlSeconds: config.jwt.refreshTtlSeconds, sessionCacheSeconds: 0, otp: config.otp },
   );
   const app = await buildApp({ config, logger: false, sync, stats: noStats, auth, readiness: async () => true });

@@ -10,8 +10,6 @@ import { CryptoRandom, SystemClock } from '../src/system.js';
 /** Options of `buildWiredApp`. */
 export interface WiredAppOptions {
   readonly env?: Readonly<Record<string, string>>;
-  /** Batch is what main.ts runs. */
-  readonly pushMode?: 'per-item' | 'batch';
   /** Readiness probe; the database's ping when absent. */
   readonly readiness?: () => Promise<boolean>;
 }
@@ -37,13 +35,13 @@ export async function buildWiredApp(database: Database, opts: WiredAppOptions = 
     store: new PostgresSyncStore(database.db),
     clock,
     cursorCodec: new CursorCodec(config.syncCursorSecret),
-    pushMode: opts.pushMode ?? 'batch',
     onItemFailure: (f) => itemFailures.push(f),
   });
   const sms = new CapturingSmsSender();
   const { auth } = createAuthModule({
     config,
     users: new PostgresUserStore(database.db),
+    sync,
     store: new PostgresAuthStore(database.db),
     passwordHasher: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }),
     clock,

@@ -2,6 +2,7 @@ import { CursorCodec, SyncService, type ItemFailure, type RowWrite, type SyncSto
 import { describe, expect, it } from 'vitest';
 import { FixedClock } from './clocks.js';
 import { InMemorySyncStore } from './in-memory-sync-store.js';
+import { itemByItem } from './push-item-by-item.js';
 
 /**
  * A stand-in store: the in-memory store, except that writing a row titled "poison" fails the way a
@@ -30,11 +31,12 @@ const T0 = '2024-05-01T10:00:00.000Z';
 const T1 = '2024-05-01T11:00:00.000Z';
 const task = (uid: string, title: string) => ({ uid, op: 'upsert' as const, baseVersion: null, fields: { title } });
 
-describe.each(['per-item', 'batch'] as const)('a storage error caused by one item (pushMode %s)', (pushMode) => {
+describe.each(['whole', 'item by item'] as const)('a storage error caused by one item (push %s)', (mode) => {
   it('fails only that item with a per-item error; the other items of the batch apply, and a retry answers the same', async () => {
     const store = new PoisonedStore();
     const failures: ItemFailure[] = [];
-    const svc = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec('k'), pushMode, onItemFailure: (f) => failures.push(f) });
+    const engine = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec('k'), onItemFailure: (f) => failures.push(f) });
+    const svc = mode === 'whole' ? engine : itemByItem(engine);
     const changeset = {
       calendars: [{ uid: 'cal', op: 'upsert' as const, baseVersion: null, fields: { name: 'Home' } }],
       events: [{ uid: 'ev', op: 'upsert' as const, baseVersion: null, fields: { calendarUid: 'cal', title: 'fine', startTime: T0, endTime: T1 } }],
