@@ -32,7 +32,7 @@ async function notifier(coalesceMs = 50): Promise<FcmChangeNotifier> {
 }
 
 async function userWithDevices(phone: string, tokens: Record<string, string | null>): Promise<number> {
-  const { user } = await users.createPhoneUser({ phone, name: 'A', calendarUid: `cal-${phone}`, now: NOW });
+  const { user } = await users.createPhoneUser({ phone, name: 'A', now: NOW });
   for (const [uid, fcmToken] of Object.entries(tokens)) await devices.upsertDevice(user.id, { uid, fcmToken }, NOW);
   return user.id;
 }

@@ -5,11 +5,11 @@ import { RECORD_TYPES, type PushChangeset, type PushResponse, type SyncApi } fro
  * work each), in the push order (calendars, events, tasks, reminders), the answers joined. A push
  * of the whole changeset must give the same results and leave the same stored state.
  */
-export async function pushItemByItem(sync: Pick<SyncApi, 'push'>, userId: number, changeset: PushChangeset): Promise<PushResponse> {
+export async function pushItemByItem(sync: Pick<SyncApi, 'push'>, userId: number, changeset: PushChangeset, deviceUid: string | null = null): Promise<PushResponse> {
   const out: PushResponse = { calendars: [], events: [], tasks: [], reminders: [], conflicts: [] };
   for (const type of RECORD_TYPES) {
     for (const item of changeset[type] ?? []) {
-      const one = await sync.push(userId, { [type]: [item] });
+      const one = await sync.push(userId, { [type]: [item] }, deviceUid);
       out[type].push(...one[type]);
       out.conflicts.push(...one.conflicts);
     }
@@ -20,9 +20,10 @@ export async function pushItemByItem(sync: Pick<SyncApi, 'push'>, userId: number
 /** `sync` with every push made item by item through `pushItemByItem`; everything else unchanged. */
 export function itemByItem(sync: SyncApi): SyncApi {
   return {
-    push: (userId, changeset) => pushItemByItem(sync, userId, changeset),
+    push: (userId, changeset, deviceUid) => pushItemByItem(sync, userId, changeset, deviceUid ?? null),
     pull: (userId, query) => sync.pull(userId, query),
     listConflicts: (userId, query) => sync.listConflicts(userId, query),
-    resolveConflict: (userId, conflictId, action) => sync.resolveConflict(userId, conflictId, action),
+    resolveConflict: (userId, conflictId, action, deviceUid) => sync.resolveConflict(userId, conflictId, action, deviceUid),
+    newestVersion: (userId) => sync.newestVersion(userId),
   };
 }

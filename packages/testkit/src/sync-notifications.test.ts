@@ -2,6 +2,7 @@ import { CursorCodec, SyncService, type DataChange, type ItemResult, type PushIt
 import { describe, expect, it } from 'vitest';
 import { FixedClock } from './clocks.js';
 import { InMemorySyncStore } from './in-memory-sync-store.js';
+import { itemByItem } from './push-item-by-item.js';
 
 // What the engine tells the change feed (inside the transaction) and the notifier (after commit).
 
@@ -12,23 +13,24 @@ const versionOf = (result: ItemResult | undefined): string => {
 };
 const task = (uid: string, title = uid, baseVersion: string | null = null): PushItem => ({ uid, op: 'upsert', baseVersion, fields: { title } });
 
-function setup(pushMode: 'per-item' | 'batch') {
+function setup(mode: 'whole' | 'item by item') {
   const store = new InMemorySyncStore();
   const committed: DataChange[] = [];
   const announced: DataChange[] = [];
   store.changes.subscribe({ changed: (c) => announced.push(c), sessionEnded: () => {}, resynced: () => {} });
-  const svc = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec('k'), pushMode, notifier: { committed: (c) => committed.push(c) } });
+  const engine = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec('k'), notifier: { committed: (c) => committed.push(c) } });
+  const svc = mode === 'whole' ? engine : itemByItem(engine);
   return { store, svc, committed, announced };
 }
 
-describe.each(['per-item', 'batch'] as const)('change notifications, pushMode %s', (mode) => {
+describe.each(['whole', 'item by item'] as const)('change notifications, push %s', (mode) => {
   it('a push that wrote rows announces its newest version with the pushing device, then tells the notifier', async () => {
     const { svc, committed, announced } = setup(mode);
     const res = await svc.push(7, { tasks: [task('a'), task('b')] }, 'phone');
     const newest = BigInt(versionOf(res.tasks[1]));
     expect(announced.at(-1)).toEqual({ userId: 7, version: newest, deviceUid: 'phone' });
     expect(committed.at(-1)).toEqual({ userId: 7, version: newest, deviceUid: 'phone' });
-    expect(announced.length).toBe(mode === 'batch' ? 1 : 2);
+    expect(announced.length).toBe(mode === 'whole' ? 1 : 2);
     expect(committed).toEqual(announced);
   });
 
@@ -53,7 +55,7 @@ describe.each(['per-item', 'batch'] as const)('change notifications, pushMode %s
 
 describe('change notifications of restores and rollbacks', () => {
   it('restoring a conflict announces the restored version; dismissing announces nothing', async () => {
-    const { svc, committed } = setup('batch');
+    const { svc, committed } = setup('whole');
     const first = await svc.push(7, { tasks: [task('a', 'one')] }, 'phone');
     await svc.push(7, { tasks: [task('a', 'two', versionOf(first.tasks[0]))] }, 'phone');
     const stale = await svc.push(7, { tasks: [task('a', 'stale', versionOf(first.tasks[0]))] }, 'laptop');

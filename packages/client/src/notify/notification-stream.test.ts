@@ -25,9 +25,9 @@ async function serve(): Promise<{ base: string; sms: CapturingSmsSender; store: 
   const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '100000', OTP_RESEND_SECONDS: '0' });
   const store = new InMemorySyncStore();
   const sms = new CapturingSmsSender();
-  const sync = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec(config.syncCursorSecret), pushMode: 'batch' });
+  const sync = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec(config.syncCursorSecret) });
   const auth = new AuthService(
-    { users: new InMemoryUserStore(), store: new InMemoryAuthStore(), sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock: { now: () => new Date() }, random: cryptoRandom, sessionEnds: store.changes },
+    { users: new InMemoryUserStore(), sync, store: new InMemoryAuthStore(), sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock: { now: () => new Date() }, random: cryptoRandom, sessionEnds: store.changes },
     { accessTtlSeconds: config.jwt.accessTtlSeconds, refreshTtlSeconds: config.jwt.refreshTtlSeconds, sessionCacheSeconds: 0, otp: config.otp },
   );
   app = await buildApp({ config, logger: false, sync, stats: noStats, auth, readiness: async () => true, changes: store.changes });

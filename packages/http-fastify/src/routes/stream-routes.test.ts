@@ -32,11 +32,11 @@ async function start(env: Record<string, string> = {}): Promise<Harness> {
   const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '1000', ...env });
   const store = new InMemorySyncStore();
   const clock = new SystemClock();
+  const sync = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec(config.syncCursorSecret) });
   const auth = new AuthService(
-    { users: new InMemoryUserStore(), store: new InMemoryAuthStore(), sms, hasher: new CheapPasswordHasher(), tokens: new FastJwtTokenSigner(config.jwt), clock, random: new CryptoRandom(), sessionEnds: store.changes },
+    { users: new InMemoryUserStore(), sync, store: new InMemoryAuthStore(), sms, hasher: new CheapPasswordHasher(), tokens: new FastJwtTokenSigner(config.jwt), clock, random: new CryptoRandom(), sessionEnds: store.changes },
     { accessTtlSeconds: config.jwt.accessTtlSeconds, refreshTtlSeconds: config.jwt.refreshTtlSeconds, sessionCacheSeconds: 0, otp: config.otp },
   );
-  const sync = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec(config.syncCursorSecret), pushMode: 'batch' });
   const app = await buildApp({ config, logger: false, sync, stats: new FixedLegacyStats(), auth, readiness: async () => true, changes: store.changes, streamHeartbeatMs: 150 });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   current = { app, base: address, store, streams: [] };
