@@ -98,7 +98,7 @@ export class InMemorySyncStore implements SyncStore {
       prefetch: async (wanted, keys) => {
         guard();
         const rows = perRecordType((type) =>
-          [...new Set(wanted[type])].flatMap((uid) => {
+          wanted[type].flatMap((uid) => {
             const row = d.rows[type].get(uid);
             return row ? [row] : [];
           }).sort((a, b) => a.id - b.id),

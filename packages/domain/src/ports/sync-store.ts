@@ -43,7 +43,7 @@ export interface PushReceipt {
 /** A receipt as it is looked up: its key without the stored result. */
 export type ReceiptKey = Omit<PushReceipt, 'result'>;
 
-/** The uids wanted of each record type (every type present; an empty list wants nothing). */
+/** The uids wanted of each record type: every type present, each list without repeats (an empty list wants nothing). */
 export type UidsByType = Readonly<Record<RecordType, readonly string[]>>;
 
 /** The answer of `SyncUnitOfWork.prefetch`: the rows found per type and the receipts found. */

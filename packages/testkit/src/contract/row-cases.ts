@@ -54,7 +54,7 @@ export function rowCases(harness: () => StoreHarness): void {
       await store.inUserTransaction(user, (uow) => uow.saveReceipts([{ ...key, result: { status: 'created' } }]));
       await store.inUserTransaction(other, (uow) => uow.saveReceipts([{ ...key, uid: 'lr-o', result: 1 }]));
       await store.inUserTransaction(user, async (uow) => {
-        const wanted = { ...noUids(), tasks: ['lr-b', 'lr-a', 'lr-unknown', 'lr-a', 'lr-c', 'lr-o'], calendars: ['lr-cal', 'lr-a'] };
+        const wanted = { ...noUids(), tasks: ['lr-b', 'lr-a', 'lr-unknown', 'lr-c', 'lr-o'], calendars: ['lr-cal', 'lr-a'] };
         const found = await uow.prefetch(wanted, [key, { ...key, fingerprint: 'other' }, { ...key, uid: 'lr-o' }]);
         expect(found.rows.tasks).toEqual(written.filter((r) => r.type === 'tasks').sort((a, b) => a.id - b.id));
         expect(found.rows.tasks.find((r) => r.uid === 'lr-b')!.deleted).toBe(T2);
