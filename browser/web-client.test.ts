@@ -84,7 +84,7 @@ describe('the web client in Chromium, two devices of one phone', () => {
     await keepMine.waitFor();
     expect(await a.getByRole('button', { name: 'Keep theirs' }).count()).toBe(1);
     // The title row: the current version and the losing one, one of them from each device.
-    const titleRow = a.locator('.conflict tr', { has: a.getByRole('rowheader', { name: 'title' }) });
+    const titleRow = a.locator('.conflict tr', { has: a.getByRole('rowheader', { name: 'Title', exact: true }) });
     const [current, losing] = await titleRow.locator('td').allInnerTexts();
     expect([current, losing].sort()).toEqual(['Standup (from A)', 'Standup (from B)']);
     await a.screenshot({ path: screenshotPath('conflict-centre'), fullPage: true });

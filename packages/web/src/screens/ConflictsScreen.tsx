@@ -14,6 +14,32 @@ const COLLECTION_OF: Readonly<Record<string, 'calendars' | 'events' | 'tasks' | 
   TASK: 'tasks',
   REMINDER: 'reminders',
 };
+/** Field names as people say them; the rest show as sent. */
+const FIELD_LABELS: Readonly<Record<string, string>> = {
+  calendarUid: 'Calendar',
+  title: 'Title',
+  description: 'Description',
+  location: 'Location',
+  startTime: 'Starts',
+  endTime: 'Ends',
+  allDay: 'All day',
+  timezone: 'Time zone',
+  rrule: 'Repeats',
+  exdate: 'Removed occurrences',
+  name: 'Name',
+  color: 'Colour',
+  isDefault: 'Default',
+  notes: 'Notes',
+  dueAt: 'Due',
+  completed: 'Completed',
+  completedAt: 'Completed at',
+  priority: 'Priority',
+  parentTaskUid: 'Parent task',
+  eventUid: 'Event',
+  taskUid: 'Task',
+  minutesBefore: 'Minutes before',
+  remindAt: 'Remind at',
+};
 const HIDDEN_FIELDS = new Set(['uid', 'version', 'id', 'userId', 'createdAt', 'updatedAt', 'deleted']);
 
 function show(field: string, value: unknown): string {
@@ -122,7 +148,7 @@ function ConflictCard({ conflict, onResolve }: { conflict: ConflictView; onResol
             const b = show(f, losing[f]);
             return (
               <tr key={f} className={a !== b ? 'differs' : ''}>
-                <th scope="row">{f}</th>
+                <th scope="row">{FIELD_LABELS[f] ?? f}</th>
                 <td>{currentRecord ? a : 'deleted'}</td>
                 <td>{b}</td>
               </tr>
