@@ -151,8 +151,15 @@ async function main(): Promise<void> {
   const clock = new SystemClock();
   const random = new CryptoRandom();
   // This node's ends of the notification fan-out: LISTEN (PostgreSQL) or the engine's own (PGlite).
+  // Logged once per change of state, the error as one line: a database outage retries many times.
+  let feedState: string | null = null;
   const feed = await database.openChangeFeed({
-    onState: (state, err) => (state === 'lost' ? logger.warn({ err }, 'change feed LISTEN connection lost; reconnecting') : logger.info('change feed listening')),
+    onState: (state, err) => {
+      if (state === feedState) return;
+      feedState = state;
+      if (state === 'lost') logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'change feed LISTEN connection lost; reconnecting');
+      else logger.info('change feed listening');
+    },
   });
   const users = new PostgresUserStore(database.db);
   const authStore = new PostgresAuthStore(database.db);
