@@ -1,8 +1,8 @@
-import { startStandInSmsGateway, type StandInSmsGateway } from '@calsync/testkit';
+import type { StandInSmsGateway } from '@calsync/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from './lib/http.js';
 import { AnswerRecorder, OpenApiChecker, type OpenApiDocument } from './lib/openapi-contract.js';
-import { RealServerProcess } from './lib/server-process.js';
+import { startTestServer, type TestServer } from './lib/test-server.js';
 
 // The contract test of the published document (our stand-in for dredd, which cannot read
 // OpenAPI 3.1): it reads /api-docs-json from the real server process, sends every operation's
@@ -26,15 +26,9 @@ interface Step {
   readonly after?: (data: Record<string, unknown>) => void;
 }
 
-const SECRETS = {
-  JWT_SECRET: 'contract-access-secret-0123456789abcdefgh',
-  JWT_REFRESH_SECRET: 'contract-refresh-secret-0123456789abcdef',
-  SYNC_CURSOR_SECRET: 'contract-cursor-secret-0123456789abcdefg',
-};
-
 describe('the documented examples against the real server (contract test, OpenAPI 3.1)', () => {
+  let running: TestServer | undefined;
   let gateway: StandInSmsGateway;
-  let server: RealServerProcess;
   let http: HttpClient;
   let doc: Doc;
   const recorder = new AnswerRecorder();
@@ -42,25 +36,14 @@ describe('the documented examples against the real server (contract test, OpenAP
   let conflictId = 0;
 
   beforeAll(async () => {
-    gateway = await startStandInSmsGateway();
-    server = new RealServerProcess({
-      DATABASE_URL: 'pglite://memory',
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      ...SECRETS,
-      SMS_GATEWAY_URL: gateway.url,
-      SMS_GATEWAY_API_KEY: 'contract-gateway-key-0123456789',
-      SMS_GATEWAY_SENDER: 'Calsync',
-      OTP_RESEND_SECONDS: '0',
-    });
-    await server.start();
-    http = new HttpClient(server.baseUrl, recorder);
+    running = await startTestServer('contract');
+    gateway = running.gateway;
+    http = new HttpClient(running.server.baseUrl, recorder);
     doc = (await http.request<Doc>('GET', '/api-docs-json')).body;
   }, 120_000);
 
   afterAll(async () => {
-    if (server?.running) await server.terminate();
-    await gateway?.close();
+    await running?.stop();
   }, 60_000);
 
   /** Every operation of the document by operationId, with its method and path. */
