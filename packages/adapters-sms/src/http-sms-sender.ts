@@ -31,10 +31,15 @@ export class SmsGatewayError extends Error {
 /** Longest gateway reason kept in a log line. */
 const REASON_MAX = 120;
 
-/** Runs of digits long enough to be a phone number or a code are masked: the reason may echo them. */
-function masked(text: string): string {
+/** One line of at most REASON_MAX characters. */
+function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what must not reach a log line
-  return text.replace(/\+?\d[\d\s().-]{4,}\d/g, '…').replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, REASON_MAX);
+  return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, REASON_MAX);
+}
+
+/** Runs of digits long enough to be a phone number or a code are masked: the gateway's reason may echo them. */
+function masked(text: string): string {
+  return oneLine(text.replace(/\+?\d[\d\s().-]{4,}\d/g, '…'));
 }
 
 /** The gateway's short reason from its answer body: a JSON error/message field, else the first line of text. */
@@ -55,7 +60,8 @@ function networkReason(e: unknown): string {
   const cause = e instanceof Error ? (e.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
   const code = typeof cause?.code === 'string' ? cause.code : undefined;
   const message = typeof cause?.message === 'string' ? cause.message : e instanceof Error ? e.message : String(e);
-  return masked(code && !message.includes(code) ? `${code} ${message}` : message);
+  // Our own network error (address and port of the gateway), never the phone or the text.
+  return oneLine(code && !message.includes(code) ? `${code} ${message}` : message);
 }
 
 /**
