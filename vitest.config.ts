@@ -17,7 +17,9 @@ export default defineConfig({
       {
         resolve,
         ssr: { resolve: { conditions: ['source'] } },
-        test: { name: 'db', include: ['packages/*/src/**/*.pg.test.ts'], exclude: ['**/node_modules/**', '**/dist/**'], testTimeout: 120000, hookTimeout: 120000, fileParallelism: false },
+        // The database environment is chosen here, once: PGlite always, plus the PostgreSQL server
+        // of TEST_DATABASE_URL when it is set (tests read it with inject('testDatabaseUrl')).
+        test: { name: 'db', provide: { testDatabaseUrl: process.env.TEST_DATABASE_URL ?? null }, include: ['packages/*/src/**/*.pg.test.ts'], exclude: ['**/node_modules/**', '**/dist/**'], testTimeout: 120000, hookTimeout: 120000, fileParallelism: false },
       },
       {
         resolve,

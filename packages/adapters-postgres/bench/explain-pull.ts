@@ -4,7 +4,9 @@
 import { explainPull, openTestDatabase, seedPullPlanData } from '../test-support/index.js';
 
 const rows = Number(process.argv[2] ?? 1_000_000);
-const database = await openTestDatabase('postgres', { poolMax: 2 });
+const url = process.env.TEST_DATABASE_URL;
+if (!url) throw new Error('set TEST_DATABASE_URL');
+const database = await openTestDatabase('postgres', { poolMax: 2, url });
 try {
   const started = Date.now();
   const userId = await seedPullPlanData(database.db, rows);

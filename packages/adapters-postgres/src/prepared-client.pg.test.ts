@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { testDatabaseUrl } from '../test-support/index.js';
 import { PreparingClient, statementName } from './prepared-client.js';
+
+const url = testDatabaseUrl() ?? undefined;
 
 describe('statementName', () => {
   it('gives one text one stable name and different texts different names', () => {
@@ -11,9 +14,9 @@ describe('statementName', () => {
   });
 });
 
-describe.runIf(process.env.TEST_DATABASE_URL)('PreparingClient', () => {
+describe.runIf(url)('PreparingClient', () => {
   it('prepares a parameterized text query once per connection and answers it like an unnamed one', async () => {
-    const client = new PreparingClient({ connectionString: process.env.TEST_DATABASE_URL });
+    const client = new PreparingClient({ connectionString: url });
     await client.connect();
     try {
       const text = 'select cast($1 as integer) + 1 as n -- prepared-client test';
@@ -32,9 +35,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('PreparingClient', () => {
   });
 });
 
-describe.runIf(process.env.TEST_DATABASE_URL)('PreparingClient multi-statement text', () => {
+describe.runIf(url)('PreparingClient multi-statement text', () => {
   it('answers with the last statement result', async () => {
-    const client = new PreparingClient({ connectionString: process.env.TEST_DATABASE_URL });
+    const client = new PreparingClient({ connectionString: url });
     await client.connect();
     try {
       const result = await client.query('select 1 as a; select 2 as b', []);

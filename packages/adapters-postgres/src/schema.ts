@@ -1,3 +1,4 @@
+import type { FieldKind, FieldSpec, FieldTables, RecordType } from '@calsync/domain';
 import type { ColumnType, Generated } from 'kysely';
 
 /** A timestamptz column: read as Date, written as Date or ISO string. */
@@ -54,48 +55,41 @@ export interface RecordTableBase {
   deleted: Timestamp | null;
 }
 
+/** The TypeScript value of a column of this field kind (node-pg and PGlite read timestamptz as Date). */
+type ColumnValue<K extends FieldKind> = K extends 'datetime' ? Timestamp : K extends 'boolean' ? boolean : K extends 'integer' ? number : string;
+
+/**
+ * A field's column, by the rules `isNotNull` (record-columns.ts) and migration 0001 follow:
+ * nullable and not required on create → `T | null`; not nullable and not required on create →
+ * a column with a default (`Generated`); otherwise `T`.
+ */
+type FieldColumn<F extends FieldSpec> = F['nullable'] extends true
+  ? F['requiredOnCreate'] extends true
+    ? ColumnValue<F['kind']>
+    : ColumnValue<F['kind']> | null
+  : F['requiredOnCreate'] extends true
+    ? ColumnValue<F['kind']>
+    : Generated<ColumnValue<F['kind']>>;
+
+/** A record table's row type, derived from its field table: the stamps plus one column per field. */
+export type RecordTable<T extends RecordType> = RecordTableBase & {
+  [F in FieldTables[T][number] as F['column']]: FieldColumn<F>;
+};
+
 /** `calendars` (fields: FIELD_TABLES.calendars). */
-export interface CalendarsTable extends RecordTableBase {
-  name: string;
-  color: string | null;
-  timezone: string | null;
-  is_default: Generated<boolean>;
-}
+export type CalendarsTable = RecordTable<'calendars'>;
 
 /** `events` (fields: FIELD_TABLES.events, plus the legacy sync_status). */
-export interface EventsTable extends RecordTableBase {
-  calendar_uid: string;
-  title: string;
-  description: string | null;
-  location: string | null;
-  start_time: Timestamp;
-  end_time: Timestamp;
-  all_day: Generated<boolean>;
-  timezone: string | null;
-  rrule: string | null;
-  exdate: string | null;
+export type EventsTable = RecordTable<'events'> & {
   /** Legacy per-event protocol status: SYNCED, PENDING or CONFLICT. The sync engine never touches it. */
   sync_status: Generated<string>;
-}
+};
 
 /** `tasks` (fields: FIELD_TABLES.tasks). */
-export interface TasksTable extends RecordTableBase {
-  title: string;
-  notes: string | null;
-  due_at: Timestamp | null;
-  completed: Generated<boolean>;
-  completed_at: Timestamp | null;
-  priority: number | null;
-  parent_task_uid: string | null;
-}
+export type TasksTable = RecordTable<'tasks'>;
 
 /** `reminders` (fields: FIELD_TABLES.reminders). */
-export interface RemindersTable extends RecordTableBase {
-  event_uid: string | null;
-  task_uid: string | null;
-  minutes_before: number | null;
-  remind_at: Timestamp | null;
-}
+export type RemindersTable = RecordTable<'reminders'>;
 
 /** `sync_conflicts`: durable conflict records. */
 export interface SyncConflictsTable {
@@ -133,3 +127,9 @@ export interface DB {
   sync_conflicts: SyncConflictsTable;
   push_receipts: PushReceiptsTable;
 }
+
+/** Compiles only when `D` has the derived table of every record type (a new type must be added to `DB`). */
+type RecordTablesOf<D extends { readonly [T in RecordType]: RecordTable<T> }> = D;
+
+/** `DB`, checked to hold every record type's table. */
+export type CheckedDB = RecordTablesOf<DB>;

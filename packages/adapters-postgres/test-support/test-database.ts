@@ -1,11 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { createDatabase, type Database, type DatabaseKind } from '../src/database.js';
 import { migrateToLatest } from '../src/migrate.js';
 
-/** The database kinds the database tests run against: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
+declare module 'vitest' {
+  /** What vitest.config.ts provides to the database tests. */
+  export interface ProvidedContext {
+    /** The PostgreSQL server the database tests may use (null: PGlite only). */
+    testDatabaseUrl: string | null;
+  }
+}
+
+/** The PostgreSQL URL the vitest project configuration chose for database tests, or null. */
+export function testDatabaseUrl(): string | null {
+  return inject('testDatabaseUrl') ?? null;
+}
+
+/** The database kinds the database tests run against: PGlite always, PostgreSQL when the configuration gives a server. */
 export function databaseKindsUnderTest(): DatabaseKind[] {
-  return process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+  return testDatabaseUrl() ? ['pglite', 'postgres'] : ['pglite'];
 }
 
 let announced = false;
@@ -28,17 +42,17 @@ export interface TestDatabase extends Database {
 
 /**
  * Opens a fresh migrated database for tests. PGlite: in memory. PostgreSQL: a uniquely named
- * schema in TEST_DATABASE_URL, first on every pool connection's search_path, dropped on close, so
+ * schema in `opts.url` or the configured test server, first on every pool connection's search_path, dropped on close, so
  * test files running at the same time never see each other's rows.
  */
-export async function openTestDatabase(kind: DatabaseKind, opts: { poolMax?: number } = {}): Promise<TestDatabase> {
+export async function openTestDatabase(kind: DatabaseKind, opts: { poolMax?: number; url?: string } = {}): Promise<TestDatabase> {
   if (kind === 'pglite') {
     const database = await createDatabase('pglite://memory');
     await migrateToLatest(database.db);
     return { ...database, schema: null };
   }
-  const url = process.env.TEST_DATABASE_URL;
-  if (!url) throw new Error('TEST_DATABASE_URL is not set');
+  const url = opts.url ?? testDatabaseUrl();
+  if (!url) throw new Error('no PostgreSQL server for tests (set TEST_DATABASE_URL)');
   const schema = `test_${randomBytes(6).toString('hex')}`;
   await withClient(url, (client) => client.query(`create schema ${schema}`));
   const database = await createDatabase(url, { schema, poolMax: opts.poolMax ?? 10 });

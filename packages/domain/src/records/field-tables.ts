@@ -39,12 +39,12 @@ const TABLES = {
 
 /**
  * The field tables of the four record types (docs/protocol.md, "Records").
- * Validation, patching, snapshots and the SQL row mapping all read these tables; a new field is
+ * Validation, patching, snapshots, the SQL row mapping and the SQL row types read these tables; a new field is
  * one line here plus a migration.
  */
 export const FIELD_TABLES: Readonly<Record<RecordType, readonly FieldSpec[]>> = TABLES;
 
-/** The field tables with their literal types: the wire schemas derive exact record types from them. */
+/** The field tables with their literal types: the wire schemas and the SQL row types derive exact types from them. */
 export type FieldTables = typeof TABLES;
 
 /**

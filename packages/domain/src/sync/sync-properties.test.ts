@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { CursorCodec, RECORD_TYPES, SyncService, type PushChangeset, type PushItem, type RecordType } from '@calsync/domain';
+import { FixedClock, InMemorySyncStore, itemByItem, SEED_CHANGESET, smallChangesetArb } from '@calsync/testkit';
 import { describe, expect, it } from 'vitest';
-import { SEED_CHANGESET, smallChangesetArb } from './arbitraries.js';
-import { FixedClock } from './clocks.js';
-import { InMemorySyncStore } from './in-memory-sync-store.js';
-import { itemByItem } from './push-item-by-item.js';
+import { CursorCodec } from '../cursor/cursor-codec.js';
+import { RECORD_TYPES, type RecordType } from '../records/types.js';
+import { SyncService } from './sync-service.js';
+import type { PushChangeset, PushItem } from './types.js';
 
 /** `FC_RUNS` multiplies the number of runs (e.g. FC_RUNS=20 for a long soak). */
 const RUNS = Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);

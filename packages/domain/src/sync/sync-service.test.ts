@@ -1,8 +1,10 @@
-import { CursorCodec, DomainError, SyncService, type PushItem, type PushChangeset, type RecordType, type SyncApi } from '@calsync/domain';
+import { FixedClock, InMemorySyncStore, itemByItem } from '@calsync/testkit';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FixedClock } from './clocks.js';
-import { InMemorySyncStore } from './in-memory-sync-store.js';
-import { itemByItem } from './push-item-by-item.js';
+import { CursorCodec } from '../cursor/cursor-codec.js';
+import { DomainError } from '../errors.js';
+import type { RecordType } from '../records/types.js';
+import { SyncService } from './sync-service.js';
+import type { PushChangeset, PushItem, SyncApi } from './types.js';
 
 const U = 1;
 const T0 = '2024-05-01T10:00:00.000Z';

@@ -1,0 +1,70 @@
+import fc from 'fast-check';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { CursorCodec, perRecordType, SyncService } from '@calsync/domain';
+import { FixedClock, InMemorySyncStore, itemByItem, SEED_CHANGESET, smallChangesetArb } from '@calsync/testkit';
+import { PostgresSyncStore } from './postgres-sync-store.js';
+import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '../test-support/index.js';
+import { PullCommand } from '../test-support/model/pull-command.js';
+import { PushCommand } from '../test-support/model/push-command.js';
+import { ResolveCommand } from '../test-support/model/resolve-command.js';
+import { expectSameRows, type SyncModel, type SyncReal } from '../test-support/model/sync-model.js';
+
+// Model-based test of the engine on the SQL store: random sequences of push, pull and resolve
+// commands run on the engine over PGlite / PostgreSQL (the real system) and over the in-memory
+// store (the model), from the same empty state; every answer and, at the end, every stored row
+// must be equal. So every invariant the engine's property tests prove on the in-memory store
+// (packages/domain/src/sync/sync-properties.test.ts) holds on the SQL stores too. In half the runs
+// the model pushes item by item (the per-item oracle) while the real system pushes whole.
+const kinds = announceDatabaseKinds('sync-model.pg.test.ts');
+const RUNS = Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
+const USERS = [1, 2] as const;
+
+const changesetArb = smallChangesetArb(['1', '2', '3', '4', '5', '6', '7', '8'], 3);
+const userArb = fc.constantFrom(...USERS);
+const commandsArb = fc.commands(
+  [
+    fc.tuple(userArb, changesetArb).map(([user, changes]) => new PushCommand(user, changes)),
+    fc.tuple(userArb, fc.integer({ min: 1, max: 4 })).map(([user, limit]) => new PullCommand(user, limit)),
+    fc.tuple(userArb, fc.constantFrom('restore' as const, 'dismiss' as const)).map(([user, action]) => new ResolveCommand(user, action)),
+  ],
+  { maxCommands: 6 },
+);
+
+describe.each(kinds)('the engine on PostgresSyncStore (%s) behaves like its in-memory model', (kind) => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await openTestDatabase(kind);
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  /** Empties every table and restarts identities and the version sequence, then makes users 1 and 2. */
+  async function reset(): Promise<void> {
+    await sql`truncate users, devices, calendars, events, tasks, reminders, sync_conflicts, push_receipts restart identity cascade`.execute(database.db);
+    await sql`alter sequence record_version_seq restart with 1`.execute(database.db);
+    await sql`insert into users (phone) values ('+15551000001'), ('+15551000002')`.execute(database.db);
+  }
+
+  it('push, pull and resolve answer alike and leave the same rows', async () => {
+    await fc.assert(
+      fc.asyncProperty(commandsArb, fc.boolean(), async (commands, modelItemByItem) => {
+        await reset();
+        const engine = (store: InMemorySyncStore | PostgresSyncStore) => new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec('model') });
+        const memory = new InMemorySyncStore();
+        const sqlStore = new PostgresSyncStore(database.db, { beginInOneRoundTrip: database.kind === 'postgres' });
+        const model: SyncModel = { sync: modelItemByItem ? itemByItem(engine(memory)) : engine(memory), store: memory, cursors: new Map() };
+        const real: SyncReal = {
+          sync: engine(sqlStore),
+          cursors: new Map(),
+          rows: async (user, type) => (await sqlStore.inUserTransaction(user, (uow) => uow.readChangesSince(perRecordType(() => 0n), 10_000))).rows[type],
+        };
+        for (const user of USERS) await new PushCommand(user, SEED_CHANGESET).run(model, real);
+        await fc.asyncModelRun(() => ({ model, real }), commands);
+        await expectSameRows(model, real, USERS);
+      }),
+      { numRuns: 20 * RUNS },
+    );
+  });
+});
