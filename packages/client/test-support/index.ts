@@ -4,3 +4,4 @@
 export * from './in-memory-service.js';
 export * from './clients.js';
 export * from './local-store-contract.js';
+export * from './faulty-fetch.js';

@@ -32,6 +32,7 @@ export class SyncRunner {
   #started = false;
   #failures = 0;
   #retryTimer: unknown = null;
+  #waitingForServer = false;
 
   constructor(private readonly deps: RunnerDeps) {}
 
@@ -53,13 +54,21 @@ export class SyncRunner {
   }
 
   /** A trigger fired: sync now, or once more after the running round. Never rejects. */
-  request(_reason: SyncReason): void {
+  request(reason: SyncReason): void {
     if (!this.deps.mayRun()) return;
+    // While a retry waits, triggers wait with it: a 429's Retry-After always, a backoff unless the
+    // network just came back.
+    if (this.#retryTimer !== null && reason !== 'retry' && (this.#waitingForServer || reason !== 'online')) return;
     if (this.#running) {
       this.#again = true;
       return;
     }
     this.sync().catch(() => undefined);
+  }
+
+  /** True while a retry is scheduled (after a failure). */
+  get retrying(): boolean {
+    return this.#retryTimer !== null;
   }
 
   /** Enables automatic retries. */
@@ -83,6 +92,8 @@ export class SyncRunner {
     this.#running = null;
     if (error === null) {
       this.#failures = 0;
+      if (this.#retryTimer !== null) this.deps.clearTimer(this.#retryTimer);
+      this.#retryTimer = null;
       this.deps.onState({ syncing: false, error: null, ok: true });
       if (this.#again || (this.#started && this.deps.hasPushable())) {
         this.#again = false;
@@ -97,6 +108,7 @@ export class SyncRunner {
     if (!this.#started || signedOut) return;
     const wait = error instanceof ApiError && error.retryAfterMs !== null ? error.retryAfterMs : backoffDelay(this.#failures, this.deps.random);
     if (this.#retryTimer !== null) this.deps.clearTimer(this.#retryTimer);
+    this.#waitingForServer = error instanceof ApiError && error.kind === 'rate-limited';
     this.#retryTimer = this.deps.setTimer(() => {
       this.#retryTimer = null;
       this.request('retry');

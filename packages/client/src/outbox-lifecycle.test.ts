@@ -1,0 +1,159 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MemoryStore, type OutboxItem } from './index.js';
+import { clientOf, FaultyFetch, signIn, startInMemoryService, type InMemoryService } from '../test-support/index.js';
+
+const times = { startTime: '2030-01-07T09:00:00.000Z', endTime: '2030-01-07T10:00:00.000Z' };
+let service: InMemoryService;
+beforeEach(async () => {
+  service = await startInMemoryService();
+});
+afterEach(async () => {
+  await service.close();
+});
+
+const seeded = (over: Partial<OutboxItem>): OutboxItem => ({
+  seq: 1, type: 'tasks', uid: 't', op: 'upsert', patch: { title: 'T' }, baseVersion: null, state: 'pending', attempts: 0, sent: null, waitForPull: false, lastError: null, ...over,
+});
+
+describe('outbox lifecycle', () => {
+  it('retries a retryable per-item error once per round (after the pull), parks it after 5 attempts, and retries it on demand', async () => {
+    const a = await clientOf(service);
+    await signIn(service, a, '+15550001001');
+    const ev = await a.events.put({ calendarUid: 'not-yet', title: 'E', ...times });
+    for (let i = 1; i <= 4; i++) {
+      await a.sync();
+      expect(a.status).toMatchObject({ pending: 1, failed: 0 });
+    }
+    await a.sync();
+    expect(a.status).toMatchObject({ pending: 0, failed: 1 });
+    expect(a.outbox.failed()).toEqual([{ type: 'events', uid: ev, op: 'upsert', attempts: 5, error: { code: 'UNKNOWN_REFERENCE', message: 'unknown calendarUid', retryable: true } }]);
+    await a.sync(); // parked: not pushed again
+    expect(a.outbox.failed()[0]?.attempts).toBe(5);
+
+    await a.calendars.put({ uid: 'not-yet', name: 'Arrived' });
+    await a.sync();
+    await a.outbox.retry(ev);
+    await a.sync();
+    expect(a.status).toMatchObject({ pending: 0, failed: 0 });
+    expect(a.events.get(ev)?.version).toMatch(/^[0-9]+$/);
+  });
+
+  it('parks a non-retryable per-item error at once (an item an older client left in the store)', async () => {
+    const store = new MemoryStore();
+    const a = await clientOf(service, { store });
+    await signIn(service, a, '+15550001002');
+    const cal = a.calendars.list()[0]!.uid;
+    await a.close();
+    await store.write({
+      putRecords: [{ type: 'events', uid: 'bad', fields: { calendarUid: cal, title: 'x', startTime: times.startTime, endTime: times.endTime }, version: null }],
+      putOutbox: [seeded({ seq: 100, type: 'events', uid: 'bad', patch: { calendarUid: cal, title: 'x', ...times, rrule: 'FREQ=NEVER' } })],
+    });
+    const again = await clientOf(service, { store });
+    await again.sync();
+    expect(again.outbox.failed()).toEqual([{ type: 'events', uid: 'bad', op: 'upsert', attempts: 1, error: expect.objectContaining({ code: 'INVALID_RRULE', retryable: false }) }]);
+  });
+
+  it('start-up recovery: an item stuck in flight goes back to pending and is re-pushed unchanged; a parked one gets a fresh budget', async () => {
+    const store = new MemoryStore();
+    const a = await clientOf(service, { store });
+    await signIn(service, a, '+15550001003');
+    await a.close();
+    await store.write({
+      putRecords: [
+        { type: 'tasks', uid: 'flying', fields: { title: 'in flight' }, version: null },
+        { type: 'tasks', uid: 'parked', fields: { title: 'parked' }, version: null },
+      ],
+      putOutbox: [
+        seeded({ seq: 10, uid: 'flying', patch: { title: 'in flight' }, state: 'inflight', sent: { op: 'upsert', baseVersion: null, fields: { title: 'in flight' } } }),
+        seeded({ seq: 11, uid: 'parked', patch: { title: 'parked' }, state: 'failed', attempts: 5, lastError: { code: 'X', message: 'x', retryable: true } }),
+      ],
+    });
+    const b = await clientOf(service, { store });
+    const recovered = (await store.load()).outbox;
+    expect(recovered.map((i) => [i.uid, i.state, i.attempts, i.sent !== null])).toEqual([['flying', 'pending', 0, true], ['parked', 'pending', 0, false]]);
+    await b.sync();
+    expect(b.status).toMatchObject({ pending: 0, failed: 0 });
+    expect(b.tasks.list().map((t) => [t.uid, t.title])).toEqual([['flying', 'in flight'], ['parked', 'parked']]);
+  });
+
+  it('a crash between "pushed" and "result stored" neither loses nor duplicates: the reopened client re-pushes, the server answers from its receipt', async () => {
+    const store = new MemoryStore();
+    const faulty = new FaultyFetch(service.fetch);
+    const a = await clientOf(service, { store, fetch: faulty.fetch });
+    await signIn(service, a, '+15550001004');
+    const t = await a.tasks.put({ title: 'written once' });
+    faulty.next = ({ path }) => (path === '/api/sync/push' ? 'crash' : null);
+    void a.sync();
+    await faulty.crash;
+    const userId = a.auth.user()!.id;
+    const applied = service.syncStore.snapshotRows(userId, 'tasks');
+    expect(applied.map((r) => r.uid)).toEqual([t]);
+    expect((await store.load()).outbox.map((i) => i.state)).toEqual(['inflight']);
+
+    const b = await clientOf(service, { store });
+    await b.tasks.put({ uid: t, title: 'edited after the restart' });
+    await b.sync();
+    await b.sync();
+    expect(b.status).toMatchObject({ pending: 0, failed: 0 });
+    const rows = service.syncStore.snapshotRows(userId, 'tasks');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.fields.title).toBe('edited after the restart');
+    expect(b.tasks.get(t)?.version).toBe(rows[0]!.version.toString());
+    expect(await b.conflicts.list()).toEqual([]);
+  });
+
+  it('a lost answer and a duplicated request: re-pushed unchanged, no conflict, no extra version', async () => {
+    const faulty = new FaultyFetch(service.fetch);
+    const a = await clientOf(service, { fetch: faulty.fetch });
+    await signIn(service, a, '+15550001005');
+    const t = await a.tasks.put({ title: 'v1' });
+    await a.sync();
+    await a.tasks.put({ uid: t, title: 'v2' });
+    let faults: ('drop-response' | 'duplicate')[] = ['drop-response', 'duplicate'];
+    faulty.next = ({ path }) => (path === '/api/sync/push' ? (faults.shift() ?? null) : null);
+    await expect(a.sync()).rejects.toMatchObject({ kind: 'network' });
+    expect(a.status).toMatchObject({ online: false, pending: 1 });
+    await a.tasks.put({ uid: t, title: 'v3' }); // queued behind the frozen item
+    await a.sync();
+    await a.sync();
+    faults = [];
+    expect(a.status).toMatchObject({ online: true, pending: 0 });
+    const rows = service.syncStore.snapshotRows(a.auth.user()!.id, 'tasks');
+    expect(rows.map((r) => r.fields.title)).toEqual(['v3']);
+    expect(a.tasks.get(t)).toMatchObject({ title: 'v3', version: rows[0]!.version.toString() });
+    expect(await a.conflicts.list()).toEqual([]);
+    expect(faulty.injected).toEqual({ 'drop-response': 1, duplicate: 1 });
+  });
+
+  it('merges edits of one record into one pending item and keeps one item in flight per record', async () => {
+    const store = new MemoryStore();
+    let release: () => void = () => undefined;
+    let paused = false;
+    const gate = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+      if (paused && String(input).includes('/api/sync/push')) await new Promise<void>((r) => (release = r));
+      return service.fetch(input, init);
+    }) as typeof fetch;
+    const a = await clientOf(service, { store, fetch: gate });
+    await signIn(service, a, '+15550001006');
+    const t = await a.tasks.put({ title: 'one' });
+    await a.tasks.put({ uid: t, title: 'two' });
+    await a.tasks.put({ uid: t, notes: 'n' });
+    expect((await store.load()).outbox.map((i) => i.patch)).toEqual([{ title: 'two', notes: 'n' }]);
+    paused = true;
+    const round = a.sync();
+    await new Promise((r) => setTimeout(r, 20));
+    await a.tasks.put({ uid: t, title: 'three' });
+    await a.tasks.put({ uid: t, priority: 3 });
+    const during = (await store.load()).outbox;
+    expect(during.map((i) => [i.state, i.patch])).toEqual([['inflight', { title: 'two', notes: 'n' }], ['pending', { title: 'three', priority: 3 }]]);
+    expect(a.sync()).toBe(round); // single flight: a second call joins the running round
+    paused = false;
+    release();
+    await round;
+    await a.sync();
+    expect(a.status.pending).toBe(0);
+    const [row] = service.syncStore.snapshotRows(a.auth.user()!.id, 'tasks');
+    expect(row?.fields).toMatchObject({ title: 'three', notes: 'n', priority: 3 });
+    expect(await a.conflicts.list()).toEqual([]);
+  });
+});
