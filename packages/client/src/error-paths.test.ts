@@ -77,7 +77,7 @@ describe('error paths', () => {
   });
 
   it('a batch the server finds too large (413) is split until it fits, order kept', async () => {
-    service = await startInMemoryService({ BODY_LIMIT_BYTES: '6000' });
+    service = await startInMemoryService({ env: { BODY_LIMIT_BYTES: '6000' } });
     const rec = recording(service.fetch);
     const a = await clientOf(service, { fetch: rec.fetch });
     await signIn(service, a, '+15550002004');

@@ -1,4 +1,4 @@
-import { AuthService, CursorCodec, SyncService, type LegacyStatsStore } from '@calsync/domain';
+import { AuthService, CursorCodec, SyncService, type LegacyStatsStore, type SyncApi } from '@calsync/domain';
 import { buildApp, loadConfig } from '@calsync/http-fastify';
 import { CapturingSmsSender, CheapPasswordHasher, FakeTokenSigner, FixedClock, InMemoryAuthStore, InMemorySyncStore, InMemoryUserStore, ManualAuthClock, cryptoRandom } from '@calsync/testkit';
 
@@ -24,9 +24,17 @@ const noStats: LegacyStatsStore = {
   resetSync: async () => 0,
 };
 
-/** Builds the in-memory service; `env` adds configuration (e.g. JWT_ACCESS_EXPIRES_IN). */
-export async function startInMemoryService(env: Record<string, string> = {}): Promise<InMemoryService> {
-  const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '1000000', OTP_RESEND_SECONDS: '0', ...env });
+/** Options of the in-memory service. */
+export interface InMemoryServiceOptions {
+  /** Configuration on top of the test defaults (e.g. BODY_LIMIT_BYTES). */
+  readonly env?: Record<string, string>;
+  /** Wraps the engine the routes call, e.g. to check invariants around every push. */
+  readonly wrapSync?: (sync: SyncService, store: InMemorySyncStore) => SyncApi;
+}
+
+/** Builds the in-memory service. */
+export async function startInMemoryService({ env = {}, wrapSync }: InMemoryServiceOptions = {}): Promise<InMemoryService> {
+  const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '1000000', AUTH_RATE_LIMIT_MAX_REQUESTS: '100000', OTP_MAX_SENDS_PER_HOUR: '1000', OTP_RESEND_SECONDS: '0', ...env });
   const clock = new ManualAuthClock(new Date());
   const sms = new CapturingSmsSender();
   const syncStore = new InMemorySyncStore();
@@ -35,7 +43,7 @@ export async function startInMemoryService(env: Record<string, string> = {}): Pr
     { users: new InMemoryUserStore(), sync, store: new InMemoryAuthStore(), sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: cryptoRandom },
     { accessTtlSeconds: config.jwt.accessTtlSeconds, refreshTtlSeconds: config.jwt.refreshTtlSeconds, sessionCacheSeconds: 0, otp: config.otp },
   );
-  const app = await buildApp({ config, logger: false, sync, stats: noStats, auth, readiness: async () => true });
+  const app = await buildApp({ config, logger: false, sync: wrapSync ? wrapSync(sync, syncStore) : sync, stats: noStats, auth, readiness: async () => true });
   await app.ready();
   const injectFetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
     const url = new URL(input instanceof Request ? input.url : String(input));

@@ -5,3 +5,4 @@ export * from './in-memory-service.js';
 export * from './clients.js';
 export * from './local-store-contract.js';
 export * from './faulty-fetch.js';
+export * from './checking-sync-api.js';

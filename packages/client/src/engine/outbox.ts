@@ -156,6 +156,10 @@ export function planResults(
       const attempts = item.attempts + 1;
       const record = state.records[item.type].get(item.uid);
       const next = later[0] ? live(later[0].seq) : undefined;
+      if (item.op === 'upsert' && next?.op === 'delete') {
+        deleteOutbox.push(item.seq); // the user deleted the record since: the failed edit is moot, the delete goes next
+        return;
+      }
       if (!record && !next && item.op === 'upsert' && result.error.code === 'UNKNOWN_REFERENCE') {
         deleteOutbox.push(item.seq); // its record (or its parent) was deleted here since: nothing left to write
         return;

@@ -1,0 +1,261 @@
+import fc from 'fast-check';
+import { RECORD_TYPES, type FieldValue, type RecordType } from '@calsync/domain';
+import { isoInstantArb } from '@calsync/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryStore, type SyncClient } from './index.js';
+import { CheckingSyncApi, clientOf, FaultyFetch, signIn, startInMemoryService, type Fault, type InMemoryService } from '../test-support/index.js';
+
+// N clients of one user (the SDK itself, over HTTP into the real app on the in-memory engine) make
+// random offline edits, deletes and default-calendar changes and sync in random interleavings
+// while faults are injected between them and the service. Once the faults stop they converge on
+// the server's state, with no acknowledged write lost (checked around every push) and nothing
+// duplicated. FC_RUNS multiplies the run count.
+
+const RUNS = Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
+const FAULTS: readonly Fault[] = ['network', 'drop-response', 'duplicate', 'server-error', 'rate-limited', 'token-expired', 'crash'];
+
+const OPS = [
+  'newCalendar', 'newDefaultCalendar', 'renameCalendar', 'makeDefault', 'deleteCalendar',
+  'newEvent', 'editEvent', 'deleteEvent', 'newTask', 'newSubtask', 'editTask', 'deleteTask',
+  'newReminder', 'editReminder', 'deleteReminder', 'sync', 'sync', 'sync',
+] as const;
+type Op = (typeof OPS)[number];
+
+const stepArb = fc.record({
+  device: fc.nat(),
+  op: fc.constantFrom<Op>(...OPS),
+  pick: fc.nat(),
+  text: fc.string({ minLength: 1, maxLength: 8 }),
+  flag: fc.boolean(),
+  minutes: fc.integer({ min: 0, max: 600 }),
+  start: isoInstantArb,
+  durationMs: fc.integer({ min: 0, max: 86_400_000 }),
+});
+type Step = { device: number; op: Op; pick: number; text: string; flag: boolean; minutes: number; start: string; durationMs: number };
+
+/** Per request, a fault or none; cycled through by each device. */
+const faultPlanArb = fc.array(fc.option(fc.constantFrom(...FAULTS), { freq: 2, nil: null }), { minLength: 1, maxLength: 12 });
+
+/** One device: its durable store survives restarts; client and fetch are replaced on a crash. */
+interface Device {
+  readonly index: number;
+  readonly store: MemoryStore;
+  faulty: FaultyFetch;
+  client: SyncClient;
+  plan: readonly (Fault | null)[];
+  requests: number;
+  faultsOn: boolean;
+}
+
+const collection = (c: SyncClient, type: RecordType) => c[type];
+
+async function applyLocal(d: Device, s: Step, fresh: () => string): Promise<void> {
+  const c = d.client;
+  const pick = (type: RecordType): string | undefined => {
+    const list = collection(c, type).list();
+    return list.length ? list[s.pick % list.length]!.uid : undefined;
+  };
+  const end = new Date(Date.parse(s.start) + s.durationMs).toISOString();
+  const edit = async (type: RecordType, patch: Record<string, FieldValue>) => {
+    const uid = pick(type);
+    if (uid) await collection(c, type).put({ ...patch, uid });
+  };
+  const remove = async (type: RecordType) => {
+    const uid = pick(type);
+    if (uid) await collection(c, type).remove(uid);
+  };
+  switch (s.op) {
+    case 'sync':
+      return;
+    case 'newCalendar':
+      await c.calendars.put({ uid: fresh(), name: s.text, color: s.flag ? '#aa00ff' : null });
+      return;
+    case 'newDefaultCalendar':
+      await c.calendars.put({ uid: fresh(), name: s.text, isDefault: true });
+      return;
+    case 'renameCalendar':
+      return edit('calendars', { name: s.text });
+    case 'makeDefault':
+      return edit('calendars', { isDefault: true });
+    case 'deleteCalendar':
+      return remove('calendars');
+    case 'newEvent': {
+      const cal = pick('calendars');
+      if (cal) await c.events.put({ uid: fresh(), calendarUid: cal, title: s.text, startTime: s.start, endTime: end, allDay: s.flag });
+      return;
+    }
+    case 'editEvent':
+      return edit('events', s.flag ? { title: s.text } : { startTime: s.start, endTime: end });
+    case 'deleteEvent':
+      return remove('events');
+    case 'newTask':
+      await c.tasks.put({ uid: fresh(), title: s.text, completed: s.flag });
+      return;
+    case 'newSubtask': {
+      const parent = pick('tasks');
+      if (parent) await c.tasks.put({ uid: fresh(), title: s.text, parentTaskUid: parent });
+      return;
+    }
+    case 'editTask':
+      return edit('tasks', s.flag ? { completed: true, completedAt: s.start } : { title: s.text, priority: s.minutes % 10 });
+    case 'deleteTask':
+      return remove('tasks');
+    case 'newReminder': {
+      const parent = s.flag ? pick('events') : pick('tasks');
+      if (parent) await c.reminders.put({ uid: fresh(), [s.flag ? 'eventUid' : 'taskUid']: parent, minutesBefore: s.minutes });
+      return;
+    }
+    case 'editReminder':
+      return edit('reminders', { minutesBefore: s.minutes });
+    case 'deleteReminder':
+      return remove('reminders');
+  }
+}
+
+let service: InMemoryService;
+let checking: CheckingSyncApi | undefined;
+let phones = 0;
+const injected: Partial<Record<Fault | 'restart' | 'sign-in-again', number>> = {};
+const count = (k: keyof typeof injected, n = 1): void => {
+  injected[k] = (injected[k] ?? 0) + n;
+};
+
+beforeAll(async () => {
+  service = await startInMemoryService({
+    wrapSync: (sync, store) => (checking = new CheckingSyncApi(sync, store)),
+  });
+});
+afterAll(async () => {
+  await service.close();
+  console.log(`convergence property: faults injected ${JSON.stringify(injected)}; pushes checked ${JSON.stringify(checking?.counts)}`);
+});
+
+function newFaulty(d: Pick<Device, 'plan' | 'requests' | 'faultsOn'> & { requests: number }): FaultyFetch {
+  const device = d as Device;
+  return new FaultyFetch(service.fetch, () => {
+    if (!device.faultsOn) return null;
+    const fault = device.plan[device.requests % device.plan.length] ?? null;
+    device.requests += 1;
+    return fault;
+  });
+}
+
+async function makeDevice(index: number, phone: string, plan: readonly (Fault | null)[]): Promise<Device> {
+  const partial = { index, store: new MemoryStore(), plan, requests: 0, faultsOn: false } as Device;
+  partial.faulty = newFaulty(partial);
+  partial.client = await clientOf(service, { store: partial.store, fetch: partial.faulty.fetch, maxAttempts: 5 });
+  await signIn(service, partial.client, phone);
+  return partial;
+}
+
+/** One sync under faults; a crash replaces the client by a new one opened on the same store. */
+async function syncUnderFaults(d: Device, phone: string): Promise<void> {
+  d.faultsOn = true;
+  const outcome = await Promise.race([d.client.sync().then(() => 'ok', () => 'failed'), d.faulty.crash.then(() => 'crash')]);
+  d.faultsOn = false;
+  for (const [k, v] of Object.entries(d.faulty.injected)) count(k as Fault, v);
+  if (outcome === 'crash') {
+    count('restart');
+    d.faulty = newFaulty(d);
+    d.client = await clientOf(service, { store: d.store, fetch: d.faulty.fetch, maxAttempts: 5 });
+  } else {
+    // Keep counting from zero on the same fetch.
+    for (const k of Object.keys(d.faulty.injected)) delete d.faulty.injected[k as Fault];
+  }
+  if (!d.client.status.signedIn) {
+    // A lost or duplicated refresh answer ends the session (replay detection): sign in again;
+    // the unsent writes stay on the device and go out after the bootstrap.
+    count('sign-in-again');
+    await signIn(service, d.client, phone);
+  }
+}
+
+/** A sync with the faults stopped; a session that a lost refresh answer ended is found out here too. */
+async function settle(d: Device, phone: string): Promise<void> {
+  try {
+    await d.client.sync();
+  } catch (error) {
+    if ((error as { kind?: string }).kind !== 'signed-out') throw error;
+    count('sign-in-again');
+    await signIn(service, d.client, phone);
+    await d.client.sync();
+  }
+}
+
+const view = (c: SyncClient, type: RecordType) => Object.fromEntries(collection(c, type).list().map((r) => [r.uid, r]));
+function serverView(userId: number, type: RecordType) {
+  return Object.fromEntries(
+    service.syncStore
+      .snapshotRows(userId, type)
+      .filter((r) => r.deleted === null)
+      .map((r) => [r.uid, { ...r.fields, uid: r.uid, version: r.version.toString() }]),
+  );
+}
+
+/** A run that hangs is a failure (a sync that never ends), reported and shrunk like any other. */
+function withinTime(run: () => Promise<void>, ms = 20_000): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`run did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([run(), timeout]).finally(() => clearTimeout(timer));
+}
+
+describe('N clients with faults', () => {
+  it('converge after the faults stop, no acknowledged write lost, nothing duplicated', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 4 }),
+        fc.array(stepArb, { minLength: 10, maxLength: 50 }),
+        fc.array(faultPlanArb, { minLength: 4, maxLength: 4 }),
+        fc.integer({ min: 1, max: 50 }),
+        (n, steps, plans, pageSize) => withinTime(async () => {
+          const phone = `+1777${String(++phones).padStart(7, '0')}`;
+          const devices: Device[] = [];
+          for (let i = 0; i < n; i++) devices.push(await makeDevice(i, phone, plans[i]!));
+          let counter = 0;
+          for (const step of steps) {
+            const d = devices[step.device % n]!;
+            if (step.op === 'sync') await syncUnderFaults(d, phone);
+            else await applyLocal(d, step as Step, () => `d${d.index}-${counter++}`);
+          }
+          // Faults stop: every device runs rounds until nothing is left to push.
+          for (let round = 0; round < 4; round++) for (const d of devices) await settle(d, phone);
+
+          const userId = devices[0]!.client.auth.user()!.id;
+          const liveDefaults = service.syncStore.snapshotRows(userId, 'calendars').filter((r) => r.deleted === null && r.fields.isDefault === true);
+          expect(liveDefaults.length).toBeLessThanOrEqual(1); // the user may delete the default calendar
+          for (const d of devices) {
+            expect(d.client.status).toMatchObject({ pending: 0, failed: 0, signedIn: true });
+            for (const type of RECORD_TYPES) expect(view(d.client, type)).toEqual(serverView(userId, type));
+          }
+          void pageSize;
+        }),
+      ),
+      { numRuns: 150 * RUNS },
+    );
+  }, 300_000 * RUNS);
+
+  it('one device under faults: every re-push and duplicated request is answered from its receipt, so no conflict and no extra record', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(stepArb, { minLength: 5, maxLength: 40 }), faultPlanArb, (steps, plan) =>
+        withinTime(async () => {
+          const phone = `+1888${String(++phones).padStart(7, '0')}`;
+          const d = await makeDevice(0, phone, plan);
+          let counter = 0;
+          for (const step of steps) {
+            if (step.op === 'sync') await syncUnderFaults(d, phone);
+            else await applyLocal(d, step as Step, () => `solo-${counter++}`);
+          }
+          await settle(d, phone);
+          await settle(d, phone);
+          const userId = d.client.auth.user()!.id;
+          expect(d.client.status).toMatchObject({ pending: 0, failed: 0 });
+          expect(service.syncStore.snapshotConflicts(userId)).toEqual([]);
+          for (const type of RECORD_TYPES) expect(view(d.client, type)).toEqual(serverView(userId, type));
+        }),
+      ),
+      { numRuns: 100 * RUNS },
+    );
+  }, 300_000 * RUNS);
+});
