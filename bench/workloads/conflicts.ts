@@ -1,7 +1,8 @@
 import type { StandInSmsGateway } from '@calsync/testkit';
-import { call, pullAll, push, signIn } from '../lib/client.js';
-import { BenchDevice } from '../lib/device.js';
-import { newEvent, uid } from '../lib/ids.js';
+import type { SyncClient } from '@calsync/client';
+import { call, pullAll } from '../lib/client.js';
+import { signedInDevice, type PushedItem } from '../lib/sdk-device.js';
+import { newEvent } from '../lib/ids.js';
 import { msSince } from '../lib/stats.js';
 
 /** Figures of the conflict-heavy workload. */
@@ -25,23 +26,34 @@ interface Ack {
 }
 
 /**
- * 4 devices of one user edit the same 100 events with unique titles. Afterwards every acknowledged
+ * 4 devices of one user (the SDK) edit the same 100 events with unique titles, one sync round per
+ * burst of edits; the pushes and their answers are read off the wire. Afterwards every acknowledged
  * write must be accounted for: it is the row's current state, or a later write was based on its
  * version (that writer saw it), or a conflict's loser snapshot holds it (same version and title).
  */
 export async function runConflicts(baseUrl: string, gateway: StandInSmsGateway, opts: { seconds: number }): Promise<ConflictFigures> {
   const phone = '+17770000001';
-  const devices: BenchDevice[] = [];
-  for (let d = 0; d < 4; d++) devices.push(new BenchDevice(baseUrl, await signIn(baseUrl, gateway, phone, `conflict-${d}`)));
-  for (const device of devices) await device.pullAll();
-  const calendarUid = [...devices[0]!.calendars.keys()][0]!;
-  const seed = Array.from({ length: 100 }, (_, i) => ({ ...newEvent(calendarUid, i), uid: uid('cf-') }));
-  await push(baseUrl, devices[0]!.session.token, { events: seed });
-  for (const device of devices) await device.pullAll();
-
   const acks: Ack[] = [];
-  let roundTrips = 0;
   let errors = 0;
+  const record = (items: PushedItem[]): void => {
+    for (const r of items) {
+      if (r.status === 'error' || !r.version) errors++;
+      else acks.push({ uid: r.uid, baseVersion: r.baseVersion, version: r.version, title: String(r.title) });
+    }
+  };
+  const devices: SyncClient[] = [];
+  for (let d = 0; d < 4; d++) devices.push(await signedInDevice(baseUrl, gateway, phone, `conflict-${d}`, record));
+  const calendarUid = devices[0]!.calendars.list()[0]!.uid;
+  const seed: string[] = [];
+  for (let i = 0; i < 100; i++) {
+    const { op: _op, baseVersion: _base, ...fields } = newEvent(calendarUid, i);
+    seed.push(await devices[0]!.events.put({ ...fields, uid: fields.uid.replace('ev-', 'cf-') }));
+  }
+  await devices[0]!.sync();
+  for (const device of devices) await device.sync();
+  acks.length = 0;
+
+  let roundTrips = 0;
   let counter = 0;
   const deadline = performance.now() + opts.seconds * 1000;
   const t0 = performance.now();
@@ -50,20 +62,10 @@ export async function runConflicts(baseUrl: string, gateway: StandInSmsGateway, 
       while (performance.now() < deadline) {
         const picks = new Set<string>();
         const n = 1 + Math.floor(Math.random() * 5);
-        while (picks.size < n) picks.add(seed[Math.floor(Math.random() * seed.length)]!.uid);
-        const items = [...picks].map((eventUid) => ({
-          uid: eventUid,
-          op: 'upsert',
-          baseVersion: device.events.get(eventUid)!.version,
-          title: `d${d}-w${++counter}`,
-        }));
+        while (picks.size < n) picks.add(seed[Math.floor(Math.random() * seed.length)]!);
+        for (const eventUid of picks) await device.events.put({ uid: eventUid, title: `d${d}-w${++counter}` });
         try {
-          const results = await device.pushEvents(items);
-          results.forEach((r, i) => {
-            if (r.status === 'error' || !r.version) errors++;
-            else acks.push({ uid: r.uid, baseVersion: items[i]!.baseVersion, version: r.version, title: items[i]!.title });
-          });
-          await device.pullAll();
+          await device.sync();
           roundTrips++;
         } catch {
           errors++;
@@ -74,7 +76,7 @@ export async function runConflicts(baseUrl: string, gateway: StandInSmsGateway, 
   const seconds = msSince(t0) / 1000;
 
   // Account for every acknowledged write.
-  const final = await pullAll(baseUrl, devices[0]!.session.token, undefined, 1000);
+  const final = await pullAll(baseUrl, devices[0]!.auth.accessToken()!, undefined, 1000);
   const current = new Map<string, { version: string; title?: string }>();
   for (const page of final.pages) for (const e of page.events) current.set(e.uid, { version: e.version, title: e.title });
   const losers = new Map<string, string>(); // `${uid}@${version}` -> title
@@ -82,7 +84,7 @@ export async function runConflicts(baseUrl: string, gateway: StandInSmsGateway, 
   let afterId = 0;
   for (;;) {
     const page = await call<{ conflicts: Array<{ conflictId: number; entityUid: string; loserSnapshot: { version: string | null; title?: string } }>; hasMore: boolean; nextAfterId: number | null }>(
-      baseUrl, 'GET', `/api/sync/conflicts?afterId=${afterId}&limit=200`, { token: devices[0]!.session.token },
+      baseUrl, 'GET', `/api/sync/conflicts?afterId=${afterId}&limit=200`, { token: devices[0]!.auth.accessToken()! },
     );
     for (const c of page.conflicts) {
       conflictsCreated++;
@@ -101,6 +103,7 @@ export async function runConflicts(baseUrl: string, gateway: StandInSmsGateway, 
     const inLoser = losers.get(key) === a.title;
     if (!isCurrent && !sawIt && !inLoser) lostWrites++;
   }
+  await Promise.all(devices.map((device) => device.close()));
   return {
     devices: devices.length,
     events: seed.length,

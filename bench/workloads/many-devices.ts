@@ -1,6 +1,7 @@
 import type { StandInSmsGateway } from '@calsync/testkit';
-import { pullAll, signIn } from '../lib/client.js';
-import { BenchDevice } from '../lib/device.js';
+import type { SyncClient } from '@calsync/client';
+import { pullAll } from '../lib/client.js';
+import { signedInDevice } from '../lib/sdk-device.js';
 import { newEvent, uid } from '../lib/ids.js';
 import { msSince, percentile } from '../lib/stats.js';
 
@@ -20,17 +21,12 @@ export interface ManyDevicesFigures {
   soloP99Ms: number;
 }
 
-/** Signs in `users` users with 2 devices each and bootstraps every device with a full pull. */
-export async function signInFleet(baseUrl: string, gateway: StandInSmsGateway, users: number, phonePrefix = '+1888'): Promise<BenchDevice[]> {
-  const devices: BenchDevice[] = [];
+/** Signs in `users` users with 2 devices each (the SDK), each bootstrapped by its first pull. */
+export async function signInFleet(baseUrl: string, gateway: StandInSmsGateway, users: number, phonePrefix = '+1888'): Promise<SyncClient[]> {
+  const devices: SyncClient[] = [];
   for (let u = 0; u < users; u++) {
     const phone = `${phonePrefix}${String(u).padStart(7, '0')}`;
-    for (const d of ['a', 'b']) {
-      const session = await signIn(baseUrl, gateway, phone, `many-${u}-${d}`);
-      const device = new BenchDevice(baseUrl, session);
-      await device.pullAll();
-      devices.push(device);
-    }
+    for (const d of ['a', 'b']) devices.push(await signedInDevice(baseUrl, gateway, phone, `many-${u}-${d}`));
   }
   return devices;
 }
@@ -38,53 +34,52 @@ export async function signInFleet(baseUrl: string, gateway: StandInSmsGateway, u
 let counter = 0;
 
 /**
- * One device sync round trip: edit 1-5 events (about 60 % of them existing ones), push, pull.
- * Returns the number of per-item errors; a non-2xx answer throws.
+ * One device sync round trip: edit 1-5 events (about 60 % of them existing ones), then one SDK
+ * sync round (push, pull). Returns the items the device has parked since; a failed round throws.
  */
-export async function syncRoundTrip(device: BenchDevice): Promise<number> {
-  const calendarUid = [...device.calendars.keys()][0]!;
+export async function syncRoundTrip(device: SyncClient): Promise<number> {
+  const calendarUid = device.calendars.list()[0]!.uid;
   const n = 1 + Math.floor(Math.random() * 5);
-  const items = [];
-  const known = [...device.events.entries()];
+  const known = device.events.list();
   for (let i = 0; i < n; i++) {
     if (known.length > 0 && Math.random() < 0.6) {
-      const [eventUid, local] = known[Math.floor(Math.random() * known.length)]!;
-      items.push({ uid: eventUid, op: 'upsert', baseVersion: local.version, title: `edit ${++counter}` });
+      await device.events.put({ uid: known[Math.floor(Math.random() * known.length)]!.uid, title: `edit ${++counter}` });
     } else {
-      items.push({ ...newEvent(calendarUid, ++counter), uid: uid('md-') });
+      const { op: _op, baseVersion: _base, ...fields } = newEvent(calendarUid, ++counter);
+      await device.events.put({ ...fields, uid: uid('md-') });
     }
   }
-  const unique = [...new Map(items.map((it) => [it.uid, it])).values()];
-  const results = await device.pushEvents(unique);
-  await device.pullAll();
-  return results.filter((r) => r.status === 'error').length;
+  const failedBefore = device.status.failed;
+  await device.sync();
+  return device.status.failed - failedBefore;
 }
 
-/** After a load: every device pulls once more and must hold exactly the live events a fresh full pull shows. */
-export async function converged(baseUrl: string, devices: readonly BenchDevice[]): Promise<boolean> {
+/** After a load: every device syncs once more and must hold exactly the live events a fresh full pull shows. */
+export async function converged(baseUrl: string, devices: readonly SyncClient[]): Promise<boolean> {
   let ok = true;
   for (const device of devices) {
-    await device.pullAll();
-    const truth = await pullAll(baseUrl, device.session.token, undefined, 1000);
+    await device.sync();
+    const truth = await pullAll(baseUrl, device.auth.accessToken()!, undefined, 1000);
     const live = new Map<string, string>();
     for (const page of truth.pages) for (const e of page.events) if (!e.deleted) live.set(e.uid, e.version);
-    if (live.size !== device.events.size) ok = false;
-    for (const [eventUid, version] of live) if (device.events.get(eventUid)?.version !== version) ok = false;
+    const local = device.events.list();
+    if (live.size !== local.length || device.status.pending !== 0) ok = false;
+    for (const e of local) if (live.get(e.uid) !== e.version) ok = false;
   }
   return ok;
 }
 
 /**
- * `users` users with 2 devices each loop (edit 1-5 events, push, pull) for `seconds` over
- * keep-alive connections. Errors are non-2xx answers and per-item `error` results. At the end every
+ * `users` users with 2 devices each (the SDK) loop (edit 1-5 events, one sync round: push, pull)
+ * for `seconds` over keep-alive connections. Errors are failed rounds and parked items. At the end every
  * device pulls once more and must hold exactly the live events a fresh full pull shows. The loop
  * is closed (no pause between round trips), so its latency is devices / throughput (Little's law);
  * a short solo run first gives the service time of one round trip.
  */
-export async function runManyDevices(baseUrl: string, devices: readonly BenchDevice[], opts: { seconds: number }): Promise<ManyDevicesFigures> {
+export async function runManyDevices(baseUrl: string, devices: readonly SyncClient[], opts: { seconds: number }): Promise<ManyDevicesFigures> {
   let errors = 0;
   /** One device's loop until `deadline`; latencies of whole round trips. */
-  const loop = async (device: BenchDevice, deadline: number, latencies: number[]): Promise<void> => {
+  const loop = async (device: SyncClient, deadline: number, latencies: number[]): Promise<void> => {
     while (performance.now() < deadline) {
       const start = performance.now();
       try {
@@ -99,7 +94,7 @@ export async function runManyDevices(baseUrl: string, devices: readonly BenchDev
   // The same loop with one device alone first: the service time without queueing behind others.
   const solo: number[] = [];
   await loop(devices[0]!, performance.now() + Math.min(3000, (opts.seconds * 1000) / 5), solo);
-  for (const device of devices) await device.pullAll();
+  for (const device of devices) await device.sync();
 
   const latencies: number[] = [];
   const deadline = performance.now() + opts.seconds * 1000;

@@ -1,4 +1,4 @@
-import type { BenchDevice } from '../lib/device.js';
+import type { SyncClient } from '@calsync/client';
 import { msSince, percentile } from '../lib/stats.js';
 import { converged, syncRoundTrip } from './many-devices.js';
 
@@ -36,11 +36,11 @@ const SYNC_INTERVAL_SECONDS = 60;
  * (or waits for one). Latency counts from the scheduled arrival, so a slow server cannot slow the
  * arrivals down and hide its own queue (no coordinated omission).
  */
-async function offer(devices: readonly BenchDevice[], rate: number, seconds: number): Promise<{ latencies: number[]; errors: number; seconds: number }> {
+async function offer(devices: readonly SyncClient[], rate: number, seconds: number): Promise<{ latencies: number[]; errors: number; seconds: number }> {
   const idle = [...devices];
-  const waiting: Array<(d: BenchDevice) => void> = [];
-  const take = (): Promise<BenchDevice> => (idle.length > 0 ? Promise.resolve(idle.pop()!) : new Promise((r) => waiting.push(r)));
-  const give = (d: BenchDevice) => (waiting.length > 0 ? waiting.shift()!(d) : idle.push(d));
+  const waiting: Array<(d: SyncClient) => void> = [];
+  const take = (): Promise<SyncClient> => (idle.length > 0 ? Promise.resolve(idle.pop()!) : new Promise((r) => waiting.push(r)));
+  const give = (d: SyncClient) => (waiting.length > 0 ? waiting.shift()!(d) : idle.push(d));
   const latencies: number[] = [];
   let errors = 0;
   const inFlight: Array<Promise<void>> = [];
@@ -74,7 +74,7 @@ async function offer(devices: readonly BenchDevice[], rate: number, seconds: num
  */
 export async function runOpenLoop(
   baseUrl: string,
-  devices: readonly BenchDevice[],
+  devices: readonly SyncClient[],
   closedLoopMaxPerSecond: number,
   opts: { seconds: number; fractions: readonly number[] },
 ): Promise<OpenLoopFigures> {

@@ -76,9 +76,11 @@ export function planRemove(state: LocalState, type: RecordType, uid: string): St
 
 /**
  * The next push batch: per record its first item that is not parked, unless an earlier answer for
- * that record is outstanding or it waits for a pull; at most `maxPerType` items per array.
+ * that record is outstanding or it waits for a pull; at most `maxPerType` items per array, the
+ * arrays in push order, deletes before upserts within each. `holdCalendars` leaves calendars out
+ * (after a default change, until the next pull).
  */
-export function selectBatch(state: LocalState, maxPerType: number): OutboxItem[] {
+export function selectBatch(state: LocalState, maxPerType: number, holdCalendars = false): OutboxItem[] {
   const seen = new Set<string>();
   const perType = new Map<RecordType, OutboxItem[]>(RECORD_TYPES.map((t) => [t, []]));
   for (const item of state.outbox) {
@@ -89,7 +91,28 @@ export function selectBatch(state: LocalState, maxPerType: number): OutboxItem[]
     const list = perType.get(item.type)!;
     if (list.length < maxPerType) list.push(item);
   }
-  return RECORD_TYPES.flatMap((t) => perType.get(t)!);
+  perType.set('calendars', holdCalendars ? [] : withOnePromotion(state, perType.get('calendars')!));
+  // Deletes first within each array: a default calendar deleted here must be gone before a new
+  // default made here arrives, or the server would merge the new one into the one being deleted.
+  const deletesFirst = (items: OutboxItem[]): OutboxItem[] => [...items.filter((i) => i.op === 'delete'), ...items.filter((i) => i.op !== 'delete')];
+  return RECORD_TYPES.flatMap((t) => deletesFirst(perType.get(t)!));
+}
+
+/** True for an item that makes a calendar the default (the server then demotes the others). */
+export function isPromotion(item: OutboxItem): boolean {
+  return item.type === 'calendars' && item.op === 'upsert' && (item.sent?.fields ?? item.patch).isDefault === true;
+}
+
+/**
+ * A default change demotes the other default calendars on the server, giving them new versions
+ * this device learns only by pull. So a batch carries one promotion at most, and no edit of a
+ * calendar that is a default here (it is about to be demoted): those wait for the pull, instead of
+ * being pushed with a version the server has just replaced (a conflict with oneself).
+ */
+function withOnePromotion(state: LocalState, calendars: OutboxItem[]): OutboxItem[] {
+  const promotion = calendars.find(isPromotion);
+  if (!promotion) return calendars;
+  return calendars.filter((i) => i === promotion || (i.op === 'delete' ? true : state.records.calendars.get(i.uid)?.fields.isDefault !== true));
 }
 
 /** The base version an item is pushed with: the record's current one, else the one last seen. */

@@ -8,7 +8,8 @@ const CALENDAR_LINKS = REFERENCE_LINKS.filter((l) => l.target === 'calendars');
 /**
  * A local default calendar that the server merged into the user's existing default (the push
  * answered with another uid): the local calendar becomes that one, and every local record and
- * outbox item that pointed at the old uid points at the new one. Items it touched may be pushed
+ * outbox item that pointed at the old uid points at the new one (a queued delete of the merged
+ * calendar is dropped: the existing default is another calendar to the user). Items it touched may be pushed
  * again at once: the reference they failed on now exists.
  */
 export function planRekey(state: LocalState, { from, to, version }: Rekey): StoreWrite {
@@ -23,7 +24,14 @@ export function planRekey(state: LocalState, { from, to, version }: Rekey): Stor
     }
   }
   const putOutbox: OutboxItem[] = [];
+  const deleteOutbox: number[] = [];
   for (const item of state.outbox) {
+    if (item.type === 'calendars' && item.uid === from && item.op === 'delete') {
+      // The user deleted the calendar they made, not the existing default it merged into (which
+      // they see as a calendar of its own): nothing to delete on the server.
+      deleteOutbox.push(item.seq);
+      continue;
+    }
     let next = item;
     if (item.type === 'calendars' && item.uid === from) next = { ...next, uid: to };
     for (const link of CALENDAR_LINKS) {
@@ -36,5 +44,5 @@ export function planRekey(state: LocalState, { from, to, version }: Rekey): Stor
     }
     if (next !== item) putOutbox.push(next);
   }
-  return { deleteRecords: local ? [{ type: 'calendars', uid: from }] : [], putRecords, putOutbox };
+  return { deleteRecords: local ? [{ type: 'calendars', uid: from }] : [], putRecords, putOutbox, deleteOutbox };
 }

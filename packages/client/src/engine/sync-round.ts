@@ -4,7 +4,7 @@ import type { CalsyncApi, PushBody, PushBodyItem } from '../http/api.js';
 import type { OutboxItem } from '../store/local-store.js';
 import type { WireConflict, WireItemResult } from '../wire.js';
 import { META, type LocalState } from './local-state.js';
-import { planPark, planPulled, planResults, planSend, planUnsent, selectBatch } from './outbox.js';
+import { isPromotion, planPark, planPulled, planResults, planSend, planUnsent, selectBatch } from './outbox.js';
 import { planPullPage } from './pull-apply.js';
 import { planRekey } from './rekey.js';
 
@@ -31,10 +31,13 @@ const MAX_PUSHES_PER_ROUND = 50;
  */
 export async function runRound(ctx: RoundContext): Promise<void> {
   if (ctx.state.text(META.cursor) === undefined) await pullAll(ctx);
+  let holdCalendars = false;
   for (let i = 0; i < MAX_PUSHES_PER_ROUND; i++) {
-    const batch = selectBatch(ctx.state, ctx.maxBatchItems);
+    const batch = selectBatch(ctx.state, ctx.maxBatchItems, holdCalendars);
     if (batch.length === 0) break;
     await pushBatch(ctx, batch);
+    // After a default change, other calendar edits wait for the pull that brings the demotions.
+    if (batch.some(isPromotion)) holdCalendars = true;
   }
   await pullAll(ctx);
 }
