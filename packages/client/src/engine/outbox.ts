@@ -77,10 +77,9 @@ export function planRemove(state: LocalState, type: RecordType, uid: string): St
 /**
  * The next push batch: per record its first item that is not parked, unless an earlier answer for
  * that record is outstanding or it waits for a pull; at most `maxPerType` items per array, the
- * arrays in push order, deletes before upserts within each. `holdCalendars` leaves calendars out
- * (after a default change, until the next pull).
+ * arrays in push order, deletes before upserts within each.
  */
-export function selectBatch(state: LocalState, maxPerType: number, holdCalendars = false): OutboxItem[] {
+export function selectBatch(state: LocalState, maxPerType: number): OutboxItem[] {
   const seen = new Set<string>();
   const perType = new Map<RecordType, OutboxItem[]>(RECORD_TYPES.map((t) => [t, []]));
   for (const item of state.outbox) {
@@ -91,7 +90,7 @@ export function selectBatch(state: LocalState, maxPerType: number, holdCalendars
     const list = perType.get(item.type)!;
     if (list.length < maxPerType) list.push(item);
   }
-  perType.set('calendars', holdCalendars ? [] : withOnePromotion(state, perType.get('calendars')!));
+  perType.set('calendars', withOnePromotion(state, perType.get('calendars')!));
   // Deletes first within each array: a default calendar deleted here must be gone before a new
   // default made here arrives, or the server would merge the new one into the one being deleted.
   const deletesFirst = (items: OutboxItem[]): OutboxItem[] => [...items.filter((i) => i.op === 'delete'), ...items.filter((i) => i.op !== 'delete')];

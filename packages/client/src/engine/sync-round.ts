@@ -27,17 +27,18 @@ const MAX_PUSHES_PER_ROUND = 50;
 /**
  * One sync round as the protocol prescribes it: a bootstrap pull first when the device has no
  * cursor (never push before the first pull), then push the outbox (one item per record per
- * request, more requests while answers unblock later items), then pull every page.
+ * request, more requests while answers unblock later items; a pull after a default change when
+ * calendar edits wait behind it), then pull every page.
  */
 export async function runRound(ctx: RoundContext): Promise<void> {
   if (ctx.state.text(META.cursor) === undefined) await pullAll(ctx);
-  let holdCalendars = false;
   for (let i = 0; i < MAX_PUSHES_PER_ROUND; i++) {
-    const batch = selectBatch(ctx.state, ctx.maxBatchItems, holdCalendars);
+    const batch = selectBatch(ctx.state, ctx.maxBatchItems);
     if (batch.length === 0) break;
     await pushBatch(ctx, batch);
-    // After a default change, other calendar edits wait for the pull that brings the demotions.
-    if (batch.some(isPromotion)) holdCalendars = true;
+    // A default change demoted other calendars on the server: pull their new versions before any
+    // other calendar edit goes out (selectBatch held those back).
+    if (batch.some(isPromotion) && selectBatch(ctx.state, ctx.maxBatchItems).some((item) => item.type === 'calendars')) await pullAll(ctx);
   }
   await pullAll(ctx);
 }
