@@ -85,11 +85,15 @@ function drainRest(payload: Readable, out: PassThrough): void {
   payload.unpipe(out);
   let dropped = 0;
   const socket = (payload as Readable & { socket?: Socket }).socket;
-  const stop = setTimeout(() => socket?.destroy(), DRAIN_TIME_MS);
+  // app.inject's stand-in socket has no destroy(); only a real connection can be cut.
+  const cut = (): void => {
+    if (typeof socket?.destroy === 'function') socket.destroy();
+  };
+  const stop = setTimeout(cut, DRAIN_TIME_MS);
   stop.unref();
   payload.on('data', (chunk: Buffer) => {
     dropped += chunk.length;
-    if (dropped > DRAIN_LIMIT_BYTES) socket?.destroy();
+    if (dropped > DRAIN_LIMIT_BYTES) cut();
   });
   payload.once('end', () => clearTimeout(stop));
   payload.once('close', () => clearTimeout(stop));
