@@ -66,7 +66,11 @@ async function bodyIdleTimeout(request: FastifyRequest, reply: FastifyReply, pay
     out.receivedEncodedLength = received;
     arm();
   });
-  payload.on('end', () => clearTimeout(timer));
+  let ended = false;
+  payload.on('end', () => {
+    ended = true;
+    clearTimeout(timer);
+  });
   payload.on('close', () => clearTimeout(timer));
   payload.on('error', (e) => {
     clearTimeout(timer);
@@ -75,7 +79,7 @@ async function bodyIdleTimeout(request: FastifyRequest, reply: FastifyReply, pay
   payload.pipe(out);
   reply.raw.once('finish', () => {
     clearTimeout(timer);
-    if (!request.raw.complete) drainRest(payload, out);
+    if (!ended) drainRest(payload, out);
   });
   return out;
 }
@@ -84,16 +88,16 @@ async function bodyIdleTimeout(request: FastifyRequest, reply: FastifyReply, pay
 function drainRest(payload: Readable, out: PassThrough): void {
   payload.unpipe(out);
   let dropped = 0;
-  const socket = (payload as Readable & { socket?: Socket }).socket;
+  const socket = (payload as Readable & { socket?: Partial<Socket> }).socket;
   // app.inject's stand-in socket has no destroy(); only a real connection can be cut.
-  const cut = (): void => {
+  const close = (): void => {
     if (typeof socket?.destroy === 'function') socket.destroy();
   };
-  const stop = setTimeout(cut, DRAIN_TIME_MS);
+  const stop = setTimeout(close, DRAIN_TIME_MS);
   stop.unref();
   payload.on('data', (chunk: Buffer) => {
     dropped += chunk.length;
-    if (dropped > DRAIN_LIMIT_BYTES) cut();
+    if (dropped > DRAIN_LIMIT_BYTES) close();
   });
   payload.once('end', () => clearTimeout(stop));
   payload.once('close', () => clearTimeout(stop));
