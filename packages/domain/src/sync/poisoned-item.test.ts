@@ -1,8 +1,8 @@
-import { CursorCodec, SyncService, type ItemFailure, type RowWrite, type SyncStore, type SyncUnitOfWork } from '@calsync/domain';
+import { FixedClock, InMemorySyncStore, itemByItem } from '@calsync/testkit';
 import { describe, expect, it } from 'vitest';
-import { FixedClock } from './clocks.js';
-import { InMemorySyncStore } from './in-memory-sync-store.js';
-import { itemByItem } from './push-item-by-item.js';
+import { CursorCodec } from '../cursor/cursor-codec.js';
+import type { RowWrite, SyncStore, SyncUnitOfWork } from '../ports/sync-store.js';
+import { SyncService, type ItemFailure } from './sync-service.js';
 
 /**
  * A stand-in store: the in-memory store, except that writing a row titled "poison" fails the way a
