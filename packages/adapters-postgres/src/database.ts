@@ -81,7 +81,11 @@ function openPostgres(url: string, opts: CreateDatabaseOptions): Database {
     max: opts.poolMax ?? 10,
     // Parameterized statements are prepared once per connection (see PreparingClient).
     Client: PreparingClient,
-    ...(opts.schema === undefined ? {} : { options: `-c search_path=${opts.schema}` }),
+    // ... and planned once: a prepared statement otherwise keeps being re-planned at every
+    // execution whenever PostgreSQL's estimate of its generic plan is dearer than the custom ones
+    // (the push prefetch spent 0.9 ms per push in planning under the user's lock). Every hot
+    // statement probes its keys whatever the plan (push-plan.pg.test.ts checks both kinds).
+    options: ['-c plan_cache_mode=force_generic_plan', ...(opts.schema === undefined ? [] : [`-c search_path=${opts.schema}`])].join(' '),
   });
   // An idle client losing its connection must not crash the process; the pool drops it, and the
   // next unit of work gets a new connection (or DATABASE_UNAVAILABLE while the server is down).

@@ -36,16 +36,17 @@ export class PostgresSyncStore implements SyncStore {
 
   /**
    * The same transaction, begun and locked by one message (userId is a checked integer, so
-   * inlined), and ended by one message carrying the unit's NOTIFY statements before COMMIT.
+   * inlined), and ended by one message carrying the unit's receipt INSERTs and NOTIFY statements
+   * before COMMIT.
    */
   #inOneRoundTripTransaction<T>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T> {
     return this.db.connection().execute(async (conn) => {
       await sql.raw(`start transaction isolation level read committed; select pg_advisory_xact_lock(${userId}::bigint)`).execute(conn);
-      const notifies: string[] = [];
+      const uow = new PostgresUnitOfWork(conn, userId, []);
       let result: T;
       try {
-        result = await work(new PostgresUnitOfWork(conn, userId, notifies));
-        await sql.raw([...notifies, 'commit'].join('; ')).execute(conn);
+        result = await work(uow);
+        await sql.raw([...uow.commitTail(), 'commit'].join('; ')).execute(conn);
       } catch (error) {
         // A failed statement of the commit message leaves the transaction aborted, not ended.
         await sql.raw('rollback').execute(conn);

@@ -19,7 +19,7 @@ import {
 } from '@calsync/domain';
 import { conflictFromSql } from './conflict-mapping.js';
 import { CHANNEL_SQL, encodeChange } from './notify/change-payload.js';
-import { receiptFromSql, saveReceiptsQuery } from './receipt-queries.js';
+import { receiptFromSql, saveReceiptsQuery, saveReceiptsText } from './receipt-queries.js';
 import { recordFromSql, referenceColumn } from './record-mapping.js';
 import { allChangesAlias, lockRowsAndReceiptsQuery, newestVersionQuery, readAllChangesQuery, recordQuery } from './record-queries.js';
 import type { DB } from './schema.js';
@@ -50,17 +50,27 @@ function recordFromBranch(type: RecordType, r: Readonly<Record<string, unknown>>
  * Every statement is scoped by `user_id`; record tables are addressed through their field tables.
  */
 export class PostgresUnitOfWork implements SyncUnitOfWork {
+  /** Receipt INSERT texts held for the COMMIT message (only with `notifyAtCommit`). */
+  #receiptsAtCommit: string[] = [];
+
   constructor(
     /** A transaction, or a connection inside a transaction the store began. */
     private readonly trx: Kysely<DB>,
     readonly userId: number,
     /**
-     * When given, `announceChange` adds its NOTIFY statement here instead of running it, and the
-     * store sends it in the COMMIT message (NOTIFY is delivered at commit either way): one round
-     * trip less per push. The text inlines the payload as an escaped literal.
+     * When given, `announceChange` adds its NOTIFY statement here instead of running it, and
+     * `saveReceipts` its INSERT (before the NOTIFYs), and the store sends them in the COMMIT message
+     * (NOTIFY is delivered at commit either way; a failing INSERT fails the commit, so nothing
+     * persists): two round trips less per push. The texts inline their values as escaped literals.
+     * A receipt held back is written before any later prefetch, so reads still see it.
      */
     private readonly notifyAtCommit?: string[],
   ) {}
+
+  /** The statements the store sends before COMMIT, in order: held receipts, then NOTIFYs. */
+  commitTail(): string[] {
+    return [...this.#receiptsAtCommit, ...(this.notifyAtCommit ?? [])];
+  }
 
   async findLiveReferencing(type: RecordType, field: string, parentUids: readonly string[]): Promise<RecordRow[]> {
     const column = referenceColumn(type, field);
@@ -104,6 +114,10 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
 
   async saveReceipts(receipts: readonly PushReceipt[]): Promise<void> {
     if (receipts.length === 0) return;
+    if (this.notifyAtCommit !== undefined) {
+      this.#receiptsAtCommit.push(saveReceiptsText(this.userId, receipts));
+      return;
+    }
     await saveReceiptsQuery(this.userId, receipts).execute(this.trx);
   }
 
@@ -179,6 +193,8 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   async prefetch(wanted: UidsByType, keys: readonly ReceiptKey[]): Promise<Prefetched> {
     const rows = perRecordType((): RecordRow[] => []);
     const receipts: PushReceipt[] = [];
+    // Receipts held for COMMIT are written first: this read must see them.
+    for (const text of this.#receiptsAtCommit.splice(0)) await sql.raw(text).execute(this.trx);
     const { rows: raw } = await lockRowsAndReceiptsQuery(this.userId, wanted, keys).execute(this.trx);
     for (const r of raw) {
       if (r.t === null) {

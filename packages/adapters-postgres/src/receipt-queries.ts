@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import pg from 'pg';
 import { ENTITY_TYPE, type PushReceipt, type ReceiptKey } from '@calsync/domain';
 import { recordTypeOfEntity } from './conflict-mapping.js';
 
@@ -29,5 +30,18 @@ export function saveReceiptsQuery(userId: number, receipts: readonly PushReceipt
     from unnest(cast(${receipts.map((r) => ENTITY_TYPE[r.type])} as text[]), cast(${receipts.map((r) => r.uid)} as text[]),
                 cast(${receipts.map((r) => r.fingerprint)} as text[]), cast(${receipts.map((r) => JSON.stringify(r.result))} as text[]))
       as k(entity_type, uid, fingerprint, result)
+    on conflict do nothing`;
+}
+
+/**
+ * The same INSERT as one plain text with the receipts inlined as one escaped JSON literal, so it
+ * can travel in the COMMIT message of a unit of work (no parameters, one round trip less per push).
+ * `userId` is a checked integer.
+ */
+export function saveReceiptsText(userId: number, receipts: readonly PushReceipt[]): string {
+  if (!Number.isSafeInteger(userId)) throw new Error('userId must be an integer');
+  const json = JSON.stringify(receipts.map((r) => ({ e: ENTITY_TYPE[r.type], u: r.uid, f: r.fingerprint, r: r.result })));
+  return `insert into push_receipts (user_id, entity_type, uid, fingerprint, result)
+    select ${userId}, k.e, k.u, k.f, k.r from jsonb_to_recordset(${pg.Client.prototype.escapeLiteral(json)}::jsonb) as k(e text, u text, f text, r jsonb)
     on conflict do nothing`;
 }

@@ -34,6 +34,20 @@ export function conflictCases(harness: () => StoreHarness): void {
       await store.inUserTransaction(other, async (uow) => expect(await receiptsOf(uow, [key])).toEqual([]));
     });
 
+    it('a receipt saved in a unit of work is found by a later prefetch of the same unit, and survives its commit intact', async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      // Quotes, backslashes, a dollar-quote look-alike and non-ASCII text: a store may carry
+      // receipts inside another statement's text, and they must come back byte for byte.
+      const key = { type: 'tasks' as const, uid: "rw-'1\\", fingerprint: 'f$$x' };
+      const result = { uid: key.uid, status: 'created', note: "it's \\ \"quoted\" $$ é 😀", version: '9007199254740993' };
+      await store.inUserTransaction(user, async (uow) => {
+        await uow.saveReceipts([{ ...key, result }]);
+        expect(await receiptsOf(uow, [key])).toEqual([{ ...key, result }]);
+      });
+      await store.inUserTransaction(user, async (uow) => expect(await receiptsOf(uow, [key])).toEqual([{ ...key, result }]));
+    });
+
     it('inserts conflicts with increasing ids, then locks, resolves and pages them per user', async () => {
       const { store, createUser } = harness();
       const [user, other] = [await createUser(), await createUser()];
