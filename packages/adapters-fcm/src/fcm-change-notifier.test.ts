@@ -1,4 +1,4 @@
-import { InMemoryAuthStore, InMemoryUserStore, startStandInFcm, type StandInFcm } from '@calsync/testkit';
+import { inMemoryAuthStores, type InMemoryDeviceStore, type InMemoryUserStore, startStandInFcm, type StandInFcm } from '@calsync/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FcmChangeNotifier } from './fcm-change-notifier.js';
 import { FcmClient } from './fcm-client.js';
@@ -7,14 +7,13 @@ import { loadServiceAccount } from './service-account.js';
 const NOW = '2026-01-01T00:00:00.000Z';
 let fcm: StandInFcm;
 let users: InMemoryUserStore;
-let devices: InMemoryAuthStore;
+let devices: InMemoryDeviceStore;
 let failures: string[];
 let sent: number;
 
 beforeEach(async () => {
   fcm = await startStandInFcm();
-  users = new InMemoryUserStore();
-  devices = new InMemoryAuthStore();
+  ({ users, devices } = inMemoryAuthStores());
   failures = [];
   sent = 0;
 });

@@ -1,4 +1,4 @@
-import type { AuthStore, ChangeNotifier, DataChange, UserStore } from '@calsync/domain';
+import type { ChangeNotifier, DeviceStore, DataChange, UserStore } from '@calsync/domain';
 import type { FcmOutcome } from './fcm-client.js';
 
 /** The sending half the notifier needs (an `FcmClient`, or a stand-in in tests). */
@@ -16,7 +16,7 @@ export interface FcmObserver {
 /** Options of `FcmChangeNotifier`. */
 export interface FcmChangeNotifierOptions {
   readonly sender: FcmSender;
-  readonly devices: Pick<AuthStore, 'listActiveDevices' | 'clearFcmToken'>;
+  readonly devices: Pick<DeviceStore, 'listActiveDevices' | 'clearFcmToken'>;
   /** Read for the user's `syncNotifications` switch (off: no pushes). */
   readonly users: Pick<UserStore, 'findById'>;
   /** Changes of a user within this window become one message per device (NOTIFY_COALESCE_MS). */

@@ -1,6 +1,6 @@
 import { AuthService, CursorCodec, SyncService, type LegacyStatsStore, type SyncApi } from '@calsync/domain';
 import { buildApp, loadConfig } from '@calsync/http-fastify';
-import { CapturingSmsSender, CheapPasswordHasher, FakeTokenSigner, FixedClock, InMemoryAuthStore, InMemorySyncStore, InMemoryUserStore, ManualAuthClock, cryptoRandom } from '@calsync/testkit';
+import { CapturingSmsSender, CheapPasswordHasher, FakeTokenSigner, FixedClock, inMemoryAuthStores, InMemorySyncStore, ManualAuthClock, cryptoRandom } from '@calsync/testkit';
 
 /**
  * The whole service in memory: the real Fastify app (routes, schemas, sign-in, rate limit) over the
@@ -40,7 +40,7 @@ export async function startInMemoryService({ env = {}, wrapSync }: InMemoryServi
   const syncStore = new InMemorySyncStore();
   const sync = new SyncService({ store: syncStore, clock: new FixedClock(), cursorCodec: new CursorCodec(config.syncCursorSecret) });
   const auth = new AuthService(
-    { users: new InMemoryUserStore(), sync, store: new InMemoryAuthStore(), sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: cryptoRandom },
+    { ...inMemoryAuthStores(), sync, sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: cryptoRandom },
     { accessTtlSeconds: config.jwt.accessTtlSeconds, refreshTtlSeconds: config.jwt.refreshTtlSeconds, sessionCacheSeconds: 0, otp: config.otp },
   );
   const app = await buildApp({ config, logger: false, sync: wrapSync ? wrapSync(sync, syncStore) : sync, stats: noStats, auth, readiness: async () => true });

@@ -1,13 +1,8 @@
-import { PostgresAuthStore, PostgresLegacyStatsStore, PostgresSyncStore, PostgresUserStore, ScryptPasswordHasher } from '@calsync/adapters-postgres';
 import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '@calsync/adapters-postgres/test-support';
-import { CursorCodec, SyncService } from '@calsync/domain';
-import { CapturingSmsSender } from '@calsync/testkit';
+import type { CapturingSmsSender } from '@calsync/testkit';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from './app.js';
-import { createAuthModule } from './auth/wiring.js';
-import { loadConfig } from './config.js';
-import { CryptoRandom, SystemClock } from './system.js';
+import { buildWiredApp } from '../test-support/index.js';
 
 // The app wired as main.ts wires it (Postgres stores, real sign-in), on PGlite and, when
 // TEST_DATABASE_URL is set, PostgreSQL.
@@ -16,34 +11,13 @@ for (const kind of announceDatabaseKinds('app wiring')) {
   describe(`the service on ${kind}`, () => {
     let database: TestDatabase;
     let app: FastifyInstance;
-    const sms = new CapturingSmsSender();
+    let sms: CapturingSmsSender;
     let databaseUp = true;
 
     beforeAll(async () => {
       database = await openTestDatabase(kind);
-      const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
-      const clock = new SystemClock();
-      const random = new CryptoRandom();
-      const sync = new SyncService({ store: new PostgresSyncStore(database.db), clock, cursorCodec: new CursorCodec(config.syncCursorSecret) });
-      const { auth } = createAuthModule({
-        config,
-        users: new PostgresUserStore(database.db),
-        sync,
-        store: new PostgresAuthStore(database.db),
-        passwordHasher: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }),
-        clock,
-        random,
-        smsSender: sms,
-      });
-      app = await buildApp({
-        config,
-        logger: false,
-        sync,
-        stats: new PostgresLegacyStatsStore(database.db),
-        auth,
-        readiness: async () => databaseUp && database.ping(),
-      });
-      await app.ready();
+      // A readiness probe the test can turn off, in front of the database's own ping.
+      ({ app, sms } = await buildWiredApp(database, { readiness: async () => databaseUp && database.ping() }));
     });
     afterAll(async () => {
       await app?.close();

@@ -1,8 +1,7 @@
 import {
-  PostgresAuthStore,
   PostgresLegacyStatsStore,
   PostgresSyncStore,
-  PostgresUserStore,
+  postgresAuthStores,
   ScryptPasswordHasher,
   createDatabase,
   migrateToLatest,
@@ -11,7 +10,7 @@ import {
 } from '@calsync/adapters-postgres';
 import { FcmChangeNotifier, FcmClient, loadServiceAccount } from '@calsync/adapters-fcm';
 import { HttpSmsSender, LoggingSmsSender } from '@calsync/adapters-sms';
-import { CursorCodec, SyncService, type AuthStore, type SmsSender, type UserStore } from '@calsync/domain';
+import { CursorCodec, SyncService, type DeviceStore, type SmsSender, type UserStore } from '@calsync/domain';
 import type { FastifyInstance } from 'fastify';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -31,7 +30,7 @@ function smsSenderFor(config: AppConfig, logger: Logger): SmsSender {
 }
 
 /** FCM pushes when FCM_PROJECT_ID and FCM_CREDENTIALS are set; null (said in the log) otherwise. */
-async function fcmNotifierFor(config: AppConfig, devices: AuthStore, users: UserStore, logger: Logger): Promise<FcmChangeNotifier | null> {
+async function fcmNotifierFor(config: AppConfig, devices: DeviceStore, users: UserStore, logger: Logger): Promise<FcmChangeNotifier | null> {
   if (config.fcm === null) {
     logger.info('FCM push notifications are off (FCM_PROJECT_ID and FCM_CREDENTIALS are not set); notification streams still work');
     return null;
@@ -161,9 +160,8 @@ async function main(): Promise<void> {
       else logger.info('change feed listening');
     },
   });
-  const users = new PostgresUserStore(database.db);
-  const authStore = new PostgresAuthStore(database.db);
-  const fcm = await fcmNotifierFor(config, authStore, users, logger);
+  const authStores = postgresAuthStores(database.db);
+  const fcm = await fcmNotifierFor(config, authStores.devices, authStores.users, logger);
   const sync = new SyncService({
     store: new PostgresSyncStore(database.db, { beginInOneRoundTrip: database.kind === 'postgres' }),
     clock,
@@ -178,9 +176,8 @@ async function main(): Promise<void> {
   let app: FastifyInstance | undefined = undefined;
   const { auth } = createAuthModule({
     config,
-    users,
+    ...authStores,
     sync,
-    store: authStore,
     passwordHasher: new ScryptPasswordHasher(),
     clock,
     random,

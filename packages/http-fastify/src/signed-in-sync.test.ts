@@ -1,5 +1,5 @@
 import { AuthService, CursorCodec, SyncService } from '@calsync/domain';
-import { CapturingSmsSender, CheapPasswordHasher, FixedClock, InMemoryAuthStore, InMemorySyncStore, InMemoryUserStore } from '@calsync/testkit';
+import { CapturingSmsSender, CheapPasswordHasher, FixedClock, inMemoryAuthStores, InMemorySyncStore } from '@calsync/testkit';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +21,7 @@ beforeAll(async () => {
   const random = new CryptoRandom();
   const sync = new SyncService({ store: new InMemorySyncStore(), clock: new FixedClock(), cursorCodec: new CursorCodec(config.syncCursorSecret) });
   const auth = new AuthService(
-    { users: new InMemoryUserStore(), sync, store: new InMemoryAuthStore(), sms, hasher: new CheapPasswordHasher(), tokens: new FastJwtTokenSigner(config.jwt), clock, random },
+    { ...inMemoryAuthStores(), sync, sms, hasher: new CheapPasswordHasher(), tokens: new FastJwtTokenSigner(config.jwt), clock, random },
     { accessTtlSeconds: config.jwt.accessTtlSeconds, refreshTtlSeconds: config.jwt.refreshTtlSeconds, sessionCacheSeconds: 0, otp: config.otp },
   );
   app = await buildApp({ config, logger: false, sync, stats: new FixedLegacyStats(), auth, readiness: async () => true });

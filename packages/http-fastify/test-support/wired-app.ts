@@ -1,4 +1,4 @@
-import { PostgresAuthStore, PostgresLegacyStatsStore, PostgresSyncStore, PostgresUserStore, ScryptPasswordHasher, type Database } from '@calsync/adapters-postgres';
+import { PostgresLegacyStatsStore, PostgresSyncStore, postgresAuthStores, ScryptPasswordHasher, type Database } from '@calsync/adapters-postgres';
 import { CursorCodec, SyncService, type ItemFailure } from '@calsync/domain';
 import { CapturingSmsSender } from '@calsync/testkit';
 import type { FastifyInstance } from 'fastify';
@@ -40,9 +40,8 @@ export async function buildWiredApp(database: Database, opts: WiredAppOptions = 
   const sms = new CapturingSmsSender();
   const { auth } = createAuthModule({
     config,
-    users: new PostgresUserStore(database.db),
+    ...postgresAuthStores(database.db),
     sync,
-    store: new PostgresAuthStore(database.db),
     passwordHasher: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }),
     clock,
     random: new CryptoRandom(),

@@ -1,15 +1,14 @@
-import { runAuthStoreContract } from '@calsync/testkit';
+import { runDeviceStoreContract, runOtpStoreContract, runSessionStoreContract, runUserStoreContract, type OpenAuthStores } from '@calsync/testkit';
 import { announceDatabaseKinds, openTestDatabase } from '../../test-support/index.js';
-import { PostgresAuthStore } from './postgres-auth-store.js';
-import { PostgresUserStore } from './postgres-user-store.js';
+import { postgresAuthStores } from './postgres-auth-stores.js';
 
 for (const kind of announceDatabaseKinds('auth stores')) {
-  runAuthStoreContract(kind, async () => {
+  const open: OpenAuthStores = async () => {
     const database = await openTestDatabase(kind);
-    return {
-      users: new PostgresUserStore(database.db),
-      store: new PostgresAuthStore(database.db),
-      close: () => database.close(),
-    };
-  });
+    return { ...postgresAuthStores(database.db), close: () => database.close() };
+  };
+  runUserStoreContract(kind, open);
+  runDeviceStoreContract(kind, open);
+  runSessionStoreContract(kind, open);
+  runOtpStoreContract(kind, open);
 }

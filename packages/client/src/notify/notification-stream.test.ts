@@ -1,6 +1,6 @@
 import { AuthService, CursorCodec, SyncService, type LegacyStatsStore } from '@calsync/domain';
 import { buildApp, loadConfig } from '@calsync/http-fastify';
-import { CapturingSmsSender, CheapPasswordHasher, FakeTokenSigner, FixedClock, InMemoryAuthStore, InMemorySyncStore, InMemoryUserStore, cryptoRandom } from '@calsync/testkit';
+import { CapturingSmsSender, CheapPasswordHasher, FakeTokenSigner, FixedClock, inMemoryAuthStores, InMemorySyncStore, cryptoRandom } from '@calsync/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSyncClient, MemoryStore, type SyncClient } from '../index.js';
 
@@ -27,7 +27,7 @@ async function serve(): Promise<{ base: string; sms: CapturingSmsSender; store: 
   const sms = new CapturingSmsSender();
   const sync = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec(config.syncCursorSecret) });
   const auth = new AuthService(
-    { users: new InMemoryUserStore(), sync, store: new InMemoryAuthStore(), sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock: { now: () => new Date() }, random: cryptoRandom, sessionEnds: store.changes },
+    { ...inMemoryAuthStores(), sync, sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock: { now: () => new Date() }, random: cryptoRandom, sessionEnds: store.changes },
     { accessTtlSeconds: config.jwt.accessTtlSeconds, refreshTtlSeconds: config.jwt.refreshTtlSeconds, sessionCacheSeconds: 0, otp: config.otp },
   );
   app = await buildApp({ config, logger: false, sync, stats: noStats, auth, readiness: async () => true, changes: store.changes });

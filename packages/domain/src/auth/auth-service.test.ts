@@ -4,8 +4,7 @@ import {
   CheapPasswordHasher,
   cryptoRandom,
   FakeTokenSigner,
-  InMemoryAuthStore,
-  InMemoryUserStore,
+  inMemoryAuthStores,
   ManualAuthClock,
   InMemorySyncStore,
   FixedClock,
@@ -17,14 +16,13 @@ import { SyncService } from '../sync/sync-service.js';
 import { AuthService } from './auth-service.js';
 
 function setup(overrides: Partial<{ sessionCacheSeconds: number }> = {}) {
-  const users = new InMemoryUserStore();
+  const { users, devices, sessions, otps } = inMemoryAuthStores();
   const records = new InMemorySyncStore();
   const sync = new SyncService({ store: records, clock: new FixedClock(), cursorCodec: new CursorCodec('k') });
-  const store = new InMemoryAuthStore();
   const sms = new CapturingSmsSender();
   const clock = new ManualAuthClock();
   const auth = new AuthService(
-    { users, sync, store, sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: cryptoRandom },
+    { users, devices, sessions, otps, sync, sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: cryptoRandom },
     {
       accessTtlSeconds: 900,
       refreshTtlSeconds: 90 * 86400,
@@ -32,7 +30,7 @@ function setup(overrides: Partial<{ sessionCacheSeconds: number }> = {}) {
       otp: { ttlSeconds: 300, maxAttempts: 5, resendSeconds: 60, maxSendsPerHour: 5, hmacKey: 'otp-key' },
     },
   );
-  return { auth, users, records, sync, store, sms, clock };
+  return { auth, users, records, sync, otps, sms, clock };
 }
 
 async function rejectsWith(p: Promise<unknown>, code: ErrorCode): Promise<number | undefined> {
@@ -59,7 +57,7 @@ describe('AuthService: one-time codes', () => {
     expect(await h.auth.sendOtp(PHONE, 'Ann')).toEqual({ expiresInSeconds: 300, resendAfterSeconds: 60 });
     const code = h.sms.lastCode(PHONE);
     expect(code).toMatch(/^\d{6}$/);
-    expect(JSON.stringify([...h.store.otps.values()])).not.toContain(code);
+    expect(JSON.stringify([...h.otps.otps.values()])).not.toContain(code);
     const r = await h.auth.verifyOtp(PHONE, code);
     expect(r.isNewUser).toBe(true);
     expect(r.user).toMatchObject({ name: 'Ann', phone: PHONE, email: null, role: 'USER', isPhoneVerified: true });
@@ -165,7 +163,7 @@ describe('AuthService: one-time codes', () => {
     h.clock.advanceSeconds(61);
     h.sms.failing = true;
     await rejectsWith(h.auth.sendOtp(PHONE), 'SMS_FAILED');
-    expect(h.store.otps.size).toBe(0);
+    expect(h.otps.otps.size).toBe(0);
     await rejectsWith(h.auth.verifyOtp(PHONE, old), 'OTP_EXPIRED');
   });
 });

@@ -1,5 +1,7 @@
 import { DomainError, ErrorCode } from '../errors.js';
-import type { AuthStore, DeviceInput } from '../ports/auth-store.js';
+import type { DeviceInput, DeviceStore } from '../ports/device-store.js';
+import type { OtpStore } from '../ports/otp-store.js';
+import type { SessionStore } from '../ports/session-store.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
 import type { Clock } from '../ports/clock.js';
 import type { PasswordHasher } from '../ports/password-hasher.js';
@@ -19,7 +21,9 @@ export interface AuthServiceDeps {
   readonly users: UserStore;
   /** The sync engine: a new user's default calendar is made by a push through it. */
   readonly sync: Pick<SyncApi, 'push'>;
-  readonly store: AuthStore;
+  readonly devices: DeviceStore;
+  readonly sessions: SessionStore;
+  readonly otps: OtpStore;
   readonly sms: SmsSender;
   readonly hasher: PasswordHasher;
   readonly tokens: TokenSigner;
@@ -55,8 +59,8 @@ export class AuthService {
     private readonly deps: AuthServiceDeps,
     policy: AuthPolicy,
   ) {
-    this.otp = new OtpService(deps.store, deps.sms, deps.clock, deps.random, policy.otp);
-    this.sessions = new SessionService(deps.store, deps.tokens, deps.clock, deps.random, policy, deps.sessionEnds);
+    this.otp = new OtpService(deps.otps, deps.sms, deps.clock, deps.random, policy.otp);
+    this.sessions = new SessionService(deps.sessions, deps.devices, deps.tokens, deps.clock, deps.random, policy, deps.sessionEnds);
   }
 
   /** POST /api/auth/send-otp. */
@@ -127,7 +131,7 @@ export class AuthService {
 
   /** GET /api/auth/devices: live devices, the caller's marked `current`. */
   async listDevices(caller: AccessIdentity): Promise<{ devices: DeviceDto[] }> {
-    const devices = await this.deps.store.listActiveDevices(caller.userId);
+    const devices = await this.deps.devices.listActiveDevices(caller.userId);
     return { devices: devices.map((d) => toDeviceDto(d, caller.deviceUid)) };
   }
 
@@ -162,7 +166,7 @@ export class AuthService {
 
   private async signIn(user: UserRecord, isNewUser: boolean, deviceInput?: DeviceInput): Promise<SignInResult> {
     const now = this.deps.clock.now().toISOString();
-    const device = deviceInput ? await this.deps.store.upsertDevice(user.id, deviceInput, now) : null;
+    const device = deviceInput ? await this.deps.devices.upsertDevice(user.id, deviceInput, now) : null;
     const pair = await this.sessions.start(user.id, device);
     return { ...pair, isNewUser, user: toUserDto(user), ...(device ? { device: toDeviceDto(device, device.uid) } : {}) };
   }

@@ -1,4 +1,4 @@
-import type { DeviceRecord } from '../ports/auth-store.js';
+import type { DeviceRecord } from '../ports/device-store.js';
 import type { NotificationSettings, UserRecord } from '../ports/user-store.js';
 
 /** A user on the wire (docs/api.md); never the password hash. */

@@ -1,5 +1,5 @@
 import { DomainError, ErrorCode } from '../errors.js';
-import type { AuthStore, OtpRecord } from '../ports/auth-store.js';
+import type { OtpRecord, OtpStore } from '../ports/otp-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { Random } from '../ports/random.js';
 import type { SmsSender } from '../ports/sms-sender.js';
@@ -33,7 +33,7 @@ function secondsUntil(untilMs: number, nowMs: number): number {
  */
 export class OtpService {
   constructor(
-    private readonly store: AuthStore,
+    private readonly store: OtpStore,
     private readonly sms: SmsSender,
     private readonly clock: Clock,
     private readonly random: Random,

@@ -4,8 +4,7 @@ import {
   CheapPasswordHasher,
   cryptoRandom,
   FakeTokenSigner,
-  InMemoryAuthStore,
-  InMemoryUserStore,
+  inMemoryAuthStores,
   ManualAuthClock,
   InMemorySyncStore,
   FixedClock,
@@ -19,11 +18,11 @@ const PHONE = '+491701234567';
 
 function setup() {
   const replays: { userId: number; deviceUid: string | null }[] = [];
-  const store = new InMemoryAuthStore();
+  const stores = inMemoryAuthStores();
   const sms = new CapturingSmsSender();
   const clock = new ManualAuthClock();
   const auth = new AuthService(
-    { users: new InMemoryUserStore(), sync: new SyncService({ store: new InMemorySyncStore(), clock: new FixedClock(), cursorCodec: new CursorCodec('k') }), store, sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: cryptoRandom },
+    { ...stores, sync: new SyncService({ store: new InMemorySyncStore(), clock: new FixedClock(), cursorCodec: new CursorCodec('k') }), sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: cryptoRandom },
     {
       accessTtlSeconds: 900,
       refreshTtlSeconds: 86400,
@@ -37,7 +36,7 @@ function setup() {
     await auth.sendOtp(PHONE);
     return auth.verifyOtp(PHONE, sms.lastCode(PHONE), device);
   };
-  return { auth, store, clock, signIn, replays };
+  return { auth, sessions: stores.sessions, devices: stores.devices, clock, signIn, replays };
 }
 
 async function code(p: Promise<unknown>): Promise<ErrorCode | 'ok'> {
@@ -69,7 +68,7 @@ describe('refresh token state (per device)', () => {
     expect(await code(h.auth.refresh(next.refreshToken))).toBe('REFRESH_INVALID');
     expect(await code(h.auth.authenticateAccess(next.accessToken))).toBe('UNAUTHORIZED');
     expect(await code(h.auth.authenticateAccess(s.accessToken))).toBe('UNAUTHORIZED');
-    expect([...h.store.sessions.values()][0]?.reason).toBe('replay');
+    expect([...h.sessions.sessions.values()][0]?.reason).toBe('replay');
     // The operator hears of it once, with whose session it was; a plain invalid token is no replay.
     expect(h.replays).toEqual([{ userId: s.user.id, deviceUid: 'phone' }]);
     expect(await code(h.auth.refresh('garbage'))).toBe('REFRESH_INVALID');
@@ -118,7 +117,7 @@ describe('refresh token state (per device)', () => {
     const h = setup();
     const first = await h.signIn({ uid: 'a', platform: 'ios', name: 'Old', fcmToken: 'secret-fcm' });
     const second = await h.signIn({ uid: 'a', platform: 'android', name: 'New' });
-    expect(h.store.devices).toHaveLength(1);
+    expect(h.devices.devices).toHaveLength(1);
     expect(second.device).toMatchObject({ uid: 'a', platform: 'android', name: 'New', hasPushToken: true, current: true });
     expect(JSON.stringify(second)).not.toContain('secret-fcm');
     expect(await code(h.auth.refresh(first.refreshToken, 'a'))).toBe('REFRESH_INVALID');
@@ -178,8 +177,8 @@ describe('refresh token state (per device)', () => {
     const h = setup();
     const s = await h.signIn({ uid: 'a' });
     await h.auth.authenticateAccess(s.accessToken);
-    const sid = [...h.store.sessions.keys()].at(-1)!;
-    await h.store.revokeSession(sid, 'logout', h.clock.now().toISOString());
+    const sid = [...h.sessions.sessions.keys()].at(-1)!;
+    await h.sessions.revokeSession(sid, 'logout', h.clock.now().toISOString());
     h.clock.advanceSeconds(2);
     expect(await code(h.auth.authenticateAccess(s.accessToken))).toBe('UNAUTHORIZED');
   });

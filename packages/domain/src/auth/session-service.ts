@@ -1,5 +1,6 @@
 import { DomainError, ErrorCode } from '../errors.js';
-import type { AuthStore, DeviceRecord, SessionRevokeReason } from '../ports/auth-store.js';
+import type { DeviceRecord, DeviceStore } from '../ports/device-store.js';
+import type { SessionRevokeReason, SessionStore } from '../ports/session-store.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
 import type { Clock } from '../ports/clock.js';
 import type { Random } from '../ports/random.js';
@@ -42,7 +43,8 @@ export class SessionService {
   private readonly cache: SessionCheckCache;
 
   constructor(
-    private readonly store: AuthStore,
+    private readonly sessions: SessionStore,
+    private readonly devices: DeviceStore,
     private readonly tokens: TokenSigner,
     private readonly clock: Clock,
     private readonly random: Random,
@@ -59,7 +61,7 @@ export class SessionService {
     const sid = this.random.uuid();
     const deviceUid = device?.uid ?? null;
     const pair = await this.issuePair(userId, sid, deviceUid, now);
-    await this.store.startSession(
+    await this.sessions.startSession(
       { id: sid, userId, deviceUid, createdAt: now.toISOString() },
       { tokenHash: hashRefreshToken(pair.refreshToken), sessionId: sid, parentHash: null, createdAt: now.toISOString(), expiresAt: pair.refreshExpiresAt },
     );
@@ -78,9 +80,9 @@ export class SessionService {
     }
     const claims = verified.claims;
     const tokenHash = hashRefreshToken(token);
-    const row = await this.store.findRefreshToken(tokenHash);
+    const row = await this.sessions.findRefreshToken(tokenHash);
     if (!row || row.sessionId !== claims.sid) throw refreshInvalid();
-    const session = await this.store.findSession(row.sessionId);
+    const session = await this.sessions.findSession(row.sessionId);
     if (!session || session.revokedAt !== null || String(session.userId) !== claims.sub) throw refreshInvalid();
     if (deviceUid !== undefined && deviceUid !== session.deviceUid) throw refreshInvalid();
     if (Date.parse(row.expiresAt) <= now.getTime()) throw refreshInvalid();
@@ -89,7 +91,7 @@ export class SessionService {
       throw refreshInvalid();
     }
     const pair = await this.issuePair(session.userId, session.id, session.deviceUid, now);
-    const rotated = await this.store.rotateRefreshToken(
+    const rotated = await this.sessions.rotateRefreshToken(
       tokenHash,
       { tokenHash: hashRefreshToken(pair.refreshToken), sessionId: session.id, parentHash: tokenHash, createdAt: now.toISOString(), expiresAt: pair.refreshExpiresAt },
       now.toISOString(),
@@ -99,7 +101,7 @@ export class SessionService {
       await this.endReplayed(session);
       throw refreshInvalid();
     }
-    if (session.deviceUid !== null) await this.store.touchDevice(session.userId, session.deviceUid, now.toISOString());
+    if (session.deviceUid !== null) await this.devices.touchDevice(session.userId, session.deviceUid, now.toISOString());
     return { accessToken: pair.accessToken, refreshToken: pair.refreshToken };
   }
 
@@ -117,7 +119,7 @@ export class SessionService {
     if (!/^[1-9][0-9]{0,9}$/.test(sub)) throw new DomainError(ErrorCode.UNAUTHORIZED, 'invalid access token');
     const userId = Number(sub);
     if (!this.cache.isLive(sid, userId, deviceUid)) {
-      const session = await this.store.findSession(sid);
+      const session = await this.sessions.findSession(sid);
       if (!session || session.revokedAt !== null || session.userId !== userId || session.deviceUid !== deviceUid) {
         throw new DomainError(ErrorCode.UNAUTHORIZED, 'session ended; sign in again');
       }
@@ -134,14 +136,14 @@ export class SessionService {
 
   /** Ends one family at once (its access tokens are refused from now on in this process). */
   async end(session: { readonly id: string; readonly userId: number }, reason: SessionRevokeReason): Promise<void> {
-    await this.store.revokeSession(session.id, reason, this.clock.now().toISOString());
+    await this.sessions.revokeSession(session.id, reason, this.clock.now().toISOString());
     this.cache.forget(session.id);
     await this.#announce({ userId: session.userId, sessionId: session.id });
   }
 
   /** Revokes a device and its families; false when the user has no such live device. */
   async revokeDevice(userId: number, uid: string): Promise<boolean> {
-    const done = await this.store.revokeDevice(userId, uid, this.clock.now().toISOString());
+    const done = await this.devices.revokeDevice(userId, uid, this.clock.now().toISOString());
     this.cache.forgetAll();
     if (done) await this.#announce({ userId, deviceUid: uid });
     return done;

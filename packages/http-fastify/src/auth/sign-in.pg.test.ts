@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { PostgresAuthStore, PostgresSyncStore, PostgresUserStore, ScryptPasswordHasher, withAuthTables } from '@calsync/adapters-postgres';
+import { PostgresSyncStore, postgresAuthStores, ScryptPasswordHasher, withAuthTables } from '@calsync/adapters-postgres';
 import { CursorCodec, SyncService } from '@calsync/domain';
 import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '@calsync/adapters-postgres/test-support';
 import { HttpSmsSender } from '@calsync/adapters-sms';
@@ -47,9 +47,8 @@ for (const kind of announceDatabaseKinds('sign-in over HTTP')) {
           signIn: async (instance, opts) => {
             const { auth } = createAuthModule({
               config: opts.config,
-              users: new PostgresUserStore(database.db),
+              ...postgresAuthStores(database.db),
               sync: new SyncService({ store: new PostgresSyncStore(database.db), clock: new SystemClock(), cursorCodec: new CursorCodec('k') }),
-              store: new PostgresAuthStore(database.db),
               passwordHasher: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }),
               clock: new SystemClock(),
               random: new CryptoRandom(),

@@ -1,4 +1,4 @@
-import { AuthService, type AuthStore, type ChangeFeed, type Clock, type PasswordHasher, type Random, type SmsSender, type SyncApi, type UserStore } from '@calsync/domain';
+import { AuthService, type ChangeFeed, type Clock, type DeviceStore, type OtpStore, type PasswordHasher, type Random, type SessionStore, type SmsSender, type SyncApi, type UserStore } from '@calsync/domain';
 import type { AppConfig } from '../config-types.js';
 import { FastJwtTokenSigner } from './jwt-token-signer.js';
 
@@ -12,7 +12,9 @@ export interface AuthModuleDeps {
   readonly users: UserStore;
   /** The sync engine, which makes a new user's default calendar. */
   readonly sync: Pick<SyncApi, 'push'>;
-  readonly store: AuthStore;
+  readonly devices: DeviceStore;
+  readonly sessions: SessionStore;
+  readonly otps: OtpStore;
   readonly passwordHasher: PasswordHasher;
   readonly clock: Clock;
   readonly random: Random;
@@ -30,7 +32,9 @@ export function createAuthModule(deps: AuthModuleDeps): { auth: AuthService } {
     {
       users: deps.users,
       sync: deps.sync,
-      store: deps.store,
+      devices: deps.devices,
+      sessions: deps.sessions,
+      otps: deps.otps,
       sms: deps.smsSender,
       hasher: deps.passwordHasher,
       tokens: new FastJwtTokenSigner(config.jwt),

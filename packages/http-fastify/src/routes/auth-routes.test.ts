@@ -4,8 +4,7 @@ import {
   CapturingSmsSender,
   CheapPasswordHasher,
   cryptoRandom,
-  InMemoryAuthStore,
-  InMemoryUserStore,
+  inMemoryAuthStores,
   InMemorySyncStore,
   FixedClock,
 } from '@calsync/testkit';
@@ -20,7 +19,7 @@ const SECRETS = { JWT_SECRET: 'access-secret-'.padEnd(48, 'a'), JWT_REFRESH_SECR
 /** A full test app (buildApp) whose sign-in runs on in-memory stores and the real JWT signer. */
 async function signInTestApp(env: Record<string, string> = {}) {
   const sms = new CapturingSmsSender();
-  const users = new InMemoryUserStore();
+  const stores = inMemoryAuthStores();
   let auth: AuthService | undefined;
   const { app } = await buildTestApp(
     { ...SECRETS, ...env },
@@ -28,9 +27,8 @@ async function signInTestApp(env: Record<string, string> = {}) {
       signIn: async (instance, opts) => {
         auth = new AuthService(
           {
-            users,
+            ...stores,
             sync: new SyncService({ store: new InMemorySyncStore(), clock: new FixedClock(), cursorCodec: new CursorCodec('k') }),
-            store: new InMemoryAuthStore(),
             sms,
             hasher: new CheapPasswordHasher(),
             tokens: new FastJwtTokenSigner(opts.config.jwt),
@@ -43,7 +41,7 @@ async function signInTestApp(env: Record<string, string> = {}) {
       },
     },
   );
-  return { app, sms, users };
+  return { app, sms, users: stores.users };
 }
 
 /** send-otp then verify-otp through HTTP; returns the verify answer's data. */

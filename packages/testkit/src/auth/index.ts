@@ -1,7 +1,14 @@
 export * from './in-memory-user-store.js';
-export * from './in-memory-auth-store.js';
+export * from './in-memory-device-store.js';
+export * from './in-memory-session-store.js';
+export * from './in-memory-otp-store.js';
+export * from './in-memory-auth-stores.js';
 export * from './capturing-sms-sender.js';
 export * from './stand-in-sms-gateway.js';
 export * from './fake-token-signer.js';
 export * from './test-support.js';
-export * from './auth-store-contract.js';
+export type { AuthStoresUnderTest, OpenAuthStores } from './auth-contract-fixtures.js';
+export * from './user-store-contract.js';
+export * from './device-store-contract.js';
+export * from './session-store-contract.js';
+export * from './otp-store-contract.js';
