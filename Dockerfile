@@ -9,8 +9,11 @@ ENV COREPACK_INTEGRITY_KEYS=0
 RUN corepack enable && corepack prepare pnpm@10.34.8 --activate
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc tsconfig.base.json ./
 COPY packages/domain/package.json packages/domain/
+COPY packages/wire/package.json packages/wire/
+COPY packages/adapters-node/package.json packages/adapters-node/
 COPY packages/adapters-postgres/package.json packages/adapters-postgres/
 COPY packages/adapters-sms/package.json packages/adapters-sms/
+COPY packages/adapters-fcm/package.json packages/adapters-fcm/
 COPY packages/http-fastify/package.json packages/http-fastify/
 COPY packages/testkit/package.json packages/testkit/
 RUN pnpm install --frozen-lockfile
@@ -23,14 +26,20 @@ ENV NODE_ENV=production COREPACK_INTEGRITY_KEYS=0
 RUN corepack enable && corepack prepare pnpm@10.34.8 --activate
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
 COPY packages/domain/package.json packages/domain/
+COPY packages/wire/package.json packages/wire/
+COPY packages/adapters-node/package.json packages/adapters-node/
 COPY packages/adapters-postgres/package.json packages/adapters-postgres/
 COPY packages/adapters-sms/package.json packages/adapters-sms/
+COPY packages/adapters-fcm/package.json packages/adapters-fcm/
 COPY packages/http-fastify/package.json packages/http-fastify/
 COPY packages/testkit/package.json packages/testkit/
 RUN pnpm install --frozen-lockfile --prod && rm -rf /root/.local/share/pnpm/store
 COPY --from=build /app/packages/domain/dist packages/domain/dist
+COPY --from=build /app/packages/wire/dist packages/wire/dist
+COPY --from=build /app/packages/adapters-node/dist packages/adapters-node/dist
 COPY --from=build /app/packages/adapters-postgres/dist packages/adapters-postgres/dist
 COPY --from=build /app/packages/adapters-sms/dist packages/adapters-sms/dist
+COPY --from=build /app/packages/adapters-fcm/dist packages/adapters-fcm/dist
 COPY --from=build /app/packages/http-fastify/dist packages/http-fastify/dist
 # PGlite (the default DATABASE_URL) keeps its files here; with PostgreSQL it stays empty.
 RUN mkdir -p /app/.data && chown node:node /app/.data

@@ -36,4 +36,20 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: ['@calsync/testkit', '@calsync/*/test-support', '**/test-support/**'] }],
     },
   },
+  {
+    // Adapters import the domain and their own technology only: never HTTP, another adapter or test support.
+    files: ['packages/adapters-*/src/**/*.ts'],
+    ignores: ['packages/adapters-*/src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['fastify', '@fastify/*', '@calsync/*', '!@calsync/domain', '**/test-support/**'] }],
+    },
+  },
+  {
+    // adapters-node is Node's own technology (node:crypto, the clock, fast-jwt): no database or cache drivers either.
+    files: ['packages/adapters-node/src/**/*.ts'],
+    ignores: ['packages/adapters-node/src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['fastify', '@fastify/*', 'kysely', 'pg', '@electric-sql/*', 'ioredis', 'pino', '@calsync/*', '!@calsync/domain', '**/test-support/**'] }],
+    },
+  },
 );

@@ -48,4 +48,19 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toContain('packages/http-fastify/dist/main.js');
   });
+
+  it('installs and ships every workspace package the server needs at run time', () => {
+    const needed = new Set<string>();
+    const visit = (dir: string): void => {
+      if (needed.has(dir)) return;
+      needed.add(dir);
+      const manifest = JSON.parse(readFileSync(`${root}packages/${dir}/package.json`, 'utf8')) as { dependencies?: Record<string, string> };
+      for (const name of Object.keys(manifest.dependencies ?? {})) if (name.startsWith('@calsync/')) visit(name.slice('@calsync/'.length));
+    };
+    visit('http-fastify');
+    for (const dir of needed) {
+      expect(dockerfile.match(new RegExp(`^COPY packages/${dir}/package\\.json packages/${dir}/$`, 'gm'))?.length, `${dir}/package.json in both stages`).toBe(2);
+      expect(dockerfile, `${dir}/dist in the runtime stage`).toContain(`COPY --from=build /app/packages/${dir}/dist packages/${dir}/dist`);
+    }
+  });
 });

@@ -2,12 +2,12 @@ import {
   PostgresLegacyStatsStore,
   PostgresSyncStore,
   postgresAuthStores,
-  ScryptPasswordHasher,
   createDatabase,
   migrateToLatest,
   waitForDatabase,
   type Database,
 } from '@calsync/adapters-postgres';
+import { CryptoRandom, ScryptPasswordHasher, SystemClock } from '@calsync/adapters-node';
 import { FcmChangeNotifier, FcmClient, loadServiceAccount } from '@calsync/adapters-fcm';
 import { HttpSmsSender, LoggingSmsSender } from '@calsync/adapters-sms';
 import { CursorCodec, SyncService, type DeviceStore, type SmsSender, type UserStore } from '@calsync/domain';
@@ -21,7 +21,6 @@ import { createAuthModule } from './auth/wiring.js';
 import { causeText } from './plugins/error-handling.js';
 import { CONFIG_TABLE, ConfigError, loadConfig, loadConfigSection } from './config.js';
 import type { AppConfig } from './config-types.js';
-import { CryptoRandom, SystemClock } from './system.js';
 
 function smsSenderFor(config: AppConfig, logger: Logger): SmsSender {
   if (config.smsGateway) return new HttpSmsSender(config.smsGateway);

@@ -1,12 +1,11 @@
+import { CryptoRandom, FastJwtTokenSigner, SystemClock } from '@calsync/adapters-node';
 import { AuthService, CursorCodec, SyncService } from '@calsync/domain';
 import { CapturingSmsSender, CheapPasswordHasher, FixedClock, inMemoryAuthStores, InMemorySyncStore } from '@calsync/testkit';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
-import { FastJwtTokenSigner } from './auth/jwt-token-signer.js';
 import { loadConfig } from './config.js';
-import { CryptoRandom, SystemClock } from './system.js';
 import { FixedLegacyStats } from '../test-support/index.js';
 
 // The sync routes behind the REAL sign-in (auth plugin and routes, in-memory stores) and the real

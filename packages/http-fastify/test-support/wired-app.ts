@@ -1,11 +1,11 @@
-import { PostgresLegacyStatsStore, PostgresSyncStore, postgresAuthStores, ScryptPasswordHasher, type Database } from '@calsync/adapters-postgres';
+import { CryptoRandom, ScryptPasswordHasher, SystemClock } from '@calsync/adapters-node';
+import { PostgresLegacyStatsStore, PostgresSyncStore, postgresAuthStores, type Database } from '@calsync/adapters-postgres';
 import { CursorCodec, SyncService, type ItemFailure } from '@calsync/domain';
 import { CapturingSmsSender } from '@calsync/testkit';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { createAuthModule } from '../src/auth/wiring.js';
 import { loadConfig } from '../src/config.js';
-import { CryptoRandom, SystemClock } from '../src/system.js';
 
 /** Options of `buildWiredApp`. */
 export interface WiredAppOptions {

@@ -6,7 +6,6 @@ import { profileRoutes } from '../routes/profile-routes.js';
 import { authPlugin } from './auth-plugin.js';
 
 export * from './auth-plugin.js';
-export * from './jwt-token-signer.js';
 export * from './wiring.js';
 
 /**

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
-import { PostgresSyncStore, postgresAuthStores, ScryptPasswordHasher, withAuthTables } from '@calsync/adapters-postgres';
+import { CryptoRandom, ScryptPasswordHasher, SystemClock } from '@calsync/adapters-node';
+import { PostgresSyncStore, postgresAuthStores, withAuthTables } from '@calsync/adapters-postgres';
 import { CursorCodec, SyncService } from '@calsync/domain';
 import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '@calsync/adapters-postgres/test-support';
 import { HttpSmsSender } from '@calsync/adapters-sms';
@@ -7,7 +8,6 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStandInSmsGateway, type StandInSmsGateway } from '@calsync/testkit';
-import { CryptoRandom, SystemClock } from '../system.js';
 import { buildTestApp } from '../../test-support/index.js';
 import { registerAuth } from './index.js';
 import { createAuthModule } from './wiring.js';

@@ -1,6 +1,6 @@
 import { AuthService, type ChangeFeed, type Clock, type DeviceStore, type OtpStore, type PasswordHasher, type Random, type SessionStore, type SmsSender, type SyncApi, type UserStore } from '@calsync/domain';
 import type { AppConfig } from '../config-types.js';
-import { FastJwtTokenSigner } from './jwt-token-signer.js';
+import { FastJwtTokenSigner } from '@calsync/adapters-node';
 
 /**
  * What the sign-in module is built from: the domain's ports. main.ts (the composition root, the

@@ -1,3 +1,4 @@
+import { FastJwtTokenSigner, SystemClock } from '@calsync/adapters-node';
 import { AuthService, CursorCodec, SyncService } from '@calsync/domain';
 import type { FastifyInstance } from 'fastify';
 import {
@@ -9,9 +10,7 @@ import {
   FixedClock,
 } from '@calsync/testkit';
 import { buildTestApp } from '../../test-support/index.js';
-import { SystemClock } from '../system.js';
 import { registerAuth } from '../auth/index.js';
-import { FastJwtTokenSigner } from '../auth/jwt-token-signer.js';
 
 /** Test secrets (also what log and body scans look for). */
 const SECRETS = { JWT_SECRET: 'access-secret-'.padEnd(48, 'a'), JWT_REFRESH_SECRET: 'refresh-secret-'.padEnd(48, 'r') };

@@ -1,11 +1,10 @@
+import { CryptoRandom, FastJwtTokenSigner, SystemClock } from '@calsync/adapters-node';
 import { AuthService, CursorCodec, SyncService } from '@calsync/domain';
 import { CapturingSmsSender, CheapPasswordHasher, FixedClock, inMemoryAuthStores, InMemorySyncStore, openEventStream, type OpenedStream } from '@calsync/testkit';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
-import { FastJwtTokenSigner } from '../auth/jwt-token-signer.js';
 import { loadConfig } from '../config.js';
-import { CryptoRandom, SystemClock } from '../system.js';
 import { FixedLegacyStats } from '../../test-support/index.js';
 
 // GET /api/sync/stream over a real listening server, the real sign-in and engine on in-memory

@@ -15,7 +15,7 @@ export const REQUIRED_CLAIMS = ['sub', 'typ', 'sid', 'jti', 'iat', 'exp'];
 type Verify = (token: string) => Record<string, unknown>;
 
 /**
- * The TokenSigner port on fast-jwt (the engine under @fastify/jwt). HS256 only, issuer and
+ * The TokenSigner port on fast-jwt. HS256 only, issuer and
  * audience set and checked, one secret per token type. Expiry and not-before are checked here
  * against the domain's clock (`nowSeconds`), not the wall clock, so tests can move time.
  */

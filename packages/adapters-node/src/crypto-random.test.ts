@@ -1,17 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CryptoRandom, SystemClock } from './system.js';
-
-describe('SystemClock', () => {
-  it('never goes backwards', () => {
-    const clock = new SystemClock();
-    let prev = clock.now().getTime();
-    for (let i = 0; i < 1000; i++) {
-      const t = clock.now().getTime();
-      expect(t).toBeGreaterThanOrEqual(prev);
-      prev = t;
-    }
-  });
-});
+import { CryptoRandom } from './crypto-random.js';
 
 describe('CryptoRandom', () => {
   const random = new CryptoRandom();

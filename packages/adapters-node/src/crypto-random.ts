@@ -1,19 +1,5 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
-import type { Clock, Random } from '@calsync/domain';
-
-/**
- * The wall clock for production. Never goes backwards: if the system clock steps back, it keeps
- * answering the last instant it gave until real time catches up.
- */
-export class SystemClock implements Clock {
-  private last = 0;
-
-  now(): Date {
-    const t = Math.max(Date.now(), this.last);
-    this.last = t;
-    return new Date(t);
-  }
-}
+import type { Random } from '@calsync/domain';
 
 /** node:crypto's CSPRNG behind the Random port. */
 export class CryptoRandom implements Random {
