@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildTestApp } from '../test-support/index.js';
+import { asUser, buildTestApp } from '../test-support/index.js';
 import type { RecordingSyncApi } from '../test-support/index.js';
 
 let app: FastifyInstance;
@@ -12,7 +12,7 @@ afterAll(async () => {
   await app.close();
 });
 
-const user = { 'x-test-user': '7' };
+const user = asUser(7);
 
 describe('request id and headers', () => {
   it('echoes a sent x-request-id and generates one otherwise', async () => {

@@ -1,7 +1,7 @@
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AuthService, ChangeFeed, LegacyStatsStore, SyncApi } from '@calsync/domain';
+import type { AuthApi, ChangeFeed, LegacyStatsStore, SyncApi } from '@calsync/domain';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { AppConfig } from './config-types.js';
@@ -17,12 +17,14 @@ import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { requestIdFrom, requestIdPlugin, REQUEST_ID_HEADER } from './plugins/request-id.js';
 import { DatabaseStateTracker } from './database-state.js';
 import { OneLineRequestLog } from './plugins/request-log.js';
+import { authPlugin } from './auth/auth-plugin.js';
+import { authRoutes } from './routes/auth-routes.js';
 import { healthRoutes } from './routes/health-routes.js';
+import { profileRoutes } from './routes/profile-routes.js';
 import { legacyRoutes } from './routes/legacy-routes.js';
 import { streamRoutes } from './routes/stream-routes.js';
 import { syncRoutes } from './routes/sync-routes.js';
 import { webClientPlugin } from './plugins/web-client.js';
-import { registerSignIn, type SignInRegistrar } from './sign-in.js';
 import { StreamHub } from './streams/stream-hub.js';
 
 /** Everything the HTTP app needs; main.ts builds these, tests pass in-memory ones. */
@@ -32,7 +34,8 @@ export interface BuildAppDeps {
   readonly logger?: FastifyServerOptions['logger'] | FastifyBaseLogger;
   readonly sync: SyncApi;
   readonly stats: LegacyStatsStore;
-  readonly auth: AuthService;
+  /** Sign-in: `AuthService` in production; HTTP tests of other routes pass a stand-in. */
+  readonly auth: AuthApi;
   /**
    * True when the service can serve (database reachable); false or a rejection (with the database's
    * error, which is logged once per change of state) makes /health/ready answer 503.
@@ -46,8 +49,6 @@ export interface BuildAppDeps {
   readonly changes?: ChangeFeed | undefined;
   /** Heartbeat interval of notification streams in ms (25 s; tests shorten it). */
   readonly streamHeartbeatMs?: number;
-  /** Replaces the sign-in registration (authenticate decorator and auth routes); tests only. */
-  readonly signIn?: SignInRegistrar;
   /** Folder of the built web client, served at /app/ (with / redirecting there); none when absent. */
   readonly webClientDir?: string | undefined;
 }
@@ -116,7 +117,9 @@ export async function buildApp(deps: BuildAppDeps): Promise<FastifyInstance> {
   await app.register(opsMetricsPlugin, { database, gauges: deps.databaseGauges });
 
   await app.register(healthRoutes, { database });
-  await (deps.signIn ?? registerSignIn)(app, { auth: deps.auth, config });
+  await app.register(authPlugin, { auth: deps.auth });
+  await app.register(authRoutes, { auth: deps.auth });
+  await app.register(profileRoutes, { auth: deps.auth });
   await app.register(syncRoutes, { sync: deps.sync, config });
   if (deps.changes) await registerStreams(app, deps, deps.changes);
   await app.register(legacyRoutes, { stats: deps.stats, config });

@@ -1,11 +1,11 @@
-import { CursorCodec, FIELD_TABLES, RECORD_TYPES, SyncService, type AuthService, type FieldSpec, type RecordType } from '@calsync/domain';
+import { CursorCodec, FIELD_TABLES, RECORD_TYPES, SyncService, type FieldSpec, type RecordType } from '@calsync/domain';
 import { FixedClock, InMemorySyncStore } from '@calsync/testkit';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
-import { FixedLegacyStats, headerSignIn } from '../test-support/index.js';
+import { asUser, FixedLegacyStats, StandInAuth } from '../test-support/index.js';
 
 // Malformed and hostile requests against every route, on the real sync engine (in memory):
 // whatever arrives, the answer is never a 5xx and always the envelope (or 304 / metrics text).
@@ -14,7 +14,7 @@ let app: FastifyInstance;
 beforeAll(async () => {
   const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '1000000', BODY_LIMIT_BYTES: '65536' });
   const sync = new SyncService({ store: new InMemorySyncStore(), clock: new FixedClock(), cursorCodec: new CursorCodec('fuzz-secret') });
-  app = await buildApp({ config, logger: false, sync, stats: new FixedLegacyStats(), auth: {} as AuthService, readiness: async () => true, signIn: headerSignIn });
+  app = await buildApp({ config, logger: false, sync, stats: new FixedLegacyStats(), auth: new StandInAuth(), readiness: async () => true });
   await app.ready();
 });
 afterAll(async () => {
@@ -87,10 +87,9 @@ const route = fc.oneof(
 ) as fc.Arbitrary<[string, string]>;
 const headers = fc.record(
   {
-    'x-test-user': fc.constantFrom('1', '2', 'abc', ''),
     'x-request-id': fc.string({ maxLength: 200 }),
     'if-none-match': fc.oneof(fc.constant('*'), fc.string({ maxLength: 40 })),
-    authorization: fc.constantFrom('Bearer x', 'Basic y', 'Bearer '),
+    authorization: fc.constantFrom(asUser(1).authorization, asUser(2).authorization, 'Bearer user-abc', '', 'Bearer x', 'Basic y', 'Bearer '),
   },
   { requiredKeys: [] },
 );
@@ -127,10 +126,10 @@ describe('fuzz: no 5xx on any route', () => {
     let applied = 0;
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('1', '2'), validPushBody, fc.option(fc.integer({ min: -5, max: 2000 }), { nil: undefined }), async (userId, b, limit) => {
-        const res = await app.inject({ method: 'POST', url: '/api/sync/push', headers: { 'x-test-user': userId }, payload: b });
+        const res = await app.inject({ method: 'POST', url: '/api/sync/push', headers: asUser(userId), payload: b });
         expect(res.statusCode, res.body.slice(0, 300)).toBeLessThan(500);
         if (res.statusCode === 200) applied++;
-        const pull = await app.inject({ method: 'GET', url: '/api/sync/changes', headers: { 'x-test-user': userId }, query: limit === undefined ? {} : { limit: String(limit) } });
+        const pull = await app.inject({ method: 'GET', url: '/api/sync/changes', headers: asUser(userId), query: limit === undefined ? {} : { limit: String(limit) } });
         expect(pull.statusCode, pull.body.slice(0, 300)).toBe(200);
       }),
       { numRuns: 400 },

@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp } from '../test-support/index.js';
+import { asUser, buildTestApp } from '../test-support/index.js';
 
 // What a client sees over a real socket at the edges of HTTP: bodies over the limit, parser
 // errors before routing, a preflight without Origin, a body shorter than its Content-Length.
@@ -60,7 +60,7 @@ describe('a body over the limit (1 MB): the client that is still sending gets th
     for (let round = 0; round < 3; round++) {
       const res = await undiciRequest(`http://127.0.0.1:${port}/api/sync/push`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-test-user': '1' },
+        headers: { 'content-type': 'application/json', ...asUser(1) },
         body,
       });
       expect(res.statusCode).toBe(413);
@@ -73,7 +73,7 @@ describe('a body over the limit (1 MB): the client that is still sending gets th
     for (const chunked of [false, true]) {
       const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
         const req = nodeRequest(
-          { host: '127.0.0.1', port, path: '/api/sync/push', method: 'POST', headers: { 'content-type': 'application/json', 'x-test-user': '1', ...(chunked ? {} : { 'content-length': body.length }) } },
+          { host: '127.0.0.1', port, path: '/api/sync/push', method: 'POST', headers: { 'content-type': 'application/json', ...asUser(1), ...(chunked ? {} : { 'content-length': body.length }) } },
           (res) => {
             let text = '';
             res.on('data', (d: Buffer) => (text += d.toString()));
@@ -132,7 +132,7 @@ describe('every answer is in the error envelope', () => {
   });
 
   it('a body shorter than its Content-Length answers 400 within a few seconds instead of keeping the socket', async () => {
-    const text = await raw('POST /api/sync/push HTTP/1.1\r\nHost: x\r\nX-Test-User: 1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"tasks":[]', 20_000);
+    const text = await raw('POST /api/sync/push HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer user-1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"tasks":[]', 20_000);
     const res = envelopeOf(text);
     expect([400, 408]).toContain(res.status);
     expect(res.json.success).toBe(false);

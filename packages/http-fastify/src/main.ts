@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { buildApp } from './app.js';
-import { createAuthModule } from './auth/wiring.js';
+import { createAuthService } from './auth/create-auth-service.js';
 import { causeText } from './plugins/error-handling.js';
 import { CONFIG_TABLE, ConfigError, loadConfig, loadConfigSection } from './config.js';
 import type { AppConfig } from './config-types.js';
@@ -173,7 +173,7 @@ async function main(): Promise<void> {
   const smsSender = smsSenderFor(config, logger);
   // The app (and its metrics) exists only after sign-in is built: replays reach it once it does.
   let app: FastifyInstance | undefined = undefined;
-  const { auth } = createAuthModule({
+  const auth = createAuthService({
     config,
     ...authStores,
     sync,

@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildTestApp } from '../test-support/index.js';
+import { asUser, buildTestApp } from '../test-support/index.js';
 
 let app: FastifyInstance | undefined;
 afterEach(async () => {
@@ -9,7 +9,7 @@ afterEach(async () => {
   app = undefined;
 });
 
-const user = { 'x-test-user': '7' };
+const user = asUser(7);
 
 describe('rate limit', () => {
   it('429 RATE_LIMITED with Retry-After after RATE_LIMIT_MAX_REQUESTS per user, other users unaffected', async () => {
@@ -24,7 +24,7 @@ describe('rate limit', () => {
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(limited.headers['x-request-id']).toBeTruthy();
-    const other = await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers: { 'x-test-user': '8' } });
+    const other = await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers: asUser(8) });
     expect(other.statusCode).toBe(200);
   });
   it('counts one user across every protected route: the limit is per user, not per route', async () => {

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { buildTestApp } from '../test-support/index.js';
+import { asUser, buildTestApp } from '../test-support/index.js';
 
 // What an operator gets from the service: log lines, /health and /metrics.
 
@@ -43,7 +43,7 @@ describe('request log', () => {
   it('writes one info line per request with method, route, status, duration, request id and user id', async () => {
     const { logger, lines } = capturingLogger();
     ({ app } = await buildTestApp({}, { logger }));
-    await app.inject({ method: 'GET', url: '/api/sync/conflicts?limit=5', headers: { 'x-test-user': '7', 'x-request-id': 'req-abc' } });
+    await app.inject({ method: 'GET', url: '/api/sync/conflicts?limit=5', headers: { ...asUser(7), 'x-request-id': 'req-abc' } });
     const requestLines = lines.filter((l) => l.route !== undefined);
     expect(requestLines).toEqual([
       expect.objectContaining({ level: INFO, reqId: 'req-abc', method: 'GET', route: '/api/sync/conflicts', status: 200, userId: 7, durationMs: expect.any(Number), msg: 'GET /api/sync/conflicts 200' }),
@@ -112,7 +112,7 @@ describe('database outage', () => {
 describe('CORS', () => {
   it('lets a browser app read the request id, Retry-After and the rate-limit headers', async () => {
     ({ app } = await buildTestApp({ RATE_LIMIT_MAX_REQUESTS: '1' }));
-    const headers = { origin: 'http://app.example', 'x-test-user': '7' };
+    const headers = { origin: 'http://app.example', ...asUser(7) };
     await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers });
     const limited = await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers });
     expect(limited.statusCode).toBe(429);
@@ -125,7 +125,7 @@ describe('CORS', () => {
 describe('/metrics for the alert rules', () => {
   it('counts errors by route, status class and code, and labels the request histogram with the status class', async () => {
     ({ app } = await buildTestApp({ RATE_LIMIT_MAX_REQUESTS: '1' }));
-    const headers = { 'x-test-user': '7' };
+    const headers = asUser(7);
     await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers });
     await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers });
     await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers });

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildTestApp } from '../test-support/index.js';
+import { asUser, buildTestApp } from '../test-support/index.js';
 
 // A real Redis (CI sets TEST_REDIS_URL to the local server): the point of REDIS_URL is that several
 // app nodes share one counter per user, which only a real shared store can show.
@@ -27,7 +27,7 @@ describe.runIf(url !== undefined)('rate limit counters in Redis', () => {
   it('two app nodes share one per-user counter', async () => {
     const [a, b] = [await node(), await node()];
     // A user id no earlier run used, so counters left in Redis by another run do not interfere.
-    const user = { 'x-test-user': String(randomInt(1_000_000, 2_000_000_000)) };
+    const user = asUser(randomInt(1_000_000, 2_000_000_000));
     expect((await a.inject({ method: 'GET', url: '/api/sync/conflicts', headers: user })).statusCode).toBe(200);
     expect((await b.inject({ method: 'GET', url: '/api/sync/changes', headers: user })).statusCode).toBe(200);
     expect((await a.inject({ method: 'GET', url: '/api/users/stats', headers: user })).statusCode).toBe(200);

@@ -1,5 +1,7 @@
 import {
   DomainError,
+  type AccessIdentity,
+  type AuthApi,
   RECORD_TYPES,
   type ConflictPage,
   type LegacyStatsStore,
@@ -10,8 +12,6 @@ import {
   type SyncApi,
   type UserSyncStats,
 } from '@calsync/domain';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { SignInRegistrar } from '../src/sign-in.js';
 
 /**
  * A SyncApi that records calls and answers canned, well-formed responses: lets HTTP tests check
@@ -71,14 +71,33 @@ export class FixedLegacyStats implements LegacyStatsStore {
 }
 
 /**
- * Stand-in sign-in for HTTP tests of the sync routes: `authenticate` trusts an `x-test-user`
- * header holding a user id; no header answers 401 UNAUTHORIZED like the real plugin.
+ * Stand-in sign-in for HTTP tests of the other routes: the Bearer token `user-<id>` is that user
+ * (see `asUser`); any other token, or none, is refused as the real sign-in refuses it (401
+ * UNAUTHORIZED through the real auth plugin). The sign-in operations themselves are not part of it.
  */
-export const headerSignIn: SignInRegistrar = async (app) => {
-  app.decorateRequest('auth', null);
-  app.decorate('authenticate', async (request: FastifyRequest, _reply: FastifyReply) => {
-    const header = request.headers['x-test-user'];
-    if (typeof header !== 'string' || !/^[0-9]+$/.test(header)) throw new DomainError('UNAUTHORIZED', 'Missing or invalid access token');
-    request.auth = { userId: Number(header), sessionId: 's', deviceUid: null };
-  });
-};
+export class StandInAuth implements AuthApi {
+  async authenticateAccess(token: string): Promise<AccessIdentity> {
+    const match = /^user-([0-9]+)$/.exec(token);
+    if (!match) throw new DomainError('UNAUTHORIZED', 'invalid access token');
+    return { userId: Number(match[1]), sessionId: 's', deviceUid: null };
+  }
+
+  sendOtp = notHere;
+  verifyOtp = notHere;
+  login = notHere;
+  refresh = notHere;
+  logout = notHere;
+  me = notHere;
+  listDevices = notHere;
+  revokeDevice = notHere;
+  updateProfile = notHere;
+}
+
+async function notHere(): Promise<never> {
+  throw new Error('StandInAuth: the sign-in operations are not part of this test');
+}
+
+/** The Authorization header that `StandInAuth` takes as user `id`. */
+export function asUser(id: number | string): { authorization: string } {
+  return { authorization: `Bearer user-${id}` };
+}

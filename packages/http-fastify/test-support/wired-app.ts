@@ -4,7 +4,7 @@ import { CursorCodec, SyncService, type ItemFailure } from '@calsync/domain';
 import { CapturingSmsSender } from '@calsync/testkit';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { createAuthModule } from '../src/auth/wiring.js';
+import { createAuthService } from '../src/auth/create-auth-service.js';
 import { loadConfig } from '../src/config.js';
 
 /** Options of `buildWiredApp`. */
@@ -38,7 +38,7 @@ export async function buildWiredApp(database: Database, opts: WiredAppOptions = 
     onItemFailure: (f) => itemFailures.push(f),
   });
   const sms = new CapturingSmsSender();
-  const { auth } = createAuthModule({
+  const auth = createAuthService({
     config,
     ...postgresAuthStores(database.db),
     sync,

@@ -10,7 +10,8 @@ import type { SmsSender } from '../ports/sms-sender.js';
 import type { TokenSigner } from '../ports/token-signer.js';
 import { createSignUpCalendar } from '../sync/sign-up-calendar.js';
 import type { SyncApi } from '../sync/types.js';
-import type { NotificationSettings, UserProfilePatch, UserRecord, UserStore } from '../ports/user-store.js';
+import type { UserProfilePatch, UserRecord, UserStore } from '../ports/user-store.js';
+import type { AuthApi, ProfileUpdate } from './auth-api.js';
 import { toDeviceDto, toUserDto, type DeviceDto, type SignInResult, type TokenPair, type UserDto } from './dtos.js';
 import { assertName, assertPassword, assertPhone, DEVICE_UID_PATTERN, normaliseEmail, PASSWORD_MAX_LENGTH } from './input-rules.js';
 import { OtpService, type OtpPolicy, type SendOtpResult } from './otp-service.js';
@@ -38,19 +39,11 @@ export interface AuthPolicy extends SessionPolicy {
   readonly otp: OtpPolicy;
 }
 
-/** Body of PATCH /api/users/me after schema validation. */
-export interface ProfileUpdate {
-  readonly name?: string;
-  readonly email?: string;
-  readonly password?: string;
-  readonly notificationSettings?: Partial<NotificationSettings>;
-}
-
 /**
  * Sign-in and account use cases behind the `/api/auth` and `/api/users/me` routes: SMS codes,
  * e-mail/password, device-aware refresh families, devices and the profile.
  */
-export class AuthService {
+export class AuthService implements AuthApi {
   private readonly otp: OtpService;
   private readonly sessions: SessionService;
   private dummyHash: Promise<string> | null = null;

@@ -1,3 +1,4 @@
+export * from './auth-api.js';
 export * from './auth-service.js';
 export * from './otp-service.js';
 export * from './session-service.js';

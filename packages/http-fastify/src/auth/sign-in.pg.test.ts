@@ -9,8 +9,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStandInSmsGateway, type StandInSmsGateway } from '@calsync/testkit';
 import { buildTestApp } from '../../test-support/index.js';
-import { registerAuth } from './index.js';
-import { createAuthModule } from './wiring.js';
+import { createAuthService } from './create-auth-service.js';
 
 const ENV = {
   JWT_SECRET: 'jwt-access-secret-value-'.padEnd(48, 'A'),
@@ -42,21 +41,18 @@ for (const kind of announceDatabaseKinds('sign-in over HTTP')) {
       const logger = pino({ level: 'info' }, sink);
       ({ app } = await buildTestApp(
         { ...ENV, SMS_GATEWAY_URL: gateway.url },
-        {
+        (config) => ({
           logger,
-          signIn: async (instance, opts) => {
-            const { auth } = createAuthModule({
-              config: opts.config,
-              ...postgresAuthStores(database.db),
-              sync: new SyncService({ store: new PostgresSyncStore(database.db), clock: new SystemClock(), cursorCodec: new CursorCodec('k') }),
-              passwordHasher: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }),
-              clock: new SystemClock(),
-              random: new CryptoRandom(),
-              smsSender: new HttpSmsSender(opts.config.smsGateway!),
-            });
-            await registerAuth(instance, { auth, config: opts.config });
-          },
-        },
+          auth: createAuthService({
+            config,
+            ...postgresAuthStores(database.db),
+            sync: new SyncService({ store: new PostgresSyncStore(database.db), clock: new SystemClock(), cursorCodec: new CursorCodec('k') }),
+            passwordHasher: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }),
+            clock: new SystemClock(),
+            random: new CryptoRandom(),
+            smsSender: new HttpSmsSender(config.smsGateway!),
+          }),
+        }),
       ));
     });
     afterAll(async () => {

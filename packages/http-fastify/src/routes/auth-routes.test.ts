@@ -10,7 +10,6 @@ import {
   FixedClock,
 } from '@calsync/testkit';
 import { buildTestApp } from '../../test-support/index.js';
-import { registerAuth } from '../auth/index.js';
 
 /** Test secrets (also what log and body scans look for). */
 const SECRETS = { JWT_SECRET: 'access-secret-'.padEnd(48, 'a'), JWT_REFRESH_SECRET: 'refresh-secret-'.padEnd(48, 'r') };
@@ -19,26 +18,22 @@ const SECRETS = { JWT_SECRET: 'access-secret-'.padEnd(48, 'a'), JWT_REFRESH_SECR
 async function signInTestApp(env: Record<string, string> = {}) {
   const sms = new CapturingSmsSender();
   const stores = inMemoryAuthStores();
-  let auth: AuthService | undefined;
   const { app } = await buildTestApp(
     { ...SECRETS, ...env },
-    {
-      signIn: async (instance, opts) => {
-        auth = new AuthService(
-          {
-            ...stores,
-            sync: new SyncService({ store: new InMemorySyncStore(), clock: new FixedClock(), cursorCodec: new CursorCodec('k') }),
-            sms,
-            hasher: new CheapPasswordHasher(),
-            tokens: new FastJwtTokenSigner(opts.config.jwt),
-            clock: new SystemClock(),
-            random: cryptoRandom,
-          },
-          { accessTtlSeconds: opts.config.jwt.accessTtlSeconds, refreshTtlSeconds: opts.config.jwt.refreshTtlSeconds, sessionCacheSeconds: 2, otp: opts.config.otp },
-        );
-        await registerAuth(instance, { auth, config: opts.config });
-      },
-    },
+    (config) => ({
+      auth: new AuthService(
+        {
+          ...stores,
+          sync: new SyncService({ store: new InMemorySyncStore(), clock: new FixedClock(), cursorCodec: new CursorCodec('k') }),
+          sms,
+          hasher: new CheapPasswordHasher(),
+          tokens: new FastJwtTokenSigner(config.jwt),
+          clock: new SystemClock(),
+          random: cryptoRandom,
+        },
+        { accessTtlSeconds: config.jwt.accessTtlSeconds, refreshTtlSeconds: config.jwt.refreshTtlSeconds, sessionCacheSeconds: 2, otp: config.otp },
+      ),
+    }),
   );
   return { app, sms, users: stores.users };
 }

@@ -1,4 +1,4 @@
-import type { AuthService } from '@calsync/domain';
+import type { AuthApi } from '@calsync/domain';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import {
@@ -18,13 +18,11 @@ import {
 } from '@calsync/wire';
 import { requireAuth } from '../auth-context.js';
 import { privateCacheOnSend } from '../plugins/private-cache.js';
-import type { AppConfig } from '../config-types.js';
 import { operation } from './operation.js';
 
 /** Options of the auth routes. */
 export interface AuthRoutesOptions {
-  readonly auth: AuthService;
-  readonly config: AppConfig;
+  readonly auth: AuthApi;
 }
 
 /**

@@ -1,15 +1,13 @@
-import type { AuthService } from '@calsync/domain';
+import type { AuthApi } from '@calsync/domain';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { envelopeSchema as ok, meResult, profileBody } from '@calsync/wire';
 import { requireAuth } from '../auth-context.js';
-import type { AppConfig } from '../config-types.js';
 import { operation } from './operation.js';
 
 /** Options of the profile route. */
 export interface ProfileRoutesOptions {
-  readonly auth: AuthService;
-  readonly config: AppConfig;
+  readonly auth: AuthApi;
 }
 
 /** PATCH /api/users/me: how a phone user adds an e-mail/password login (docs/api.md). */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildTestApp } from '../../test-support/index.js';
+import { asUser, buildTestApp } from '../../test-support/index.js';
 import type { RecordingSyncApi } from '../../test-support/index.js';
 
 let app: FastifyInstance;
@@ -12,7 +12,7 @@ afterAll(async () => {
   await app.close();
 });
 
-const user = { 'x-test-user': '7' };
+const user = asUser(7);
 const push = (payload: unknown, headers: Record<string, string> = user) => app.inject({ method: 'POST', url: '/api/sync/push', headers, payload: payload as object });
 const lastCall = () => sync.calls.at(-1);
 

@@ -3,11 +3,11 @@ import type { AppConfig } from '../config-types.js';
 import { FastJwtTokenSigner } from '@calsync/adapters-node';
 
 /**
- * What the sign-in module is built from: the domain's ports. main.ts (the composition root, the
+ * What the sign-in service is built from: the domain's ports. main.ts (the composition root, the
  * only place that knows the adapters) passes the PostgreSQL stores and scrypt; tests pass whatever
  * they test with.
  */
-export interface AuthModuleDeps {
+export interface AuthServiceWiring {
   readonly config: AppConfig;
   readonly users: UserStore;
   /** The sync engine, which makes a new user's default calendar. */
@@ -25,10 +25,10 @@ export interface AuthModuleDeps {
   readonly onRefreshReplay?: (replay: { readonly userId: number; readonly deviceUid: string | null }) => void;
 }
 
-/** Composes the sign-in service (tokens signed with the configured secrets), so main.ts needs one line. */
-export function createAuthModule(deps: AuthModuleDeps): { auth: AuthService } {
+/** The sign-in service on the given ports, its tokens signed with the configured secrets and its limits from the configuration. */
+export function createAuthService(deps: AuthServiceWiring): AuthService {
   const { config } = deps;
-  const auth = new AuthService(
+  return new AuthService(
     {
       users: deps.users,
       sync: deps.sync,
@@ -50,5 +50,4 @@ export function createAuthModule(deps: AuthModuleDeps): { auth: AuthService } {
       ...(deps.onRefreshReplay ? { onReplay: deps.onRefreshReplay } : {}),
     },
   );
-  return { auth };
 }
