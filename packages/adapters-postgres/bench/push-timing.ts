@@ -21,7 +21,7 @@ const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: (e) => 
 try {
   await migrateToLatest(db);
   const { id: userId } = await db.insertInto('users').values({ phone: '+15550009999' }).returning('id').executeTakeFirstOrThrow();
-  const svc = new SyncService({ store: new PostgresSyncStore(db, { beginInOneRoundTrip: true }), clock: { now: () => new Date() }, cursorCodec: new CursorCodec('x'.repeat(32)) });
+  const svc = new SyncService({ store: new PostgresSyncStore(db), clock: { now: () => new Date() }, cursorCodec: new CursorCodec('x'.repeat(32)) });
   const cal = 'cal-' + randomUUID();
   await svc.push(userId, { calendars: [{ uid: cal, op: 'upsert', baseVersion: null, fields: { name: 'B' } }] } as PushChangeset);
   for (let round = 0; round < 4; round++) {

@@ -133,7 +133,14 @@ async function initialisePGliteFolder(dataDir: string): Promise<void> {
 async function openPGlite(location: string, opts: CreateDatabaseOptions): Promise<Database> {
   setFlagsFromString('--liftoff-only');
   const parsers = { [pgliteTypes.INT8]: (x: string) => x };
-  const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.pgliteSharedBuffersMb ?? PGLITE_SHARED_BUFFERS_MB}MB`];
+  const startParams = [
+    ...PGlite.defaultStartParams,
+    '-c',
+    `shared_buffers=${opts.pgliteSharedBuffersMb ?? PGLITE_SHARED_BUFFERS_MB}MB`,
+    // Prepared statements (see PGliteDialect) are planned once, as on the PostgreSQL pool.
+    '-c',
+    'plan_cache_mode=force_generic_plan',
+  ];
   let engine: PGlite;
   let dataDir: string | null = null;
   let lock: FolderLock | null = null;

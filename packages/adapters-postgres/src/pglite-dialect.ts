@@ -1,4 +1,4 @@
-import type { PGlite } from '@electric-sql/pglite';
+import { parse as pgliteParse, protocol, type PGlite, type Results } from '@electric-sql/pglite';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -15,14 +15,69 @@ import {
 import { FifoLock } from './fifo-lock.js';
 
 /** The part of a PGlite instance the driver uses (structural, so tests may pass a stand-in). */
-export type PGliteLike = Pick<PGlite, 'query' | 'close'>;
+export type PGliteLike = Pick<PGlite, 'query' | 'exec' | 'close' | 'execProtocol' | 'parsers' | 'serializers'>;
 
-/** PGlite's single session seen as a Kysely connection. */
+/** At most this many statement texts are kept prepared in the session; later new texts run unprepared. */
+const MAX_PREPARED = 1000;
+
+/** One message buffer of several protocol messages (PGlite runs it in one call). */
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/**
+ * PGlite's single session seen as a Kysely connection. A parameterized statement is parsed and
+ * planned once, as a named prepared statement of the session, and then only bound and executed,
+ * in one protocol call: PGlite's own `query` parses (and plans) every text at every call, in
+ * several calls into WebAssembly, which was most of an embedded push's cost (the push prefetch is
+ * a wide UNION). Values are serialized and rows parsed by PGlite's own type handlers, as `query` does.
+ */
 class PGliteConnection implements DatabaseConnection {
+  /** Statement text → its name and parameter type OIDs in the session. */
+  readonly #prepared = new Map<string, { name: string; types: number[] }>();
+
   constructor(private readonly pg: PGliteLike) {}
 
+  async #prepare(text: string): Promise<{ name: string; types: number[] } | null> {
+    const known = this.#prepared.get(text);
+    if (known !== undefined) return known;
+    if (this.#prepared.size >= MAX_PREPARED) return null;
+    const name = `calsync_${this.#prepared.size + 1}`;
+    const { serialize } = protocol;
+    const described = await this.pg.execProtocol(
+      concat([serialize.parse({ name, text }), serialize.describe({ type: 'S', name }), serialize.sync()]),
+    );
+    const statement = { name, types: pgliteParse.parseDescribeStatementResults(described.messages) };
+    this.#prepared.set(text, statement);
+    return statement;
+  }
+
+  async #run<R>(text: string, parameters: readonly unknown[]): Promise<Results<R>> {
+    // A text without parameters runs as a simple query, which may hold several statements (BEGIN
+    // with the user's lock; receipts, NOTIFY and COMMIT): it answers with its last result.
+    if (parameters.length === 0) return (await this.pg.exec(text)).at(-1) as Results<R>;
+    const statement = await this.#prepare(text);
+    if (statement === null) return this.pg.query<R>(text, [...parameters]);
+    const values = parameters.map((value, i) => {
+      if (value === null || value === undefined) return null;
+      const serializer = this.pg.serializers[statement.types[i]!];
+      return serializer ? serializer(value) : String(value);
+    });
+    const { serialize } = protocol;
+    const { messages } = await this.pg.execProtocol(
+      concat([serialize.bind({ statement: statement.name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]),
+    );
+    return pgliteParse.parseResults(messages, this.pg.parsers)[0] as Results<R>;
+  }
+
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.pg.query<R>(query.sql, [...query.parameters]);
+    const result = await this.#run<R>(query.sql, query.parameters);
     const command = result.command?.toUpperCase();
     const changes = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
     return changes

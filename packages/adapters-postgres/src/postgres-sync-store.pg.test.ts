@@ -12,7 +12,7 @@ for (const kind of kinds) {
       const database = await openTestDatabase(kind);
       const feed = await database.openChangeFeed();
       return {
-        store: new PostgresSyncStore(database.db, { beginInOneRoundTrip: kind === 'postgres' }),
+        store: new PostgresSyncStore(database.db),
         feed,
         createUser: () => createTestUser(database),
         close: async () => {

@@ -19,9 +19,9 @@ import {
 } from '@calsync/domain';
 import { conflictFromSql } from './conflict-mapping.js';
 import { CHANNEL_SQL, encodeChange } from './notify/change-payload.js';
-import { receiptFromSql, saveReceiptsQuery, saveReceiptsText } from './receipt-queries.js';
+import { receiptFromSql, saveReceiptsText } from './receipt-queries.js';
 import { recordFromSql, referenceColumn } from './record-mapping.js';
-import { allChangesAlias, lockRowsAndReceiptsQuery, newestVersionQuery, readAllChangesQuery, recordQuery } from './record-queries.js';
+import { allChangesAlias, liveReferencingQuery, lockRowsAndReceiptsQuery, newestVersionQuery, readAllChangesQuery, recordQuery } from './record-queries.js';
 import type { DB } from './schema.js';
 import { insertRows, planWriteStatements, updateRows } from './set-based-writes.js';
 
@@ -50,36 +50,30 @@ function recordFromBranch(type: RecordType, r: Readonly<Record<string, unknown>>
  * Every statement is scoped by `user_id`; record tables are addressed through their field tables.
  */
 export class PostgresUnitOfWork implements SyncUnitOfWork {
-  /** Receipt INSERT texts held for the COMMIT message (only with `notifyAtCommit`). */
+  /**
+   * Statements held for the COMMIT message, which the store sends as one text: `saveReceipts`
+   * adds its INSERT and `announceChange` its NOTIFY (delivered at commit either way). A failing
+   * INSERT fails the commit, so nothing persists. The texts inline their values as escaped
+   * literals. Receipts held back are written before any later prefetch, so reads still see them.
+   */
   #receiptsAtCommit: string[] = [];
+  #notifiesAtCommit: string[] = [];
 
   constructor(
-    /** A transaction, or a connection inside a transaction the store began. */
+    /** A connection inside the transaction the store began. */
     private readonly trx: Kysely<DB>,
     readonly userId: number,
-    /**
-     * When given, `announceChange` adds its NOTIFY statement here instead of running it, and
-     * `saveReceipts` its INSERT (before the NOTIFYs), and the store sends them in the COMMIT message
-     * (NOTIFY is delivered at commit either way; a failing INSERT fails the commit, so nothing
-     * persists): two round trips less per push. The texts inline their values as escaped literals.
-     * A receipt held back is written before any later prefetch, so reads still see it.
-     */
-    private readonly notifyAtCommit?: string[],
   ) {}
 
   /** The statements the store sends before COMMIT, in order: held receipts, then NOTIFYs. */
   commitTail(): string[] {
-    return [...this.#receiptsAtCommit, ...(this.notifyAtCommit ?? [])];
+    return [...this.#receiptsAtCommit, ...this.#notifiesAtCommit];
   }
 
   async findLiveReferencing(type: RecordType, field: string, parentUids: readonly string[]): Promise<RecordRow[]> {
-    const column = referenceColumn(type, field);
     if (parentUids.length === 0) return [];
-    return this.selectRecords(
-      type,
-      sql`${sql.ref(column)} = any(cast(${[...parentUids]} as text[])) and deleted is null`,
-      sql`order by id for update`,
-    );
+    const { rows } = await liveReferencingQuery(type, this.userId, referenceColumn(type, field), parentUids).execute(this.trx);
+    return rows.map((r) => recordFromSql(type, r));
   }
 
   async findLiveDefaultCalendars(): Promise<RecordRow[]> {
@@ -114,11 +108,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
 
   async saveReceipts(receipts: readonly PushReceipt[]): Promise<void> {
     if (receipts.length === 0) return;
-    if (this.notifyAtCommit !== undefined) {
-      this.#receiptsAtCommit.push(saveReceiptsText(this.userId, receipts));
-      return;
-    }
-    await saveReceiptsQuery(this.userId, receipts).execute(this.trx);
+    this.#receiptsAtCommit.push(saveReceiptsText(this.userId, receipts));
   }
 
   async insertConflicts(conflicts: readonly NewConflict[]): Promise<ConflictRecord[]> {
@@ -166,11 +156,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   async announceChange(change: DataChange): Promise<void> {
     this.assertOwnUser(change.userId);
     // NOTIFY is transactional: delivered at COMMIT, dropped on ROLLBACK.
-    if (this.notifyAtCommit !== undefined) {
-      this.notifyAtCommit.push(`select pg_notify(${CHANNEL_SQL}, ${pg.Client.prototype.escapeLiteral(encodeChange(change))})`);
-      return;
-    }
-    await sql`select pg_notify(${sql.raw(CHANNEL_SQL)}, ${encodeChange(change)})`.execute(this.trx);
+    this.#notifiesAtCommit.push(`select pg_notify(${CHANNEL_SQL}, ${pg.Client.prototype.escapeLiteral(encodeChange(change))})`);
   }
 
   async readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {

@@ -48,6 +48,14 @@ describe.skipIf(!runs)('push and pull statement plans on PostgreSQL', () => {
       expect(topBuffers(plan)).toBeLessThan(60);
     });
 
+    it(`the lookup of a deleted record's live dependents probes its reference index (${mode})`, async () => {
+      const plan = await explainPrepared(database.db, statements.referencing!, mode);
+      expect(plan).toMatch(/Index Scan using reminders_user_event_live_idx on reminders/);
+      expect(plan).not.toMatch(/Seq Scan on reminders|reminders_user_version_idx|reminders_user_id_uid_key/);
+      expect(plan).toMatch(/rows=1 loops=1/);
+      expect(topBuffers(plan)).toBeLessThan(60);
+    });
+
     it(`the pull reads one page through the (user_id, version) index (${mode})`, async () => {
       const plan = await explainPrepared(database.db, statements.pull!, mode);
       expect(plan).toMatch(/(Index Scan using|Bitmap Index Scan on) events_user_version_idx/);

@@ -22,21 +22,10 @@ export function receiptFromSql(entityType: unknown, uid: unknown, fingerprint: u
   return { type: recordTypeOfEntity(String(entityType)), uid: String(uid), fingerprint: String(fingerprint), result };
 }
 
-/** The INSERT of receipts in one statement; a key that already exists is left as it is (its primary key decides). */
-export function saveReceiptsQuery(userId: number, receipts: readonly PushReceipt[]): RawBuilder<unknown> {
-  return sql`
-    insert into push_receipts (user_id, entity_type, uid, fingerprint, result)
-    select cast(${userId} as integer), k.entity_type, k.uid, k.fingerprint, cast(k.result as jsonb)
-    from unnest(cast(${receipts.map((r) => ENTITY_TYPE[r.type])} as text[]), cast(${receipts.map((r) => r.uid)} as text[]),
-                cast(${receipts.map((r) => r.fingerprint)} as text[]), cast(${receipts.map((r) => JSON.stringify(r.result))} as text[]))
-      as k(entity_type, uid, fingerprint, result)
-    on conflict do nothing`;
-}
-
 /**
- * The same INSERT as one plain text with the receipts inlined as one escaped JSON literal, so it
- * can travel in the COMMIT message of a unit of work (no parameters, one round trip less per push).
- * `userId` is a checked integer.
+ * The INSERT of receipts as one plain text, the receipts inlined as one escaped JSON literal, so it
+ * travels in the COMMIT message of a unit of work (no parameters, one round trip less per push). A
+ * key that already exists is left as it is (its primary key decides). `userId` is a checked integer.
  */
 export function saveReceiptsText(userId: number, receipts: readonly PushReceipt[]): string {
   if (!Number.isSafeInteger(userId)) throw new Error('userId must be an integer');

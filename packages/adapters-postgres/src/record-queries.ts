@@ -10,6 +10,14 @@ export function recordQuery(type: RecordType, userId: number, condition: RawBuil
 }
 
 /**
+ * The live rows of `type` whose reference column holds one of `parentUids`, locked, in id order
+ * (each reference column has its partial index on live rows, migration 0003).
+ */
+export function liveReferencingQuery(type: RecordType, userId: number, column: string, parentUids: readonly string[]): RawBuilder<SqlRecordRow> {
+  return recordQuery(type, userId, sql`${sql.ref(column)} = any(cast(${[...parentUids]} as text[])) and deleted is null`, sql`order by id for update`);
+}
+
+/**
  * One type's pull read on its own: rows with after < version <= upTo, by version, at most `limit`
  * (the shape of each type's branch in `readAllChangesQuery`). The EXPLAIN check in test-support
  * runs it to show that this read takes the (user_id, version) index.

@@ -33,7 +33,7 @@ describe.skipIf(!runs)('concurrency on PostgreSQL', () => {
 
   beforeAll(async () => {
     database = await openTestDatabase('postgres', { poolMax: 12 });
-    store = new PostgresSyncStore(database.db, { beginInOneRoundTrip: true });
+    store = new PostgresSyncStore(database.db);
     services.whole = new SyncService({ store, clock: systemClock, cursorCodec: new CursorCodec('concurrency-test-secret') });
     services['item by item'] = itemByItem(services.whole);
   });

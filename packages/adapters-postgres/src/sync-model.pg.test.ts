@@ -53,7 +53,7 @@ describe.each(kinds)('the engine on PostgresSyncStore (%s) behaves like its in-m
         await reset();
         const engine = (store: InMemorySyncStore | PostgresSyncStore) => new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec('model') });
         const memory = new InMemorySyncStore();
-        const sqlStore = new PostgresSyncStore(database.db, { beginInOneRoundTrip: database.kind === 'postgres' });
+        const sqlStore = new PostgresSyncStore(database.db);
         const model: SyncModel = { sync: modelItemByItem ? itemByItem(engine(memory)) : engine(memory), store: memory, cursors: new Map() };
         const real: SyncReal = {
           sync: engine(sqlStore),

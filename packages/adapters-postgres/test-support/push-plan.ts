@@ -1,8 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { RECORD_TYPES, perRecordType } from '@calsync/domain';
-import { saveReceiptsQuery } from '../src/receipt-queries.js';
+import { saveReceiptsText } from '../src/receipt-queries.js';
 import { recordFromSql } from '../src/record-mapping.js';
-import { lockRowsAndReceiptsQuery, readAllChangesQuery, recordQuery } from '../src/record-queries.js';
+import { liveReferencingQuery, lockRowsAndReceiptsQuery, readAllChangesQuery, recordQuery } from '../src/record-queries.js';
 import type { DB } from '../src/schema.js';
 import { insertRowsQuery, updateRowsQuery } from '../src/set-based-writes.js';
 
@@ -32,6 +32,11 @@ export async function seedPushPlanData(db: Kysely<DB>, otherRows: number, ownRow
   await sql`
     insert into push_receipts (user_id, entity_type, uid, fingerprint, result)
     select ${user.id}::integer, 'EVENT', 'own-' || g, md5(g::text), '{"status":"created"}'::jsonb
+    from generate_series(1, ${ownRows}::integer) g`.execute(db);
+  // A reminder on each of the user's events: deleting one event looks up its live reminders.
+  await sql`
+    insert into reminders (user_id, uid, version, created_at, updated_at, event_uid, remind_at)
+    select ${user.id}::integer, 'rem-' || g, nextval('record_version_seq'), now(), now(), 'own-' || g, now()
     from generate_series(1, ${ownRows}::integer) g`.execute(db);
   await sql`analyze`.execute(db);
   return { userId: user.id, calendarUid };
@@ -100,7 +105,8 @@ export async function hotStatements(db: Kysely<DB>, seed: { userId: number }): P
     defaultCalendars: recordQuery('calendars', userId, sql`is_default and deleted is null`, sql`order by id for update`),
     insertRows: insertRowsQuery(userId, 'events', [{ ...fresh, uid: 'new-1', version: BigInt(top[0]!.v) + 1n }]),
     updateRows: updateRowsQuery('events', [{ ...existing, version: BigInt(top[0]!.v) + 2n }]),
-    saveReceipts: saveReceiptsQuery(userId, [{ type: 'events', uid: 'new-1', fingerprint: 'f', result: { status: 'created' } }]),
+    saveReceipts: sql.raw(saveReceiptsText(userId, [{ type: 'events', uid: 'new-1', fingerprint: 'f', result: { status: 'created' } }])),
+    referencing: liveReferencingQuery('reminders', userId, 'event_uid', ['own-17']),
     pull: readAllChangesQuery(userId, Object.fromEntries(RECORD_TYPES.map((t) => [t, near])) as Record<(typeof RECORD_TYPES)[number], bigint>, 1000),
   };
 }

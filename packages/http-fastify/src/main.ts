@@ -162,7 +162,7 @@ async function main(): Promise<void> {
   const authStores = postgresAuthStores(database.db);
   const fcm = await fcmNotifierFor(config, authStores.devices, authStores.users, logger);
   const sync = new SyncService({
-    store: new PostgresSyncStore(database.db, { beginInOneRoundTrip: database.kind === 'postgres' }),
+    store: new PostgresSyncStore(database.db),
     clock,
     cursorCodec: new CursorCodec(config.syncCursorSecret),
     // A storage failure one item caused is that item's per-item error; the cause is ours to fix.

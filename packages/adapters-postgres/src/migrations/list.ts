@@ -1,3 +1,4 @@
 // Every migration module, one line each, named `m<migration name>`. Kysely runs them in name order.
 export * as m0001_core from './0001_core.js';
 export * as m0002_auth from './0002_auth.js';
+export * as m0003_reference_indexes from './0003_reference_indexes.js';
