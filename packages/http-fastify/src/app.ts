@@ -3,7 +3,6 @@ import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AuthApi, ChangeFeed, LegacyStatsStore, SyncApi } from '@calsync/domain';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { AppConfig } from './config-types.js';
 import { errorHandlingPlugin, sendFailure } from './plugins/error-handling.js';
 import { metricsPlugin } from './plugins/metrics.js';
@@ -13,7 +12,7 @@ import { storableTextPlugin } from './plugins/storable-text.js';
 import { clientErrorHandler, httpEdgesPlugin } from './plugins/http-edges.js';
 import { createValidatorCompiler } from './plugins/validator-compiler.js';
 import { openApiPlugin } from './plugins/openapi.js';
-import { rateLimitPlugin } from './plugins/rate-limit.js';
+import { rateLimitPlugin, type RateLimitRedis } from './plugins/rate-limit.js';
 import { requestIdFrom, requestIdPlugin, REQUEST_ID_HEADER } from './plugins/request-id.js';
 import { DatabaseStateTracker } from './database-state.js';
 import { OneLineRequestLog } from './plugins/request-log.js';
@@ -44,7 +43,7 @@ export interface BuildAppDeps {
   /** Connection use and data folder of the database, for /metrics (absent: not shown). */
   readonly databaseGauges?: DatabaseGauges | undefined;
   /** Shared rate-limit counters across app nodes (REDIS_URL); in memory when absent. */
-  readonly redis?: Redis | undefined;
+  readonly redis?: RateLimitRedis | undefined;
   /** This node's change feed: with it, GET /api/sync/stream serves live notifications; without, the route is absent. */
   readonly changes?: ChangeFeed | undefined;
   /** Heartbeat interval of notification streams in ms (25 s; tests shorten it). */

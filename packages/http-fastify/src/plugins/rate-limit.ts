@@ -2,13 +2,20 @@ import rateLimit from '@fastify/rate-limit';
 import { DomainError } from '@calsync/domain';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Redis } from 'ioredis';
 import type { AppConfig } from '../config-types.js';
+
+/**
+ * The structural subset of an ioredis client that @fastify/rate-limit's Redis store uses: it
+ * defines its two Lua scripts as commands (`rateLimit`, `rateLimitRead`) and then calls them.
+ */
+export interface RateLimitRedis {
+  defineCommand(name: string, definition: { numberOfKeys: number; lua: string }): unknown;
+}
 
 /** Options of the rate-limit plugin: the window, and Redis when counters must span app nodes. */
 export interface RateLimitPluginOptions {
   readonly config: AppConfig;
-  readonly redis?: Redis | undefined;
+  readonly redis?: RateLimitRedis | undefined;
 }
 
 /** A hook that counts the request against one shared limit and throws 429 RATE_LIMITED past it. */
