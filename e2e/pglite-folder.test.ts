@@ -1,4 +1,4 @@
-import { startStandInSmsGateway, type StandInSmsGateway } from '@calsync/testkit';
+import { SeededRandom, startStandInSmsGateway, type StandInSmsGateway } from '@calsync/testkit';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,8 @@ const SECRETS = {
   SYNC_CURSOR_SECRET: 'pglite-cursor-secret-0123456789abcdefghi',
 };
 const KILL_ROUNDS = Number(process.env.KILL_ROUNDS ?? 3);
+/** When each kill -9 lands (300..1800 ms into a burst of pushes): seeded, so a failing run replays with the same kill times. */
+const killAfter = new SeededRandom(7);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('one PGlite folder, one process', () => {
@@ -102,7 +104,7 @@ describe('one PGlite folder, one process', () => {
           for (const r of data.tasks) acknowledged.set(r.uid, r.version!);
         }
       })();
-      await sleep(300 + Math.floor(Math.random() * 1500));
+      await sleep(300 + killAfter.int(1500));
       const exit = await server.kill();
       stop = true;
       await burst;

@@ -12,7 +12,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
-import { FifoLock } from './fifo-lock.js';
+import { Mutex } from 'async-mutex';
 
 /** The part of a PGlite instance the driver uses (structural, so tests may pass a stand-in). */
 export type PGliteLike = Pick<PGlite, 'query' | 'exec' | 'close' | 'execProtocol' | 'parsers' | 'serializers'>;
@@ -105,7 +105,7 @@ export interface ConnectionStats {
  * queue is what serializes them). Hand-written because kysely-pglite loses updates under concurrent use.
  */
 class PGliteDriver implements Driver {
-  readonly #lock = new FifoLock();
+  readonly #lock = new Mutex();
   readonly #connection: PGliteConnection;
   #release: (() => void) | null = null;
   #waiting = 0;

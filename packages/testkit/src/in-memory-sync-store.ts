@@ -13,7 +13,7 @@ import {
   type SyncUnitOfWork,
 } from '@calsync/domain';
 import { InMemoryChangeFeed } from './in-memory-change-feed.js';
-import { KeyedMutex } from './user-mutex.js';
+import { Mutex } from 'async-mutex';
 
 /** One user's committed data. Rows and conflicts are immutable objects, so copies are shallow. */
 interface UserData {
@@ -48,7 +48,8 @@ const receiptKey = (r: Omit<PushReceipt, 'result'>): string => `${r.type}\u0000$
  */
 export class InMemorySyncStore implements SyncStore {
   readonly #users = new Map<number, UserData>();
-  readonly #mutex = new KeyedMutex<number>();
+  /** One FIFO lock per user (the stand-in for pg_advisory_xact_lock). */
+  readonly #locks = new Map<number, Mutex>();
   #sequence = 0n;
   #conflictIds = 0;
   readonly #rowIds: Record<RecordType, number> = perRecordType(() => 0);
@@ -56,7 +57,7 @@ export class InMemorySyncStore implements SyncStore {
   readonly changes = new InMemoryChangeFeed();
 
   async inUserTransaction<T>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T> {
-    return this.#mutex.run(userId, async () => {
+    return this.#lockOf(userId).runExclusive(async () => {
       const staged = copyUser(this.#users.get(userId) ?? emptyUser());
       let open = true;
       const announced: DataChange[] = [];
@@ -71,6 +72,12 @@ export class InMemorySyncStore implements SyncStore {
         open = false;
       }
     });
+  }
+
+  #lockOf(userId: number): Mutex {
+    let lock = this.#locks.get(userId);
+    if (lock === undefined) this.#locks.set(userId, (lock = new Mutex()));
+    return lock;
   }
 
   /** Every row of a user (live and tombstones), for assertions in tests. */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { announceCases } from './announce-cases.js';
 import { conflictCases } from './conflict-cases.js';
 import type { MakeStore, StoreHarness } from './fixtures.js';
+import { raceCases } from './race-cases.js';
 import { rowCases } from './row-cases.js';
 import { transactionCases, type ContractOptions } from './transaction-cases.js';
 import { versionCases } from './version-cases.js';
@@ -28,6 +29,7 @@ export function runSyncStoreContract(name: string, makeStore: MakeStore, options
     versionCases(current, makeStore);
     conflictCases(current);
     transactionCases(current, options);
+    raceCases(current, options);
     announceCases(current);
   });
 }

@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { T1, deferred, insertRows, newRow, pause, receiptsOf, rowsOf, sampleFields, type StoreHarness } from './fixtures.js';
+import { T1, deferred, insertRows, newRow, receiptsOf, rowsOf, sampleFields, type StoreHarness } from './fixtures.js';
 
 /** Options of the contract suite. */
 export interface ContractOptions {
   /**
    * The store runs every unit of work on one session (PGlite), so units of different users
-   * serialize too: the "different users do not block each other" case is skipped.
+   * serialize too: the race cases then check that no two units overlap at all, and the
+   * "different users do not block each other" case does not apply.
    */
   readonly singleSession?: boolean;
+  /** How many interleavings the race cases try (fewer on a slow store). */
+  readonly raceRuns?: number;
 }
 
 /** Atomicity, isolation and per-user serialization cases. */
@@ -52,41 +55,10 @@ export function transactionCases(harness: () => StoreHarness, options: ContractO
       ).rejects.toThrow();
     });
 
-    it('units of work of one user serialize: the second starts after the first commits and sees its writes', async () => {
-      const { store, createUser } = harness();
-      const user = await createUser();
-      const log: string[] = [];
-      const firstEntered = deferred();
-      const releaseFirst = deferred();
-      const first = store.inUserTransaction(user, async (uow) => {
-        log.push('first:start');
-        firstEntered.resolve();
-        await releaseFirst.promise;
-        const [v] = await uow.nextVersions(1);
-        await uow.applyWrites([{ kind: 'insert', row: newRow('tasks', user, 'ser-1', v!, sampleFields('tasks')) }]);
-        log.push('first:end');
-      });
-      await firstEntered.promise;
-      const second = store.inUserTransaction(user, async (uow) => {
-        log.push('second:start');
-        return rowsOf(uow, 'tasks', ['ser-1']);
-      });
-      await pause(300);
-      expect(log).toEqual(['first:start']);
-      releaseFirst.resolve();
-      await first;
-      const seen = await second;
-      expect(log).toEqual(['first:start', 'first:end', 'second:start']);
-      expect(seen.map((r) => r.uid)).toEqual(['ser-1']);
-    });
-
-    // Both outcomes are asserted: a multi-session store lets another user through, a single-session
-    // store (PGlite) queues every unit of work behind the one that runs, as documented.
-    it(
-      options.singleSession
-        ? 'a single-session store runs units of work of different users one after another'
-        : 'units of work of different users do not block each other',
-      async () => {
+    // A single-session store (PGlite) queues every unit behind the one that runs: the race cases
+    // check that; there is nothing to assert here for it.
+    if (!options.singleSession) {
+      it('units of work of different users do not block each other', async () => {
         const { store, createUser } = harness();
         const [a, b] = [await createUser(), await createUser()];
         const aEntered = deferred();
@@ -100,28 +72,20 @@ export function transactionCases(harness: () => StoreHarness, options: ContractO
         });
         await aEntered.promise;
         try {
-          const other = store.inUserTransaction(b, async (uow) => {
+          // Finishes while A's unit is held open; if B waited for A, this would never resolve (the case times out).
+          const done = await store.inUserTransaction(b, async (uow) => {
             const [v] = await uow.nextVersions(1);
             await uow.applyWrites([{ kind: 'insert', row: newRow('tasks', b, 'nb-1', v!, sampleFields('tasks')) }]);
             log.push('b:end');
             return 'done';
           });
-          if (options.singleSession) {
-            await pause(300);
-            expect(log).toEqual([]);
-            releaseA.resolve();
-            await expect(other).resolves.toBe('done');
-            expect(log).toEqual(['a:end', 'b:end']);
-          } else {
-            const outcome = await Promise.race([other, pause(20_000).then(() => 'blocked')]);
-            expect(outcome).toBe('done');
-            expect(log).toEqual(['b:end']);
-          }
+          expect(done).toBe('done');
+          expect(log).toEqual(['b:end']);
         } finally {
           releaseA.resolve();
           await long;
         }
-      },
-    );
+      });
+    }
   });
 }
