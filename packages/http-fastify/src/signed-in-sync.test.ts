@@ -1,6 +1,6 @@
-import { CryptoRandom, FastJwtTokenSigner, SystemClock } from '@calsync/adapters-node';
+import { FastJwtTokenSigner, SystemClock } from '@calsync/adapters-node';
 import { AuthService, CursorCodec, SyncService } from '@calsync/domain';
-import { CapturingSmsSender, CheapPasswordHasher, FixedClock, inMemoryAuthStores, InMemorySyncStore } from '@calsync/testkit';
+import { CapturingSmsSender, CheapPasswordHasher, FixedClock, inMemoryAuthStores, InMemorySyncStore, SeededRandom } from '@calsync/testkit';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ const sms = new CapturingSmsSender();
 beforeAll(async () => {
   const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '1000' });
   const clock = new SystemClock();
-  const random = new CryptoRandom();
+  const random = new SeededRandom(15);
   const sync = new SyncService({ store: new InMemorySyncStore(), clock: new FixedClock(), cursorCodec: new CursorCodec(config.syncCursorSecret) });
   const auth = new AuthService(
     { ...inMemoryAuthStores(), sync, sms, hasher: new CheapPasswordHasher(), tokens: new FastJwtTokenSigner(config.jwt), clock, random },

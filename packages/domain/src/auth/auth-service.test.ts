@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   CapturingSmsSender,
   CheapPasswordHasher,
-  cryptoRandom,
   FakeTokenSigner,
   inMemoryAuthStores,
   ManualAuthClock,
   InMemorySyncStore,
   FixedClock,
+  SeededRandom,
 } from '@calsync/testkit';
 import { CursorCodec } from '../cursor/cursor-codec.js';
 import { isDomainError, type ErrorCode } from '../errors.js';
@@ -22,7 +22,7 @@ function setup(overrides: Partial<{ sessionCacheSeconds: number }> = {}) {
   const sms = new CapturingSmsSender();
   const clock = new ManualAuthClock();
   const auth = new AuthService(
-    { users, devices, sessions, otps, sync, sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: cryptoRandom },
+    { users, devices, sessions, otps, sync, sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: new SeededRandom(11) },
     {
       accessTtlSeconds: 900,
       refreshTtlSeconds: 90 * 86400,

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   CapturingSmsSender,
   CheapPasswordHasher,
-  cryptoRandom,
   FakeTokenSigner,
   inMemoryAuthStores,
   ManualAuthClock,
   InMemorySyncStore,
   FixedClock,
+  SeededRandom,
 } from '@calsync/testkit';
 import { CursorCodec } from '../cursor/cursor-codec.js';
 import { isDomainError, type ErrorCode } from '../errors.js';
@@ -22,7 +22,7 @@ function setup() {
   const sms = new CapturingSmsSender();
   const clock = new ManualAuthClock();
   const auth = new AuthService(
-    { ...stores, sync: new SyncService({ store: new InMemorySyncStore(), clock: new FixedClock(), cursorCodec: new CursorCodec('k') }), sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: cryptoRandom },
+    { ...stores, sync: new SyncService({ store: new InMemorySyncStore(), clock: new FixedClock(), cursorCodec: new CursorCodec('k') }), sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: new SeededRandom(12) },
     {
       accessTtlSeconds: 900,
       refreshTtlSeconds: 86400,

@@ -4,10 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import {
   CapturingSmsSender,
   CheapPasswordHasher,
-  cryptoRandom,
   inMemoryAuthStores,
   InMemorySyncStore,
   FixedClock,
+  SeededRandom,
 } from '@calsync/testkit';
 import { buildTestApp } from '../../test-support/index.js';
 
@@ -29,7 +29,7 @@ async function signInTestApp(env: Record<string, string> = {}) {
           hasher: new CheapPasswordHasher(),
           tokens: new FastJwtTokenSigner(config.jwt),
           clock: new SystemClock(),
-          random: cryptoRandom,
+          random: new SeededRandom(13),
         },
         { accessTtlSeconds: config.jwt.accessTtlSeconds, refreshTtlSeconds: config.jwt.refreshTtlSeconds, sessionCacheSeconds: 2, otp: config.otp },
       ),

@@ -1,6 +1,6 @@
-import { CryptoRandom, FastJwtTokenSigner, SystemClock } from '@calsync/adapters-node';
+import { FastJwtTokenSigner, SystemClock } from '@calsync/adapters-node';
 import { AuthService, CursorCodec, SyncService } from '@calsync/domain';
-import { CapturingSmsSender, CheapPasswordHasher, FixedClock, inMemoryAuthStores, InMemorySyncStore, openEventStream, type OpenedStream } from '@calsync/testkit';
+import { CapturingSmsSender, CheapPasswordHasher, FixedClock, inMemoryAuthStores, InMemorySyncStore, openEventStream, SeededRandom, type OpenedStream } from '@calsync/testkit';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
@@ -33,7 +33,7 @@ async function start(env: Record<string, string> = {}): Promise<Harness> {
   const clock = new SystemClock();
   const sync = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec(config.syncCursorSecret) });
   const auth = new AuthService(
-    { ...inMemoryAuthStores(), sync, sms, hasher: new CheapPasswordHasher(), tokens: new FastJwtTokenSigner(config.jwt), clock, random: new CryptoRandom(), sessionEnds: store.changes },
+    { ...inMemoryAuthStores(), sync, sms, hasher: new CheapPasswordHasher(), tokens: new FastJwtTokenSigner(config.jwt), clock, random: new SeededRandom(14), sessionEnds: store.changes },
     { accessTtlSeconds: config.jwt.accessTtlSeconds, refreshTtlSeconds: config.jwt.refreshTtlSeconds, sessionCacheSeconds: 0, otp: config.otp },
   );
   const app = await buildApp({ config, logger: false, sync, stats: new FixedLegacyStats(), auth, readiness: async () => true, changes: store.changes, streamHeartbeatMs: 150 });
