@@ -1,4 +1,6 @@
-import { parse as pgliteParse, protocol, type PGlite, type Results } from '@electric-sql/pglite';
+import { parse as pgliteParse, protocol, type messages as messages_, type PGlite, type Results } from '@electric-sql/pglite';
+
+type BackendMessage = Awaited<ReturnType<PGlite['execProtocol']>>['messages'][number];
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -15,7 +17,7 @@ import {
 import { Mutex } from 'async-mutex';
 
 /** The part of a PGlite instance the driver uses (structural, so tests may pass a stand-in). */
-export type PGliteLike = Pick<PGlite, 'query' | 'exec' | 'close' | 'execProtocol' | 'parsers' | 'serializers'>;
+export type PGliteLike = Pick<PGlite, 'query' | 'close' | 'execProtocol' | 'parsers' | 'serializers'>;
 
 /** At most this many statement texts are kept prepared in the session; later new texts run unprepared. */
 const MAX_PREPARED = 1000;
@@ -61,7 +63,7 @@ class PGliteConnection implements DatabaseConnection {
   async #run<R>(text: string, parameters: readonly unknown[]): Promise<Results<R>> {
     // A text without parameters runs as a simple query, which may hold several statements (BEGIN
     // with the user's lock; receipts, NOTIFY and COMMIT): it answers with its last result.
-    if (parameters.length === 0) return (await this.pg.exec(text)).at(-1) as Results<R>;
+    if (parameters.length === 0) return this.#rows<R>((await this.pg.execProtocol(protocol.serialize.query(text))).messages);
     const statement = await this.#prepare(text);
     if (statement === null) return this.pg.query<R>(text, [...parameters]);
     const values = parameters.map((value, i) => {
@@ -73,7 +75,38 @@ class PGliteConnection implements DatabaseConnection {
     const { messages } = await this.pg.execProtocol(
       concat([serialize.bind({ statement: statement.name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]),
     );
-    return pgliteParse.parseResults(messages, this.pg.parsers)[0] as Results<R>;
+    return this.#rows<R>(messages);
+  }
+
+  /**
+   * The rows and command of one executed statement (of several, the last one's), each value
+   * through PGlite's parser for its type (as `query` does). PGlite's own `parseResults` copies every parser of the session into a
+   * new object at each call, which was the largest single JavaScript cost of an embedded push.
+   */
+  #rows<R>(messages: readonly BackendMessage[]): Results<R> {
+    let fields: { name: string; parse: ((value: string, type: number) => unknown) | undefined; type: number }[] = [];
+    const rows: R[] = [];
+    let command: string | undefined;
+    let affectedRows = 0;
+    for (const message of messages) {
+      if (message.name === 'rowDescription') {
+        rows.length = 0; // a text of several statements answers with its last one's rows
+        fields = (message as messages_.RowDescriptionMessage).fields.map((f) => ({ name: f.name, type: f.dataTypeID, parse: this.pg.parsers[f.dataTypeID] }));
+      } else if (message.name === 'dataRow') {
+        const row: Record<string, unknown> = {};
+        (message as messages_.DataRowMessage).fields.forEach((value, i) => {
+          const field = fields[i]!;
+          row[field.name] = value === null ? null : field.parse ? field.parse(value, field.type) : value;
+        });
+        rows.push(row as R);
+      } else if (message.name === 'commandComplete') {
+        const words = (message as messages_.CommandCompleteMessage).text.split(' ');
+        command = words[0];
+        const count = Number.parseInt(words.at(-1)!, 10);
+        if (['INSERT', 'UPDATE', 'DELETE', 'COPY', 'MERGE'].includes(command!) && !Number.isNaN(count)) affectedRows = count;
+      }
+    }
+    return { rows, fields: fields.map((f) => ({ name: f.name, dataTypeID: f.type })), command, affectedRows };
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
