@@ -13,7 +13,10 @@ export interface ClientAuth {
   verifyOtp(phone: string, code: string): Promise<WireSignIn>;
   /** Signs in with e-mail and password and this device, then bootstraps. */
   login(email: string, password: string): Promise<WireSignIn>;
-  /** Ends the session on the server (best effort) and wipes the local store. */
+  /**
+   * Ends the session on the server (best effort) and wipes the local store: records, outbox,
+   * cursor, tokens, user and the device uid the client generated. Nothing is left in the store.
+   */
   logout(): Promise<void>;
   /** The signed-in user, if any. */
   user(): WireSignIn['user'] | null;
@@ -59,20 +62,27 @@ export class AuthModule implements TokenSource, ClientAuth {
   }
 
   async verifyOtp(phone: string, code: string): Promise<WireSignIn> {
-    return this.#signIn(await this.deps.api().verifyOtp(phone, code, this.deps.device()));
+    const device = this.deps.device();
+    return this.#signIn(await this.deps.api().verifyOtp(phone, code, device), device.uid);
   }
 
   async login(email: string, password: string): Promise<WireSignIn> {
-    return this.#signIn(await this.deps.api().login(email, password, this.deps.device()));
+    const device = this.deps.device();
+    return this.#signIn(await this.deps.api().login(email, password, device), device.uid);
   }
 
-  async #signIn(result: WireSignIn): Promise<WireSignIn> {
+  async #signIn(result: WireSignIn, deviceUid: string): Promise<WireSignIn> {
     const state = this.deps.state;
     const previous = this.user();
     // Another user's data never stays on the device; the same user's unsent writes do.
-    if (previous && previous.id !== result.user.id) await state.wipe([META.deviceUid]);
+    if (previous && previous.id !== result.user.id) await state.wipe();
     await state.commit({
-      putMeta: { [META.accessToken]: result.accessToken, [META.refreshToken]: result.refreshToken, [META.user]: result.user as unknown as MetaValue },
+      putMeta: {
+        [META.deviceUid]: deviceUid,
+        [META.accessToken]: result.accessToken,
+        [META.refreshToken]: result.refreshToken,
+        [META.user]: result.user as unknown as MetaValue,
+      },
     });
     await this.deps.signedIn();
     return result;
@@ -86,8 +96,19 @@ export class AuthModule implements TokenSource, ClientAuth {
         // Offline or already ended: the local wipe below is what the user asked for.
       }
     }
-    await this.deps.state.wipe([META.deviceUid]);
+    await this.forget();
+  }
+
+  /** Wipes the local store after the session ended on purpose (logout, this device revoked). */
+  async forget(): Promise<void> {
+    await this.deps.state.wipe();
     this.deps.signedOut(null);
+  }
+
+  /** Keeps the stored user in step with the server's answer (profile read or change). */
+  async rememberUser(user: WireSignIn['user']): Promise<void> {
+    if (!this.accessToken()) return;
+    await this.deps.state.commit({ putMeta: { [META.user]: user as unknown as MetaValue } });
   }
 
   renew(): Promise<boolean> {

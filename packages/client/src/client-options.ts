@@ -5,8 +5,13 @@ export interface SyncClientOptions {
   /** The server's origin (the web client passes VITE_API_URL); '' for the page's own origin. */
   readonly baseUrl: string;
   readonly store: LocalStore;
-  /** The device this client signs in as; its uid is generated once and kept in the store. */
-  readonly device: { readonly platform: string; readonly name: string; readonly fcmToken?: string | null };
+  /**
+   * The device this client signs in as. Without `uid` the client generates one at sign-in and keeps
+   * it in the store with the session, so sign-out (which leaves the store empty) forgets it and the
+   * next sign-in is a new device. An app that wants one device per installation across sign-outs
+   * keeps its own uid outside the store and passes it here (the web client keeps it in localStorage).
+   */
+  readonly device: { readonly uid?: string; readonly platform: string; readonly name: string; readonly fcmToken?: string | null };
   /** A fetch to use instead of the global one (tests, custom agents). */
   readonly fetch?: typeof fetch;
   /** Wait after a local write before syncing (500 ms). */

@@ -89,18 +89,34 @@ describe('@calsync/client against the in-memory service', () => {
     expect(service.syncStore.snapshotRows(1, 'events').map((r) => r.fields.calendarUid)).toEqual([server]);
   });
 
-  it('logout ends the session and wipes the store; the device uid stays', async () => {
+  it('logout ends the session and leaves the store empty; the next sign-in is a new device unless the app names one', async () => {
     const store = new MemoryStore();
     const a = await clientOf(service, { store });
     await signIn(service, a, '+15550000005');
+    const firstUid = (await store.load()).meta.deviceUid;
+    expect(firstUid).toEqual(expect.any(String));
+    const token = a.auth.accessToken()!;
     await a.tasks.put({ title: 'local only' });
     await a.auth.logout();
     expect(a.status.signedIn).toBe(false);
     expect(a.calendars.list()).toEqual([]);
     expect(a.tasks.list()).toEqual([]);
-    const contents = await store.load();
-    expect(contents.records).toEqual([]);
-    expect(contents.outbox).toEqual([]);
-    expect(Object.keys(contents.meta)).toEqual(['deviceUid']);
+    expect(await store.load()).toEqual({ records: [], outbox: [], meta: {} });
+    expect((await service.fetch('http://calsync.test/api/sync/changes', { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    // Reopening a signed-out store writes nothing either.
+    await a.close();
+    const again = await clientOf(service, { store });
+    expect(await store.load()).toEqual({ records: [], outbox: [], meta: {} });
+    await signIn(service, again, '+15550000005');
+    expect((await store.load()).meta.deviceUid).not.toBe(firstUid);
+
+    // An app that keeps its own uid (outside the store) signs in as the same device every time.
+    const named = await clientOf(service, { device: { uid: 'kept-by-the-app', platform: 'test', name: 'named' } });
+    await signIn(service, named, '+15550000006');
+    await named.auth.logout();
+    await signIn(service, named, '+15550000006');
+    const res = await service.fetch('http://calsync.test/api/auth/devices', { headers: { authorization: `Bearer ${named.auth.accessToken()!}` } });
+    const { data } = (await res.json()) as { data: { devices: { uid: string; current: boolean }[] } };
+    expect(data.devices.map((d) => [d.uid, d.current])).toEqual([['kept-by-the-app', true]]);
   });
 });

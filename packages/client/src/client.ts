@@ -16,7 +16,7 @@ import type { OutboxError } from './store/local-store.js';
 import { TabCoordinator } from './tab-coordinator.js';
 import { browserOnline, debounce, onlineTrigger, periodicTrigger, visibleTrigger, type TriggerSource } from './triggers.js';
 import { uuidv7 } from './uid.js';
-import type { WireConflict, WireResolveResponse } from './wire.js';
+import type { WireConflict, WireDevice, WireProfileUpdate, WireResolveResponse, WireUser } from './wire.js';
 
 /** A parked outbox item, as `outbox.failed()` lists it. */
 export interface FailedItem {
@@ -53,6 +53,24 @@ export interface SyncClient {
     /** Calls `listener` with the conflicts a push of this device produced. */
     subscribe(listener: (conflicts: readonly WireConflict[]) => void): () => void;
   };
+  /** The account's signed-in devices (needs the network). */
+  readonly devices: {
+    /** The live devices of the account; this one has `current: true`. */
+    list(): Promise<WireDevice[]>;
+    /**
+     * Revokes a device: its sessions end and its tokens stop working at once (it is signed out at
+     * its next request). Revoking this client's own device is a sign-out: the local store is wiped
+     * as by `auth.logout()`.
+     */
+    revoke(uid: string): Promise<void>;
+  };
+  /** The signed-in user's profile (needs the network). */
+  readonly profile: {
+    /** The user as the server has it now (also refreshes `auth.user()`). */
+    get(): Promise<WireUser>;
+    /** Changes name, e-mail, password or notification settings (merged key by key); returns the user. */
+    update(patch: WireProfileUpdate): Promise<WireUser>;
+  };
   readonly outbox: {
     failed(): FailedItem[];
     /** Parked items (of one uid, or all) back to pending with a fresh budget, then a sync. */
@@ -84,10 +102,12 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
   let opened = false;
   let started = false;
 
+  // The uid the next sign-in names: the app's own, else the one stored with the session, else a
+  // fresh one (stored by the sign-in that uses it, so a signed-out store holds nothing).
+  let freshUid: string | undefined;
   const deviceUid = (): string => {
-    const uid = state.text(META.deviceUid);
-    if (!uid) throw new Error('call client.open() first');
-    return uid;
+    if (!opened) throw new Error('call client.open() first');
+    return options.device.uid ?? state.text(META.deviceUid) ?? (freshUid ??= uuidv7(now()));
   };
   const auth: AuthModule = new AuthModule({
     state,
@@ -98,6 +118,10 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
       await runner.sync().catch(() => undefined);
     },
     signedOut: (error) => {
+      if (!error) {
+        freshUid = undefined;
+        tabs.announce('signed-out');
+      }
       status.update({ signedIn: false, ...(error ? { lastError: { kind: error.kind, code: error.code, message: error.message } } : { lastError: null }) });
       refreshStatus();
     },
@@ -131,7 +155,7 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
         lastError: error ? { kind: error instanceof ApiError ? error.kind : 'local', code: error instanceof ApiError ? error.code : 'CLIENT_ERROR', message: error.message } : null,
       });
       refreshStatus();
-      if (ok) tabs.announce();
+      if (ok) tabs.announce('synced');
     },
     setTimer: (fn, ms) => setTimeout(fn, ms),
     clearTimer: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
@@ -150,14 +174,18 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
   state.onChange(refreshStatus);
   const writeDebounce = debounce(() => runner.request('write'), debounceMs);
   const wrote = (): void => {
-    tabs.announce();
+    tabs.announce('write');
     if (started) writeDebounce.call();
   };
   const ready = (): void => {
     if (!opened) throw new Error('call client.open() first');
   };
-  const unwatchTabs = tabs.onRemoteChange(() => {
-    void state.reload();
+  // Another tab changed the shared store: read it again. Its write is in the store (it announces
+  // after the commit), so the leader then schedules its debounced round, as for a write of its own.
+  const unwatchTabs = tabs.onRemoteChange((change) => {
+    void state.reload().then(() => {
+      if (change === 'write' && started && tabs.leader) writeDebounce.call();
+    }, () => undefined);
   });
 
   const activate = (source: TriggerSource): void => {
@@ -169,9 +197,8 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
       if (opened) return;
       await options.store.open();
       await state.reload();
-      const put: Record<string, string> = {};
-      if (!state.text(META.deviceUid)) put[META.deviceUid] = uuidv7(now());
-      await state.commit({ ...planRecovery(state), putMeta: put });
+      const recovery = planRecovery(state);
+      if (recovery.putOutbox?.length) await state.commit(recovery);
       opened = true;
       refreshStatus();
     },
@@ -229,6 +256,32 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
       subscribe(listener) {
         conflictListeners.add(listener);
         return () => conflictListeners.delete(listener);
+      },
+    },
+    devices: {
+      async list() {
+        ready();
+        return (await api.devices()).devices;
+      },
+      async revoke(uid) {
+        ready();
+        const own = state.text(META.deviceUid) ?? options.device.uid;
+        await api.revokeDevice(uid);
+        if (uid === own) await auth.forget();
+      },
+    },
+    profile: {
+      async get() {
+        ready();
+        const { user } = await api.me();
+        await auth.rememberUser(user);
+        return user;
+      },
+      async update(patch) {
+        ready();
+        const { user } = await api.updateProfile(patch);
+        await auth.rememberUser(user);
+        return user;
       },
     },
     outbox: {

@@ -1,3 +1,11 @@
+/**
+ * Why a tab says the shared store changed: a local write (the leader schedules a sync for it), a
+ * finished sync round, or a sign-out. Every kind makes the other tabs reload the store.
+ */
+export type TabChange = 'write' | 'synced' | 'signed-out';
+
+const isTabChange = (v: unknown): v is TabChange => v === 'write' || v === 'synced' || v === 'signed-out';
+
 /** The Web Locks API, as far as the client uses it. */
 interface LockManagerLike {
   request(name: string, options: { signal?: AbortSignal }, callback: () => Promise<void>): Promise<void>;
@@ -6,7 +14,8 @@ interface LockManagerLike {
 /**
  * Makes one browser tab the syncing one. Every tab competes for a Web Lock named after the
  * store; the tab that holds it runs the sync loop, the others only read and write locally and are
- * told (BroadcastChannel) when the shared store changed, so they reload it. Where Web Locks do
+ * told (BroadcastChannel) when the shared store changed, so they reload it; a write in another
+ * tab makes the leader schedule its debounced sync round as its own write would. Where Web Locks do
  * not exist (Node, old browsers) the single client simply leads.
  */
 export class TabCoordinator {
@@ -15,6 +24,7 @@ export class TabCoordinator {
   readonly #channel: InstanceType<typeof BroadcastChannel> | undefined;
   #abort: AbortController | null = null;
   #release: (() => void) | null = null;
+  #closed = false;
 
   constructor(private readonly name: string) {
     const nav = (globalThis as { navigator?: { locks?: LockManagerLike } }).navigator;
@@ -57,23 +67,25 @@ export class TabCoordinator {
     if (this.#locks) this.#leader = false;
   }
 
-  /** Tells the other tabs that the shared store changed. */
-  announce(): void {
-    this.#channel?.postMessage('changed');
+  /** Tells the other tabs that the shared store changed, and why. */
+  announce(change: TabChange): void {
+    // A round that ends after close() (close waits for it) has no one left to tell.
+    if (!this.#closed) this.#channel?.postMessage(change);
   }
 
   /** Calls `fn` when another tab changed the shared store; returns the unsubscribe function. */
-  onRemoteChange(fn: () => void): () => void {
+  onRemoteChange(fn: (change: TabChange) => void): () => void {
     const channel = this.#channel;
     if (!channel) return () => undefined;
-    const listener = (): void => fn();
-    channel.addEventListener('message', listener);
-    return () => channel.removeEventListener('message', listener);
+    const listener = (event: MessageEvent): void => fn(isTabChange(event.data) ? event.data : 'synced');
+    channel.addEventListener('message', listener as EventListener);
+    return () => channel.removeEventListener('message', listener as EventListener);
   }
 
   /** Closes the channel. */
   close(): void {
     this.resign();
+    this.#closed = true;
     this.#channel?.close();
   }
 }

@@ -6,6 +6,7 @@ export type {
   ConflictPageWire as WireConflictPage,
   ConflictWire as WireConflict,
   DeviceWire as WireDevice,
+  ProfileBody as WireProfileUpdate,
   ResolveResponseWire as WireResolveResponse,
   SendOtpResult as WireSendOtp,
   SignInResultWire as WireSignIn,

@@ -17,12 +17,33 @@ function browserName(): string {
 }
 
 /**
+ * This browser's device uid: generated once and kept in localStorage, outside the SDK's IndexedDB
+ * database, because sign out empties that database completely. Keeping it means signing in again
+ * (or as someone else) re-uses this browser's entry in the account's device list instead of adding
+ * a new one; the uid is a random name for the installation, not account data.
+ */
+function installationUid(): string | undefined {
+  const KEY = 'calsync.deviceUid';
+  try {
+    const known = localStorage.getItem(KEY);
+    if (known) return known;
+    const uid = `web-${crypto.randomUUID()}`;
+    localStorage.setItem(KEY, uid);
+    return uid;
+  } catch {
+    return undefined; // storage blocked: the SDK then names a fresh device at each sign-in
+  }
+}
+
+const deviceUid = installationUid();
+
+/**
  * The one SDK client of this tab. Everything the screens show comes from it; everything they
  * change goes through it (local write first, outbox, sync in the background).
  */
 export const client: SyncClient = createSyncClient({
   baseUrl: API_BASE_URL,
   store: new IndexedDbStore(DATABASE_NAME),
-  device: { platform: 'web', name: `calsync web on ${browserName()}` },
+  device: { ...(deviceUid ? { uid: deviceUid } : {}), platform: 'web', name: `calsync web on ${browserName()}` },
   fetch: rememberingFetch,
 });

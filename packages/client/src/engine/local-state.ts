@@ -98,17 +98,12 @@ export class LocalState {
     return written;
   }
 
-  /** Empties memory and the store (sign-out), keeping the metadata keys in `keep`. */
-  async wipe(keep: readonly string[]): Promise<void> {
-    const kept = Object.fromEntries(keep.flatMap((k) => (this.meta.has(k) ? [[k, this.meta.get(k)!]] : [])));
+  /** Empties memory and the store (sign-out, another user signing in): nothing is left. */
+  async wipe(): Promise<void> {
     for (const type of RECORD_TYPES) this.records[type].clear();
     this.outbox = [];
     this.meta.clear();
-    for (const [k, v] of Object.entries(kept)) this.meta.set(k, v);
-    const done = this.#queue.then(async () => {
-      await this.#store.clear();
-      await this.#store.write({ putMeta: kept });
-    });
+    const done = this.#queue.then(() => this.#store.clear());
     this.#queue = done.catch(() => undefined);
     this.#emit({ types: new Set(RECORD_TYPES), outbox: true, meta: true });
     await done;

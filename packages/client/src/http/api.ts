@@ -2,6 +2,9 @@ import type { FieldValue, RecordType } from '@calsync/domain/records';
 import type { Transport } from './transport.js';
 import type {
   WireConflictPage,
+  WireDevice,
+  WireProfileUpdate,
+  WireUser,
   WirePullResponse,
   WirePushResponse,
   WireResolveResponse,
@@ -46,6 +49,22 @@ export class CalsyncApi {
 
   logout(): Promise<{ loggedOut: boolean }> {
     return this.transport.send({ method: 'POST', path: '/api/auth/logout', auth: true });
+  }
+
+  devices(): Promise<{ devices: WireDevice[] }> {
+    return this.transport.send({ method: 'GET', path: '/api/auth/devices', auth: true });
+  }
+
+  revokeDevice(uid: string): Promise<{ revoked: true }> {
+    return this.transport.send({ method: 'DELETE', path: `/api/auth/devices/${encodeURIComponent(uid)}`, auth: true });
+  }
+
+  me(): Promise<{ user: WireUser }> {
+    return this.transport.send({ method: 'GET', path: '/api/auth/me', auth: true });
+  }
+
+  updateProfile(patch: WireProfileUpdate): Promise<{ user: WireUser }> {
+    return this.transport.send({ method: 'PATCH', path: '/api/users/me', body: patch, auth: true });
   }
 
   push(body: PushBody): Promise<WirePushResponse> {
