@@ -27,22 +27,12 @@ import { insertRows, planWriteStatements, updateRows } from './set-based-writes.
 
 const CONFLICT_COLUMNS = sql.raw('id, user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at, resolved_at');
 
-/** Per type, each field column with its alias in the multi-type UNION ALL reads (computed once). */
-const BRANCH_ALIASES = perRecordType((type) => FIELD_TABLES[type].map((f) => [f.column, allChangesAlias(type, f.column)] as const));
+/** Per type, each field with its alias in the multi-type UNION ALL reads (computed once). */
+const BRANCH_KEYS = perRecordType((type) => FIELD_TABLES[type].map((f) => [f, allChangesAlias(type, f.column)] as const));
 
 /** A record from a row of a multi-type UNION ALL read, whose field columns are aliased per type. */
 function recordFromBranch(type: RecordType, r: Readonly<Record<string, unknown>>): RecordRow {
-  const plain: Record<string, unknown> = {
-    id: r.id,
-    user_id: r.user_id,
-    uid: r.uid,
-    version: r.version,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-    deleted: r.deleted,
-  };
-  for (const [column, alias] of BRANCH_ALIASES[type]) plain[column] = r[alias];
-  return recordFromSql(type, plain);
+  return recordFromSql(type, r, BRANCH_KEYS[type]);
 }
 
 /**
