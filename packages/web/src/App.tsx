@@ -1,14 +1,18 @@
+import { lazy, Suspense } from 'react';
 import { Navigate, NavLink, Route, Routes } from 'react-router';
 import { SignOutButton } from './components/SignOutButton.js';
 import { SyncIndicator } from './components/SyncIndicator.js';
 import { useSyncStatus } from './hooks.js';
-import { CalendarScreen } from './screens/CalendarScreen.js';
 import { CalendarsScreen } from './screens/CalendarsScreen.js';
 import { ConflictsScreen } from './screens/ConflictsScreen.js';
 import { DevicesScreen } from './screens/DevicesScreen.js';
 import { RemindersScreen } from './screens/RemindersScreen.js';
 import { SignInScreen } from './screens/SignInScreen.js';
 import { TasksScreen } from './screens/TasksScreen.js';
+
+// FullCalendar is most of the bundle: the calendar screen is its own chunk, so the sign-in screen
+// loads without it. The service worker precaches every chunk, so it opens offline all the same.
+const CalendarScreen = lazy(() => import('./screens/CalendarScreen.js').then((m) => ({ default: m.CalendarScreen })));
 
 const SCREENS = [
   { path: '/calendar', label: 'Calendar' },
@@ -52,7 +56,14 @@ export function App() {
       </header>
       <main id="content" tabIndex={-1}>
         <Routes>
-          <Route path="/calendar" element={<CalendarScreen />} />
+          <Route
+            path="/calendar"
+            element={
+              <Suspense fallback={<p>Loading the calendar…</p>}>
+                <CalendarScreen />
+              </Suspense>
+            }
+          />
           <Route path="/tasks" element={<TasksScreen />} />
           <Route path="/reminders" element={<RemindersScreen />} />
           <Route path="/calendars" element={<CalendarsScreen />} />

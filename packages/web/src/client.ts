@@ -1,5 +1,4 @@
 import { createSyncClient, IndexedDbStore, type SyncClient } from '@calsync/client';
-import { rememberingFetch } from './account-api.js';
 
 /** The IndexedDB database the SDK keeps this browser's copy in (wiped on sign out). */
 export const DATABASE_NAME = 'calsync';
@@ -45,5 +44,4 @@ export const client: SyncClient = createSyncClient({
   baseUrl: API_BASE_URL,
   store: new IndexedDbStore(DATABASE_NAME),
   device: { ...(deviceUid ? { uid: deviceUid } : {}), platform: 'web', name: `calsync web on ${browserName()}` },
-  fetch: rememberingFetch,
 });

@@ -1,16 +1,16 @@
 import { useCallback, useEffect, useState } from 'react';
-import { accountApi, type DeviceView } from '../account-api.js';
-import { API_BASE_URL } from '../client.js';
+import type { WireDevice } from '@calsync/client';
+import { client } from '../client.js';
 import { errorMessage } from '../errors.js';
 import { formatTime } from '../format.js';
 
 /** The devices signed in to this account; revoking one signs it out at once. */
 export function DevicesScreen() {
-  const [devices, setDevices] = useState<DeviceView[] | null>(null);
+  const [devices, setDevices] = useState<WireDevice[] | null>(null);
   const [error, setError] = useState('');
   const load = useCallback(() => {
-    accountApi
-      .devices(API_BASE_URL)
+    client.devices
+      .list()
       .then((list) => {
         setDevices(list);
         setError('');
@@ -18,9 +18,9 @@ export function DevicesScreen() {
       .catch((err: unknown) => setError(navigator.onLine ? errorMessage(err) : 'The device list needs the network.'));
   }, []);
   useEffect(load, [load]);
-  const revoke = async (d: DeviceView): Promise<void> => {
+  const revoke = async (d: WireDevice): Promise<void> => {
     try {
-      await accountApi.revoke(API_BASE_URL, d.uid);
+      await client.devices.revoke(d.uid);
       load();
     } catch (err) {
       setError(errorMessage(err));
