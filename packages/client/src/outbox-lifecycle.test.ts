@@ -102,6 +102,33 @@ describe('outbox lifecycle', () => {
     expect(await b.conflicts.list()).toEqual([]);
   });
 
+  it('a re-push answered from its receipt after a pull brought a later version keeps the later version (no record left behind the server)', async () => {
+    const store = new MemoryStore();
+    const faulty = new FaultyFetch(service.fetch);
+    const a = await clientOf(service, { store, fetch: faulty.fetch });
+    await signIn(service, a, '+15550001006');
+    const personal = a.calendars.list()[0]!.uid;
+    const work = await a.calendars.put({ name: 'Work' });
+    await a.sync();
+    await a.calendars.put({ uid: personal, name: 'Renamed' });
+    faulty.next = ({ path }) => (path === '/api/sync/push' ? 'crash' : null);
+    void a.sync();
+    await faulty.crash; // the rename is applied on the server, its answer never stored
+    const userId = a.auth.user()!.id;
+
+    // After the restart "Work" is made the default; that goes out first and the server demotes
+    // "Personal" (a later version); the round pulls the demotion before the held-back rename is
+    // pushed again, and the rename is answered from its receipt with its first, older version.
+    const b = await clientOf(service, { store });
+    await b.calendars.put({ uid: work, isDefault: true });
+    await b.sync();
+    await b.sync();
+    expect(b.status).toMatchObject({ pending: 0, failed: 0 });
+    const server = service.syncStore.snapshotRows(userId, 'calendars').find((r) => r.uid === personal)!;
+    expect(server.fields).toMatchObject({ name: 'Renamed', isDefault: false });
+    expect(b.calendars.get(personal)).toMatchObject({ name: 'Renamed', isDefault: false, version: server.version.toString() });
+  });
+
   it('a lost answer and a duplicated request: re-pushed unchanged, no conflict, no extra version', async () => {
     const faulty = new FaultyFetch(service.fetch);
     const a = await clientOf(service, { fetch: faulty.fetch });

@@ -207,6 +207,10 @@ export function planResults(
     const version = result.version;
     if (version === null) return;
     const record = putRecords.get(`${item.type}\u0000${item.uid}`) ?? state.records[item.type].get(item.uid);
+    // An answer older than the local copy (a re-push answered from its receipt after a pull
+    // already brought a later version, e.g. a demotion by another device's default change) says
+    // nothing new: the later version stands, or the record would stay behind the server for good.
+    if (record && record.version !== null && BigInt(record.version) > BigInt(version)) return;
     if (record && item.op === 'upsert') putRecords.set(`${item.type}\u0000${item.uid}`, { ...record, version });
     for (const l of later) {
       const current = live(l.seq);
