@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { CursorCodec, perRecordType, SyncService } from '@calsync/domain';
+import { CursorCodec, perRecordType, RECORD_TYPES, SyncService } from '@calsync/domain';
 import { FixedClock, InMemorySyncStore, itemByItem, SEED_CHANGESET, smallChangesetArb } from '@calsync/testkit';
 import { PostgresSyncStore } from './postgres-sync-store.js';
 import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '../test-support/index.js';
@@ -42,7 +42,7 @@ describe.each(kinds)('the engine on PostgresSyncStore (%s) behaves like its in-m
 
   /** Empties every table and restarts identities and the version sequence, then makes users 1 and 2. */
   async function reset(): Promise<void> {
-    await sql`truncate users, devices, calendars, events, tasks, reminders, sync_conflicts, push_receipts restart identity cascade`.execute(database.db);
+    await sql.raw(`truncate users, devices, ${RECORD_TYPES.join(', ')}, sync_conflicts, push_receipts restart identity cascade`).execute(database.db);
     await sql`alter sequence record_version_seq restart with 1`.execute(database.db);
     await sql`insert into users (phone) values ('+15551000001'), ('+15551000002')`.execute(database.db);
   }

@@ -2,8 +2,9 @@ import {
   DomainError,
   type AccessIdentity,
   type AuthApi,
-  RECORD_TYPES,
+  perRecordType,
   type ConflictPage,
+  type ItemResult,
   type LegacyStatsStore,
   type PullResponse,
   type PushChangeset,
@@ -11,6 +12,7 @@ import {
   type ResolveResponse,
   type SyncApi,
   type UserSyncStats,
+  type WireRecord,
 } from '@calsync/domain';
 
 /**
@@ -23,16 +25,17 @@ export class RecordingSyncApi implements SyncApi {
 
   async push(userId: number, changeset: PushChangeset): Promise<PushResponse> {
     this.record('push', userId, changeset);
-    const out = { calendars: [], events: [], tasks: [], reminders: [], conflicts: [] } as unknown as PushResponse;
-    for (const type of RECORD_TYPES) {
-      out[type] = (changeset[type] ?? []).map((item, i) => ({ uid: item.uid, status: item.op === 'delete' ? 'deleted' : 'created', id: i + 1, version: String(i + 1) }));
-    }
-    return out;
+    return {
+      ...perRecordType((type): ItemResult[] =>
+        (changeset[type] ?? []).map((item, i) => ({ uid: item.uid, status: item.op === 'delete' ? 'deleted' : 'created', id: i + 1, version: String(i + 1) })),
+      ),
+      conflicts: [],
+    };
   }
 
   async pull(userId: number, query: { cursor?: string; limit?: number }): Promise<PullResponse> {
     this.record('pull', userId, query);
-    return { calendars: [{ uid: 'cal-1', version: '1', deleted: null, name: 'Personal', isDefault: true }], events: [], tasks: [], reminders: [], cursorReset: query.cursor === undefined, nextCursor: 'c.1', hasMore: false };
+    return { ...perRecordType((): WireRecord[] => []), calendars: [{ uid: 'cal-1', version: '1', deleted: null, name: 'Personal', isDefault: true }], cursorReset: query.cursor === undefined, nextCursor: 'c.1', hasMore: false };
   }
 
   async newestVersion(userId: number): Promise<bigint> {

@@ -1,12 +1,12 @@
-import { RECORD_TYPES, type PushChangeset, type PushResponse, type SyncApi } from '@calsync/domain';
+import { RECORD_TYPES, perRecordType, type ItemResult, type PushChangeset, type PushResponse, type SyncApi } from '@calsync/domain';
 
 /**
  * The per-item semantics of a push, as a test oracle: each item pushed on its own (one unit of
- * work each), in the push order (calendars, events, tasks, reminders), the answers joined. A push
+ * work each), in push order (`RECORD_TYPES`), the answers joined. A push
  * of the whole changeset must give the same results and leave the same stored state.
  */
 export async function pushItemByItem(sync: Pick<SyncApi, 'push'>, userId: number, changeset: PushChangeset, deviceUid: string | null = null): Promise<PushResponse> {
-  const out: PushResponse = { calendars: [], events: [], tasks: [], reminders: [], conflicts: [] };
+  const out: PushResponse = { ...perRecordType((): ItemResult[] => []), conflicts: [] };
   for (const type of RECORD_TYPES) {
     for (const item of changeset[type] ?? []) {
       const one = await sync.push(userId, { [type]: [item] }, deviceUid);

@@ -3,6 +3,7 @@ import type {
   ConflictPage,
   DeviceDto,
   DeviceInput,
+  EntityType,
   ItemResult,
   ProfileUpdate,
   PullResponse,
@@ -39,6 +40,8 @@ export type _WireMatchesDomain = [
   Assert<Fits<wire.PulledRecordWire<'events'>, WireRecord>>,
   Assert<Fits<wire.LoserSnapshotWire<'reminders'>, WireRecord>>,
   Assert<Fits<wire.ConflictWire, ConflictDto>>,
+  // The conflict union has one member per record type (a new type missing from it fails here).
+  Assert<Same<wire.ConflictWire['entityType'], EntityType>>,
   Assert<Fits<wire.PushResponseWire, PushResponse>>,
   Assert<Fits<wire.PullResponseWire, PullResponse>>,
   Assert<Fits<wire.ConflictPageWire, ConflictPage>>,

@@ -230,7 +230,7 @@ export class PushPlanner {
 
 /** Groups planned results into the push response arrays. */
 export function toPushResponse(results: readonly { type: RecordType; result: ItemResult }[], conflicts: ConflictDto[]): PushResponse {
-  const response: PushResponse = { calendars: [], events: [], tasks: [], reminders: [], conflicts };
+  const response: PushResponse = { ...perRecordType((): ItemResult[] => []), conflicts };
   for (const { type, result } of results) response[type].push(result);
   return response;
 }

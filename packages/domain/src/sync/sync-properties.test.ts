@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { FixedClock, InMemorySyncStore, itemByItem, SEED_CHANGESET, smallChangesetArb } from '@calsync/testkit';
 import { describe, expect, it } from 'vitest';
 import { CursorCodec } from '../cursor/cursor-codec.js';
+import { perRecordType } from '../records/per-record-type.js';
 import { RECORD_TYPES, type RecordType } from '../records/types.js';
 import { SyncService } from './sync-service.js';
 import type { PushChangeset, PushItem } from './types.js';
@@ -113,7 +114,7 @@ describe('pull properties', () => {
         }
         for (const start of cursors) {
           const wm = codec.decode(start, 1).watermarks;
-          const seen: Record<RecordType, { uid: string; version: bigint }[]> = { calendars: [], events: [], tasks: [], reminders: [] };
+          const seen: Record<RecordType, { uid: string; version: bigint }[]> = perRecordType(() => []);
           let cursor = start;
           let pages = 0;
           const pending = [...during];

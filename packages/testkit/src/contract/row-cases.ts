@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RecordRow } from '@calsync/domain';
+import { perRecordType, type RecordRow } from '@calsync/domain';
 import { T2, insertFamily, insertRows, noUids, rowsOf, sampleFields, type StoreHarness } from './fixtures.js';
 
 /** Row round-trip, update, lookup, reference and default-calendar cases. */
@@ -62,7 +62,7 @@ export function rowCases(harness: () => StoreHarness): void {
         expect(found.rows.events).toEqual([]);
         expect(found.rows.reminders).toEqual([]);
         expect(found.receipts).toEqual([{ ...key, result: { status: 'created' } }]);
-        expect(await uow.prefetch(noUids(), [])).toEqual({ rows: { calendars: [], events: [], tasks: [], reminders: [] }, receipts: [] });
+        expect(await uow.prefetch(noUids(), [])).toEqual({ rows: perRecordType(() => []), receipts: [] });
         expect(await rowsOf(uow, 'events', ['lr-a'])).toEqual([]);
       });
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RECORD_TYPES } from '@calsync/domain';
+import { RECORD_TYPES, perRecordType } from '@calsync/domain';
 import { T2, boundOf, insertRows, sampleFields, type MakeStore, type StoreHarness } from './fixtures.js';
 
 /** Global sequence and change-feed cases. */
@@ -32,7 +32,7 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
       }
       expect(await store.inUserTransaction(a, (uow) => uow.nextVersions(0))).toEqual([]);
       for (let i = 1; i < issued.length; i++) expect(issued[i]! > issued[i - 1]!).toBe(true);
-      const rows = await insertRows(store, a, RECORD_TYPES.map((type, i) => ({ type, uid: `seq-${i}`, fields: type === 'calendars' ? sampleFields('calendars') : minimalFields(type) })));
+      const rows = await insertRows(store, a, RECORD_TYPES.map((type, i) => ({ type, uid: `seq-${i}`, fields: sampleFields(type, { calendarUid: 'seq-0', eventUid: 'seq-1' }) })));
       expect(rows[0]!.version > issued.at(-1)!).toBe(true);
       for (let i = 1; i < rows.length; i++) expect(rows[i]!.version > rows[i - 1]!.version).toBe(true);
       expect(await store.inUserTransaction(b, (uow) => boundOf(uow))).toBe(rows.at(-1)!.version);
@@ -50,7 +50,7 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
       ]);
       await insertRows(store, other, [{ type: 'tasks', uid: 'rc-2', fields: sampleFields('tasks') }]);
       const v = rows.map((r) => r.version);
-      const zero = { calendars: 0n, events: 0n, tasks: 0n, reminders: 0n };
+      const zero = perRecordType(() => 0n);
       await store.inUserTransaction(user, async (uow) => {
         const top = await boundOf(uow);
         const uids = async (watermarks: Partial<typeof zero>, limit: number) => {
@@ -58,11 +58,12 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
           expect(read.bound).toBe(top);
           return Object.fromEntries(RECORD_TYPES.map((t) => [t, read.rows[t].map((r) => r.uid)]));
         };
-        expect(await uids({}, 100)).toEqual({ calendars: ['rc-cal'], events: [], tasks: ['rc-1', 'rc-2', 'rc-3', 'rc-4'], reminders: [] });
-        expect(await uids({ tasks: v[0]!, calendars: v[1]! }, 100)).toEqual({ calendars: [], events: [], tasks: ['rc-2', 'rc-3', 'rc-4'], reminders: [] });
-        expect(await uids({ tasks: v[0]! }, 2)).toEqual({ calendars: ['rc-cal'], events: [], tasks: ['rc-2', 'rc-3'], reminders: [] });
-        expect(await uids({ tasks: v[4]!, calendars: top + 5n }, 100)).toEqual({ calendars: [], events: [], tasks: [], reminders: [] });
-        expect(await uids({}, 0)).toEqual({ calendars: [], events: [], tasks: [], reminders: [] });
+        const only = (some: Partial<Record<string, string[]>>) => ({ ...perRecordType((): string[] => []), ...some });
+        expect(await uids({}, 100)).toEqual(only({ calendars: ['rc-cal'], tasks: ['rc-1', 'rc-2', 'rc-3', 'rc-4'] }));
+        expect(await uids({ tasks: v[0]!, calendars: v[1]! }, 100)).toEqual(only({ tasks: ['rc-2', 'rc-3', 'rc-4'] }));
+        expect(await uids({ tasks: v[0]! }, 2)).toEqual(only({ calendars: ['rc-cal'], tasks: ['rc-2', 'rc-3'] }));
+        expect(await uids({ tasks: v[4]!, calendars: top + 5n }, 100)).toEqual(only({}));
+        expect(await uids({}, 0)).toEqual(only({}));
         const tomb = (await uow.readChangesSince({ ...zero, tasks: v[0]! }, 1)).rows.tasks[0]!;
         expect(tomb).toEqual(rows[2]);
       });
@@ -77,7 +78,7 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
       const user = await createUser();
       const [row] = await insertRows(store, user, [{ type: 'tasks', uid: 'bd-1', fields: sampleFields('tasks') }]);
       await store.inUserTransaction(user, async (uow) => {
-        const zero = { calendars: 0n, events: 0n, tasks: 0n, reminders: 0n };
+        const zero = perRecordType(() => 0n);
         const before = await uow.readChangesSince(zero, 10);
         expect(before.bound >= row!.version).toBe(true);
         const [issued] = await uow.nextVersions(1);
@@ -87,10 +88,4 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
       });
     });
   });
-}
-
-function minimalFields(type: 'events' | 'tasks' | 'reminders') {
-  if (type === 'events') return sampleFields('events', { calendarUid: 'seq-0' });
-  if (type === 'tasks') return sampleFields('tasks');
-  return sampleFields('reminders', { eventUid: 'seq-1' });
 }
