@@ -57,7 +57,7 @@ describe('POST /api/sync/push', () => {
     ['a missing uid', { calendars: [{ op: 'upsert', baseVersion: null }] }, 'body/calendars/0/uid'],
     ['a wrong field type', { calendars: [{ uid: 'c', op: 'upsert', baseVersion: null, isDefault: 'yes' }] }, 'body/calendars/0/isDefault'],
     ['null on a non-nullable field', { events: [{ uid: 'e', op: 'upsert', baseVersion: null, title: null }] }, 'body/events/0/title'],
-    ['an unknown top-level array', { notes: [] }, 'body/notes'],
+    ['an unknown top-level array', { notARecordType: [] }, 'body/notARecordType'],
     ['an array that is not an array', { events: {} }, 'body/events'],
   ])('400 VALIDATION_ERROR with the failing path for %s', async (_name, body, path) => {
     const calls = sync.calls.length;
