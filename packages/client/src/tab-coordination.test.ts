@@ -40,6 +40,27 @@ afterEach(async () => {
 });
 
 describe('two tabs of one browser', () => {
+  it('two tabs that write before either has seen the other\'s write both keep their write: their outbox items never share a seq', async () => {
+    service = await startInMemoryService();
+    const store = new MemoryStore();
+    const options = { store, notifications: false } as const;
+    const a = await clientOf(service, options);
+    clients.push(a);
+    await signIn(service, a, '+15550003002');
+    const b = await clientOf(service, options); // opened on the same store: the same session
+    clients.push(b);
+    // Neither tab has reloaded the other's write when it writes its own.
+    const fromA = await a.tasks.put({ title: 'written in tab A' });
+    const fromB = await b.tasks.put({ title: 'written in tab B' });
+    expect((await store.load()).outbox.map((i) => i.uid).sort()).toEqual([fromA, fromB].sort());
+
+    const c = await clientOf(service, options); // a third tab, or the next start, syncs both
+    clients.push(c);
+    await c.sync();
+    const server = service.syncStore.snapshotRows(c.auth.user()!.id, 'tasks').map((r) => r.fields.title).sort();
+    expect(server).toEqual(['written in tab A', 'written in tab B']);
+  });
+
   it('a write in the follower tab makes the leader sync it at once (no timer), and only the leader talks to the sync routes', async () => {
     vi.stubGlobal('navigator', { locks: new FifoLocks(), onLine: true });
     service = await startInMemoryService();

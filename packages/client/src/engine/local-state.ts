@@ -12,6 +12,13 @@ export const META = {
   lastSyncAt: 'lastSyncAt',
 } as const;
 
+/**
+ * Outbox seqs are spread over this many slots, one drawn at random per client instance (per tab):
+ * two tabs share a slot with odds of one in about a million, and only then can their concurrent
+ * writes meet on one seq. Seqs stay far below 2^53 (2^33 writes per slot).
+ */
+const SEQ_SLOTS = 2 ** 20;
+
 /** Which parts of the state a commit touched, for listeners. */
 export interface StateChange {
   readonly types: ReadonlySet<RecordType>;
@@ -35,9 +42,12 @@ export class LocalState {
   readonly #store: LocalStore;
   readonly #listeners = new Set<(change: StateChange) => void>();
   #queue: Promise<void> = Promise.resolve();
+  /** This instance's residue of outbox seqs modulo SEQ_SLOTS (see nextSeq). */
+  readonly #seqSlot: number;
 
-  constructor(store: LocalStore) {
+  constructor(store: LocalStore, seqSlot = Math.floor(Math.random() * SEQ_SLOTS)) {
     this.#store = store;
+    this.#seqSlot = seqSlot;
   }
 
   /** Replaces memory with what the store holds. */
@@ -58,11 +68,19 @@ export class LocalState {
     return typeof v === 'string' ? v : undefined;
   }
 
-  /** The next outbox sequence number (reserved at once; persisted by the commit that uses it). */
+  /**
+   * The next outbox sequence number (reserved at once; persisted by the commit that uses it):
+   * above every seq this instance has seen, and ending in this instance's slot. Tabs of one
+   * browser share one store but each counts in its own memory; two tabs writing before either has
+   * reloaded the other's write would otherwise take the same seq, and the second outbox put would
+   * replace the first tab's write, which would then never be pushed.
+   */
   nextSeq(): number {
     const last = this.meta.get(META.nextSeq);
     const fromItems = this.outbox.reduce((m, i) => Math.max(m, i.seq + 1), 1);
-    const seq = Math.max(typeof last === 'number' ? last : 1, fromItems);
+    const floor = Math.max(typeof last === 'number' ? last : 1, fromItems);
+    let seq = Math.floor(floor / SEQ_SLOTS) * SEQ_SLOTS + this.#seqSlot;
+    if (seq < floor) seq += SEQ_SLOTS;
     this.meta.set(META.nextSeq, seq + 1);
     return seq;
   }
