@@ -12,7 +12,8 @@ export default defineConfig({
       {
         resolve,
         ssr: { resolve: { conditions: ['source'] } },
-        test: { name: 'unit', include: ['packages/*/src/**/*.test.ts'], exclude: ['**/*.pg.test.ts', '**/node_modules/**', '**/dist/**'], testTimeout: 30000 },
+        // The Redis server of TEST_REDIS_URL, when set, for the shared rate-limit counter test (inject('testRedisUrl')).
+        test: { name: 'unit', provide: { testRedisUrl: process.env.TEST_REDIS_URL ?? null }, include: ['packages/*/src/**/*.test.ts'], exclude: ['**/*.pg.test.ts', '**/node_modules/**', '**/dist/**'], testTimeout: 30000 },
       },
       {
         resolve,

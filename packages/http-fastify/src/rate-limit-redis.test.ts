@@ -1,14 +1,22 @@
 import { randomInt } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { asUser, buildTestApp } from '../test-support/index.js';
 
-// A real Redis (CI sets TEST_REDIS_URL to the local server): the point of REDIS_URL is that several
-// app nodes share one counter per user, which only a real shared store can show.
-const url = process.env.TEST_REDIS_URL;
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The Redis server the unit tests may use (vitest.config.ts, from TEST_REDIS_URL; null: none). */
+    testRedisUrl: string | null;
+  }
+}
 
-describe.runIf(url !== undefined)('rate limit counters in Redis', () => {
+// A real Redis (CI sets TEST_REDIS_URL to the local server): the point of REDIS_URL is that several
+// app nodes share one counter per user, which only a real shared store can show. The vitest
+// project configuration chooses the server, as it chooses the test database.
+const url = inject('testRedisUrl');
+
+describe.runIf(url !== null)('rate limit counters in Redis', () => {
   const clients: Redis[] = [];
   const apps: FastifyInstance[] = [];
   afterAll(async () => {
