@@ -129,6 +129,27 @@ describe('outbox lifecycle', () => {
     expect(b.calendars.get(personal)).toMatchObject({ name: 'Renamed', isDefault: false, version: server.version.toString() });
   });
 
+  it('a calendar deleted after its demotion by this device\'s default change, before a pull could bring it, goes without a conflict', async () => {
+    const faulty = new FaultyFetch(service.fetch);
+    const a = await clientOf(service, { fetch: faulty.fetch });
+    await signIn(service, a, '+15550001007');
+    const personal = a.calendars.list()[0]!.uid;
+    const work = await a.calendars.put({ name: 'Work' });
+    await a.sync();
+    await a.calendars.put({ uid: work, isDefault: true }); // the server demotes "Personal": a new version
+    faulty.next = ({ path }) => (path === '/api/sync/changes' ? 'network' : null);
+    await expect(a.sync()).rejects.toMatchObject({ kind: 'network' }); // pushed and answered; the pull fails
+    faulty.next = () => null;
+    await a.calendars.remove(personal); // decided on the demoted calendar, with the version from before
+    await a.sync();
+    const userId = a.auth.user()!.id;
+    expect(service.syncStore.snapshotConflicts(userId)).toEqual([]);
+    const live = service.syncStore.snapshotRows(userId, 'calendars').filter((r) => r.deleted === null);
+    expect(live.map((r) => [r.uid, r.fields.isDefault])).toEqual([[work, true]]);
+    expect(a.calendars.list().map((c) => [c.uid, c.isDefault, c.version])).toEqual([[work, true, live[0]!.version.toString()]]);
+    expect(a.status).toMatchObject({ pending: 0, failed: 0 });
+  });
+
   it('a lost answer and a duplicated request: re-pushed unchanged, no conflict, no extra version', async () => {
     const faulty = new FaultyFetch(service.fetch);
     const a = await clientOf(service, { fetch: faulty.fetch });

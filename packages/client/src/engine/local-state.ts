@@ -10,6 +10,8 @@ export const META = {
   user: 'user',
   nextSeq: 'nextSeq',
   lastSyncAt: 'lastSyncAt',
+  /** Set when a default change of this device was answered; cleared by the next complete pull. */
+  demotionsUnpulled: 'demotionsUnpulled',
 } as const;
 
 /**

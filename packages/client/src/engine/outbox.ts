@@ -1,7 +1,7 @@
 import { createFields, RECORD_TYPES, type FieldValue, type RecordType } from '@calsync/domain/records';
 import type { OutboxError, OutboxItem, StoredRecord, StoreWrite } from '../store/local-store.js';
 import type { WireItemResult } from '../wire.js';
-import type { LocalState } from './local-state.js';
+import { META, type LocalState } from './local-state.js';
 import { withDescendants } from './references.js';
 
 /** Items of one record, in seq order. */
@@ -218,8 +218,16 @@ export function planResults(
     }
   });
   const gone = new Set(deleteOutbox);
+  // An answered default change demoted other calendars on the server, at versions this device
+  // learns only by pull: remember it until the next complete pull (see runRound, planPullPage).
+  const promoted = sent.some((item, i) => isPromotion(item) && results[i] !== undefined && results[i]!.status !== 'error');
   return {
-    write: { putRecords: [...putRecords.values()], deleteOutbox, putOutbox: [...putOutbox.values()].filter((i) => !gone.has(i.seq)) },
+    write: {
+      putRecords: [...putRecords.values()],
+      deleteOutbox,
+      putOutbox: [...putOutbox.values()].filter((i) => !gone.has(i.seq)),
+      ...(promoted ? { putMeta: { [META.demotionsUnpulled]: true } } : {}),
+    },
     rekeys,
   };
 }

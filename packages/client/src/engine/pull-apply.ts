@@ -1,7 +1,7 @@
 import { fieldsOfWireRecord, RECORD_TYPES, type FieldValue } from '@calsync/domain/records';
 import type { OutboxItem, StoredRecord, StoreWrite } from '../store/local-store.js';
 import type { WirePullResponse } from '../wire.js';
-import type { LocalState } from './local-state.js';
+import { META, type LocalState } from './local-state.js';
 import { itemsOf } from './outbox.js';
 import { withDescendants } from './references.js';
 
@@ -37,7 +37,14 @@ export function planPullPage(state: LocalState, page: WirePullResponse): StoreWr
         }
         continue;
       }
-      if (items.some((i) => i.op === 'delete')) continue;
+      if (items.some((i) => i.op === 'delete')) {
+        // The calendar was deleted here after this device's own default change demoted it on the
+        // server: the delete was meant for that calendar, so it goes out with the demoted version.
+        if (type === 'calendars' && state.meta.get(META.demotionsUnpulled) === true) {
+          for (const item of items) if (item.op === 'delete' && item.sent === null) putOutbox.set(item.seq, { ...item, baseVersion: wire.version });
+        }
+        continue;
+      }
       const fields: Record<string, FieldValue> = { ...fieldsOfWireRecord(type, wire) };
       for (const item of items) Object.assign(fields, item.patch);
       deleted.delete(key(type, uid));

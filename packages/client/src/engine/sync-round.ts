@@ -31,7 +31,10 @@ const MAX_PUSHES_PER_ROUND = 50;
  * calendar edits wait behind it), then pull every page.
  */
 export async function runRound(ctx: RoundContext): Promise<void> {
-  if (ctx.state.text(META.cursor) === undefined) await pullAll(ctx);
+  // Never push before the first pull; nor before pulling the demotions an answered default
+  // change of this device caused (an earlier round's pull may have failed): a calendar edited or
+  // deleted here since would otherwise go out with the version from before the demotion.
+  if (ctx.state.text(META.cursor) === undefined || ctx.state.meta.get(META.demotionsUnpulled) === true) await pullAll(ctx);
   for (let i = 0; i < MAX_PUSHES_PER_ROUND; i++) {
     const batch = selectBatch(ctx.state, ctx.maxBatchItems);
     if (batch.length === 0) break;
@@ -52,7 +55,11 @@ export async function pullAll(ctx: RoundContext): Promise<void> {
     cursor = page.nextCursor;
     if (!page.hasMore) break;
   }
-  await ctx.state.commit({ ...planPulled(ctx.state), putMeta: { [META.cursor]: cursor, [META.lastSyncAt]: new Date(ctx.now()).toISOString() } });
+  await ctx.state.commit({
+    ...planPulled(ctx.state),
+    putMeta: { [META.cursor]: cursor, [META.lastSyncAt]: new Date(ctx.now()).toISOString() },
+    deleteMeta: [META.demotionsUnpulled],
+  });
 }
 
 /** Marks the batch in flight (durably, before it leaves), pushes it, and stores the answers. */
