@@ -83,6 +83,10 @@ export interface SyncClient {
   close(): Promise<void>;
 }
 
+/** Compile-time check: a record type added to the domain without its collection here fails to build. */
+const everyRecordTypeHasACollection: RecordType extends keyof SyncClient ? true : never = true;
+void everyRecordTypeHasACollection;
+
 /** Creates a client over `options.store`; call `open()` before anything else. */
 export function createSyncClient(options: SyncClientOptions): SyncClient {
   const fetchFn = options.fetch ?? ((input: Parameters<typeof fetch>[0], init?: RequestInit) => globalThis.fetch(input, init));

@@ -22,6 +22,15 @@ describe.each(kinds)('the migrated schema matches FIELD_TABLES (%s)', (kind) => 
     await database?.close();
   });
 
+  it.each(RECORD_TYPES)('%s: every reference field has an index on (user_id, column) over live rows (deletes look dependents up by it)', async (type) => {
+    const { rows } = await sql<{ indexdef: string }>`
+      select indexdef from pg_indexes where schemaname = current_schema() and tablename = ${type}`.execute(database.db);
+    for (const field of FIELD_TABLES[type].filter((f) => f.kind === 'ref')) {
+      const indexed = rows.some((r) => r.indexdef.includes(`(user_id, ${field.column})`) && r.indexdef.includes('WHERE (deleted IS NULL)'));
+      expect([field.name, indexed]).toEqual([field.name, true]);
+    }
+  });
+
   it.each(RECORD_TYPES)('%s: one column per field, with its type and nullability, and no column without a field', async (type) => {
     const { rows } = await sql<{ column_name: string; data_type: string; is_nullable: string }>`
       select column_name, data_type, is_nullable from information_schema.columns
