@@ -15,6 +15,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { Mutex } from 'async-mutex';
+import { batchOf } from './statement-batch.js';
 
 /** The part of a PGlite instance the driver uses (structural, so tests may pass a stand-in). */
 export type PGliteLike = Pick<PGlite, 'query' | 'close' | 'execProtocol' | 'parsers' | 'serializers'>;
@@ -61,6 +62,24 @@ class PGliteConnection implements DatabaseConnection {
   }
 
   async #run<R>(text: string, parameters: readonly unknown[]): Promise<Results<R>> {
+    const batch = batchOf(text, parameters);
+    if (batch !== null) {
+      // In-process: no round trip to save, so the parts run in turn (neighbouring texts without
+      // parameters as one simple query); the last one answers.
+      let last: Results<R> | undefined;
+      const texts: string[] = [];
+      for (const part of batch.parts) {
+        if (part.parameters.length === 0) {
+          texts.push(part.sql);
+          continue;
+        }
+        if (texts.length > 0) await this.#run(texts.splice(0).join(';\n'), []);
+        last = await this.#run<R>(part.sql, part.parameters);
+      }
+      if (texts.length > 0) last = await this.#run<R>(texts.join(';\n'), []);
+      if (last === undefined) throw new Error('an empty statement batch');
+      return last;
+    }
     // A text without parameters runs as a simple query, which may hold several statements (BEGIN
     // with the user's lock; receipts, NOTIFY and COMMIT): it answers with its last result.
     if (parameters.length === 0) return this.#rows<R>((await this.pg.execProtocol(protocol.serialize.query(text))).messages);

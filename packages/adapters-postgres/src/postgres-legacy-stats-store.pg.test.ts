@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NewRecordRow, RecordType } from '@calsync/domain';
-import { boundOf } from '@calsync/testkit';
+import type { RecordType } from '@calsync/domain';
+import { boundOf, insertsOf, nextVersions } from '@calsync/testkit';
 import { PostgresLegacyStatsStore } from './postgres-legacy-stats-store.js';
 import { PostgresSyncStore } from './postgres-sync-store.js';
 import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase } from '../test-support/index.js';
@@ -27,9 +27,8 @@ describe.each(kinds)('PostgresLegacyStatsStore (%s)', (kind) => {
 
   async function insert(userId: number, rows: { type: RecordType; uid: string; fields: Record<string, string | boolean | null>; deleted?: string }[]) {
     await syncStore.inUserTransaction(userId, async (uow) => {
-      const versions = await uow.nextVersions(rows.length);
-      const news: NewRecordRow[] = rows.map((r, i) => ({ type: r.type, userId, uid: r.uid, version: versions[i]!, createdAt: T, updatedAt: T, deleted: r.deleted ?? null, fields: r.fields }));
-      await uow.applyWrites(news.map((row) => ({ kind: 'insert' as const, row })));
+      const versions = await nextVersions(uow, rows.length);
+      await uow.applyWrites(await insertsOf(uow, rows.map((r, i) => ({ type: r.type, userId, uid: r.uid, version: versions[i]!, createdAt: T, updatedAt: T, deleted: r.deleted ?? null, fields: r.fields }))));
     });
   }
 
@@ -52,11 +51,12 @@ describe.each(kinds)('PostgresLegacyStatsStore (%s)', (kind) => {
       { user_id: userId, uid: 'd2', fcm_token: null, revoked_at: T },
     ]).execute();
     await syncStore.inUserTransaction(userId, async (uow) => {
-      const [a] = await uow.insertConflicts([
-        { userId, type: 'events', uid: 'e1', winnerVersion: 1n, loserSnapshot: { uid: 'e1', version: '1' }, createdAt: T },
-        { userId, type: 'events', uid: 'e2', winnerVersion: 1n, loserSnapshot: { uid: 'e2', version: '1' }, createdAt: T },
+      const { conflictIds: [a, b] } = await uow.reserve({ conflictIds: 2 });
+      await uow.insertConflicts([
+        { conflictId: a!, userId, type: 'events', uid: 'e1', winnerVersion: 1n, loserSnapshot: { uid: 'e1', version: '1' }, createdAt: T },
+        { conflictId: b!, userId, type: 'events', uid: 'e2', winnerVersion: 1n, loserSnapshot: { uid: 'e2', version: '1' }, createdAt: T },
       ]);
-      await uow.markConflictResolved(a!.conflictId, T);
+      await uow.markConflictResolved(a!, T);
     });
   }
 

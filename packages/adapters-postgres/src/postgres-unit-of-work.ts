@@ -1,8 +1,8 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
-import pg from 'pg';
+import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import {
   ENTITY_TYPE,
   FIELD_TABLES,
+  RECORD_TYPES,
   perRecordType,
   type ChangesSince,
   type ConflictRecord,
@@ -13,6 +13,8 @@ import {
   type ReceiptKey,
   type RecordRow,
   type RecordType,
+  type Reserved,
+  type ReserveRequest,
   type RowWrite,
   type SyncUnitOfWork,
   type UidsByType,
@@ -23,7 +25,8 @@ import { receiptFromSql, saveReceiptsText } from './receipt-queries.js';
 import { recordFromSql, referenceColumn } from './record-mapping.js';
 import { allChangesAlias, liveReferencingQuery, lockRowsAndReceiptsQuery, newestVersionQuery, readAllChangesQuery, recordQuery } from './record-queries.js';
 import type { DB } from './schema.js';
-import { insertRows, planWriteStatements, updateRows } from './set-based-writes.js';
+import { insertRowsQuery, planWriteStatements, updateRowsQuery } from './set-based-writes.js';
+import { batchQuery, escapeLiteral, rawPart, type BatchPart } from './statement-batch.js';
 
 const CONFLICT_COLUMNS = sql.raw('id, user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at, resolved_at');
 
@@ -36,33 +39,84 @@ function recordFromBranch(type: RecordType, r: Readonly<Record<string, unknown>>
 }
 
 /**
- * `SyncUnitOfWork` over one Kysely transaction that already holds the user's advisory lock.
- * Every statement is scoped by `user_id`; record tables are addressed through their field tables.
+ * The one statement of `reserve`: n versions from the global sequence and n ids from each record
+ * table's and the conflict table's identity sequence, each count a parameter (one fixed text, so
+ * one prepared statement). `k` names the sequence: 'v', a record type, or 'c'.
+ */
+function reserveQuery(counts: readonly number[]): RawBuilder<{ k: string; n: string }> {
+  const branch = (key: string, sequence: RawBuilder<unknown>, count: number): RawBuilder<unknown> =>
+    sql`select ${sql.lit(key)} as k, nextval(${sequence}) as n from generate_series(1, cast(${count} as integer))`;
+  const serial = (table: string): RawBuilder<unknown> => sql`pg_get_serial_sequence(${sql.lit(table)}, 'id')`;
+  return sql<{ k: string; n: string }>`${sql.join(
+    [
+      branch('v', sql`'record_version_seq'`, counts[0]!),
+      ...RECORD_TYPES.map((type, i) => branch(type, serial(type), counts[i + 1]!)),
+      branch('c', serial('sync_conflicts'), counts[RECORD_TYPES.length + 1]!),
+    ],
+    sql`\nunion all `,
+  )}`;
+}
+
+const ascending = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * `SyncUnitOfWork` over one connection: one READ COMMITTED transaction that takes the user's
+ * advisory lock. Every statement is scoped by `user_id`; record tables are addressed through their
+ * field tables.
+ *
+ * Round trips: statements that answer nothing the engine waits for (BEGIN and the lock, the row
+ * writes, conflicts, receipts, NOTIFY, marking a conflict resolved) are queued and sent together
+ * with the next read, or with COMMIT (`finish`), as one `StatementBatch`. The lock is the first
+ * statement of the first batch, so it is held before any read runs; a push is three round trips
+ * (BEGIN + lock + prefetch, reserve, writes + COMMIT) and a pull two. A queued write that fails
+ * fails the batch it travels in, and the store rolls the unit back.
  */
 export class PostgresUnitOfWork implements SyncUnitOfWork {
-  /**
-   * Statements held for the COMMIT message, which the store sends as one text: `saveReceipts`
-   * adds its INSERT and `announceChange` its NOTIFY (delivered at commit either way). A failing
-   * INSERT fails the commit, so nothing persists. The texts inline their values as escaped
-   * literals. Receipts held back are written before any later prefetch, so reads still see them.
-   */
-  #receiptsAtCommit: string[] = [];
-  #notifiesAtCommit: string[] = [];
+  /** Statements not yet sent, in order. */
+  readonly #queue: BatchPart[];
+  /** Whether anything was sent, so the transaction has begun. */
+  #sent = false;
 
   constructor(
-    /** A connection inside the transaction the store began. */
-    private readonly trx: Kysely<DB>,
+    /** The connection the unit runs on (outside any transaction: the unit begins its own). */
+    private readonly conn: Kysely<DB>,
     readonly userId: number,
-  ) {}
+  ) {
+    if (!Number.isSafeInteger(userId)) throw new Error('userId must be an integer');
+    this.#queue = [rawPart('start transaction isolation level read committed'), rawPart(`select pg_advisory_xact_lock(${userId}::bigint)`)];
+  }
 
-  /** The statements the store sends before COMMIT, in order: held receipts, then NOTIFYs. */
-  commitTail(): string[] {
-    return [...this.#receiptsAtCommit, ...this.#notifiesAtCommit];
+  /** Sends the queue with `query` last; answers `query`'s rows. */
+  async #read<R>(query: RawBuilder<R>): Promise<R[]> {
+    const parts = this.#queue.splice(0);
+    parts.push(query.compile(this.conn));
+    this.#sent = true;
+    const { rows } = await this.conn.executeQuery<R>(batchQuery(parts));
+    return rows;
+  }
+
+  #write(query: RawBuilder<unknown> | string): void {
+    this.#queue.push(typeof query === 'string' ? rawPart(query) : query.compile(this.conn));
+  }
+
+  /** Sends what is queued and COMMIT (nothing at all when the unit never used the store). */
+  async finish(): Promise<void> {
+    if (!this.#sent && this.#queue.length <= 2) return;
+    const parts = this.#queue.splice(0);
+    parts.push(rawPart('commit'));
+    this.#sent = true;
+    await this.conn.executeQuery(batchQuery(parts));
+  }
+
+  /** Drops what is queued and rolls back what was sent (a failed statement leaves the transaction aborted, not ended). */
+  async abort(): Promise<void> {
+    this.#queue.length = 0;
+    if (this.#sent) await this.conn.executeQuery(CompiledQuery.raw('rollback'));
   }
 
   async findLiveReferencing(type: RecordType, field: string, parentUids: readonly string[]): Promise<RecordRow[]> {
     if (parentUids.length === 0) return [];
-    const { rows } = await liveReferencingQuery(type, this.userId, referenceColumn(type, field), parentUids).execute(this.trx);
+    const rows = await this.#read(liveReferencingQuery(type, this.userId, referenceColumn(type, field), parentUids));
     return rows.map((r) => recordFromSql(type, r));
   }
 
@@ -70,88 +124,86 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     return this.selectRecords('calendars', sql`is_default and deleted is null`, sql`order by id for update`);
   }
 
-  async nextVersions(count: number): Promise<bigint[]> {
-    if (count <= 0) return [];
-    const { rows } = await sql<{ v: string }>`
-      select nextval('record_version_seq') as v from generate_series(1, ${count}::integer) order by v`.execute(this.trx);
-    return rows.map((r) => BigInt(r.v)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  }
-
-  async applyWrites(writes: readonly RowWrite[]): Promise<number[]> {
-    for (const w of writes) this.assertOwnUser(w.row.userId);
-    const plan = planWriteStatements(writes);
-    const ids = new Array<number>(writes.length);
-    for (const statement of plan) {
-      const rows = statement.indexes.map((i) => writes[i]!.row);
-      const written =
-        statement.kind === 'insert'
-          ? await insertRows(this.trx, this.userId, statement.type, rows)
-          : await updateRows(this.trx, this.userId, statement.type, rows as RecordRow[]);
-      for (const i of statement.indexes) {
-        const id = written.get(writes[i]!.row.uid);
-        if (id === undefined) throw new Error(`${statement.kind} of a ${statement.type} row wrote nothing`);
-        ids[i] = id;
+  async reserve(request: ReserveRequest): Promise<Reserved> {
+    const count = (n: number | undefined): number => Math.max(0, n ?? 0);
+    const counts = [count(request.versions), ...RECORD_TYPES.map((type) => count(request.rowIds?.[type])), count(request.conflictIds)];
+    const versions: bigint[] = [];
+    const rowIds = perRecordType((): number[] => []);
+    const conflictIds: number[] = [];
+    if (counts.some((n) => n > 0)) {
+      const rows = await this.#read(reserveQuery(counts));
+      for (const { k, n } of rows) {
+        if (k === 'v') versions.push(BigInt(n));
+        else if (k === 'c') conflictIds.push(Number(n));
+        else rowIds[k as RecordType].push(Number(n));
       }
     }
-    return ids;
+    versions.sort(ascending);
+    for (const list of [...Object.values(rowIds), conflictIds]) list.sort((a, b) => a - b);
+    return { versions, rowIds, conflictIds };
+  }
+
+  async applyWrites(writes: readonly RowWrite[]): Promise<void> {
+    for (const w of writes) this.assertOwnUser(w.row.userId);
+    for (const statement of planWriteStatements(writes)) {
+      const rows = statement.indexes.map((i) => writes[i]!.row);
+      this.#write(statement.kind === 'insert' ? insertRowsQuery(this.userId, statement.type, rows) : updateRowsQuery(this.userId, statement.type, rows));
+    }
   }
 
   async saveReceipts(receipts: readonly PushReceipt[]): Promise<void> {
     if (receipts.length === 0) return;
-    this.#receiptsAtCommit.push(saveReceiptsText(this.userId, receipts));
+    this.#write(saveReceiptsText(this.userId, receipts));
   }
 
-  async insertConflicts(conflicts: readonly NewConflict[]): Promise<ConflictRecord[]> {
-    if (conflicts.length === 0) return [];
+  async insertConflicts(conflicts: readonly NewConflict[]): Promise<void> {
+    if (conflicts.length === 0) return;
     for (const c of conflicts) this.assertOwnUser(c.userId);
-    const { rows } = await sql<Record<string, unknown>>`
-      insert into sync_conflicts (user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at)
-      select cast(${this.userId} as integer), k.entity_type, k.uid, cast(k.winner as bigint), cast(k.snapshot as jsonb), cast(k.created_at as timestamptz)
-      from unnest(cast(${conflicts.map((c) => ENTITY_TYPE[c.type])} as text[]), cast(${conflicts.map((c) => c.uid)} as text[]),
-                  cast(${conflicts.map((c) => c.winnerVersion.toString())} as text[]), cast(${conflicts.map((c) => JSON.stringify(c.loserSnapshot))} as text[]),
-                  cast(${conflicts.map((c) => c.createdAt)} as text[]))
-        with ordinality as k(entity_type, uid, winner, snapshot, created_at, ord)
-      order by k.ord
-      returning ${CONFLICT_COLUMNS}`.execute(this.trx);
-    // Identity values are drawn in the source order, so ascending ids are the conflicts' order.
-    return rows.map(conflictFromSql).sort((a, b) => a.conflictId - b.conflictId);
+    this.#write(sql`
+      insert into sync_conflicts (id, user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at)
+      overriding system value
+      select cast(k.id as bigint), cast(${this.userId} as integer), k.entity_type, k.uid, cast(k.winner as bigint), cast(k.snapshot as jsonb), cast(k.created_at as timestamptz)
+      from unnest(cast(${conflicts.map((c) => String(c.conflictId))} as text[]), cast(${conflicts.map((c) => ENTITY_TYPE[c.type])} as text[]),
+                  cast(${conflicts.map((c) => c.uid)} as text[]), cast(${conflicts.map((c) => c.winnerVersion.toString())} as text[]),
+                  cast(${conflicts.map((c) => JSON.stringify(c.loserSnapshot))} as text[]), cast(${conflicts.map((c) => c.createdAt)} as text[]))
+        as k(id, entity_type, uid, winner, snapshot, created_at)`);
   }
 
   async lockConflict(conflictId: number): Promise<ConflictRecord | null> {
-    const { rows } = await sql<Record<string, unknown>>`
+    const rows = await this.#read(sql<Record<string, unknown>>`
       select ${CONFLICT_COLUMNS} from sync_conflicts
-      where user_id = ${this.userId} and id = cast(${conflictId} as bigint) for update`.execute(this.trx);
+      where user_id = ${this.userId} and id = cast(${conflictId} as bigint) for update`);
     return rows[0] === undefined ? null : conflictFromSql(rows[0]);
   }
 
   async markConflictResolved(conflictId: number, resolvedAt: string): Promise<void> {
-    await sql`
+    this.#write(sql`
       update sync_conflicts set resolved_at = cast(${resolvedAt} as timestamptz)
-      where user_id = ${this.userId} and id = cast(${conflictId} as bigint)`.execute(this.trx);
+      where user_id = ${this.userId} and id = cast(${conflictId} as bigint)`);
   }
 
   async listUnresolvedConflicts(afterId: number, limit: number): Promise<ConflictRecord[]> {
-    const { rows } = await sql<Record<string, unknown>>`
+    const rows = await this.#read(sql<Record<string, unknown>>`
       select ${CONFLICT_COLUMNS} from sync_conflicts
       where user_id = ${this.userId} and resolved_at is null and id > cast(${afterId} as bigint)
-      order by id limit ${limit}::integer`.execute(this.trx);
+      order by id limit ${limit}::integer`);
     return rows.map(conflictFromSql);
   }
 
   async newestVersion(): Promise<bigint> {
-    const { rows } = await newestVersionQuery(this.userId).execute(this.trx);
+    const rows = await this.#read(newestVersionQuery(this.userId));
     return BigInt(rows[0]?.v ?? '0');
   }
 
   async announceChange(change: DataChange): Promise<void> {
     this.assertOwnUser(change.userId);
     // NOTIFY is transactional: delivered at COMMIT, dropped on ROLLBACK.
-    this.#notifiesAtCommit.push(`select pg_notify(${CHANNEL_SQL}, ${pg.Client.prototype.escapeLiteral(encodeChange(change))})`);
+    this.#write(`select pg_notify(${CHANNEL_SQL}, ${escapeLiteral(encodeChange(change))})`);
   }
 
   async readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
     const rows = perRecordType((): RecordRow[] => []);
-    const { rows: raw } = await readAllChangesQuery(this.userId, watermarks, Math.max(0, limit)).execute(this.trx);
+    const raw = await this.#read(readAllChangesQuery(this.userId, watermarks, Math.max(0, limit)));
     let bound = 0n;
     for (const r of raw) {
       if (r.t === null) {
@@ -169,9 +221,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   async prefetch(wanted: UidsByType, keys: readonly ReceiptKey[]): Promise<Prefetched> {
     const rows = perRecordType((): RecordRow[] => []);
     const receipts: PushReceipt[] = [];
-    // Receipts held for COMMIT are written first: this read must see them.
-    for (const text of this.#receiptsAtCommit.splice(0)) await sql.raw(text).execute(this.trx);
-    const { rows: raw } = await lockRowsAndReceiptsQuery(this.userId, wanted, keys).execute(this.trx);
+    const raw = await this.#read(lockRowsAndReceiptsQuery(this.userId, wanted, keys));
     for (const r of raw) {
       if (r.t === null) {
         receipts.push(receiptFromSql(r.r_entity, r.r_uid, r.r_fingerprint, r.r_result));
@@ -186,7 +236,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   }
 
   private async selectRecords(type: RecordType, condition: RawBuilder<unknown>, tail: RawBuilder<unknown>): Promise<RecordRow[]> {
-    const { rows } = await recordQuery(type, this.userId, condition, tail).execute(this.trx);
+    const rows = await this.#read(recordQuery(type, this.userId, condition, tail));
     return rows.map((r) => recordFromSql(type, r));
   }
 

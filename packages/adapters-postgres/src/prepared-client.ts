@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { batchOf, parameterLiteral, type StatementBatch } from './statement-batch.js';
 
 /** At most this many distinct statement texts get a name; later new texts run unnamed (bounded memory). */
 const MAX_NAMED = 1000;
@@ -20,15 +21,36 @@ export function statementName(text: string): string | undefined {
   return name;
 }
 
+/** Statement text → name of its SQL-level prepared statement (for batches), shared by every connection. */
+const batchNames = new Map<string, string>();
+
+function batchStatementName(text: string): string | undefined {
+  let name = batchNames.get(text);
+  if (name === undefined && batchNames.size < MAX_NAMED) {
+    name = `calsync_b${batchNames.size + 1}`;
+    batchNames.set(text, name);
+  }
+  return name;
+}
+
+type BaseQuery = (...args: unknown[]) => unknown;
+
 /**
  * A pg Client that runs every parameterized text query as a named prepared statement: PostgreSQL
  * parses and plans each statement text once per connection instead of at every execution, which
  * is most of the server-side cost of the small, fixed-shape queries of a sync round trip (their
  * shapes never depend on the number of items: arrays travel as one parameter). Kysely calls
  * `query(text, values)`, which is the only form rewritten; everything else passes through, except
- * that a multi-statement text answers with its last result (BEGIN and the user lock sent as one text).
+ * that a multi-statement text answers with its last result, and that a `StatementBatch` (see
+ * statement-batch.ts) runs as one simple query: each parameterized statement as
+ * `EXECUTE name(literals)` of a statement PREPAREd once per connection (a prepared statement
+ * outlives the transaction it was made in, rolled back or not), so the batch costs one round trip
+ * and keeps the once-planned statements.
  */
 export class PreparingClient extends pg.Client {
+  /** Texts PREPAREd by name on this connection for batches. */
+  readonly #batchPrepared = new Set<string>();
+
   constructor(config?: string | pg.ClientConfig) {
     super(config);
     // A client emits 'error' when its connection dies (server restart, pg_terminate_backend). The
@@ -39,6 +61,8 @@ export class PreparingClient extends pg.Client {
     const base = this.query.bind(this) as (...args: unknown[]) => unknown;
     this.query = ((config: unknown, values?: unknown, callback?: unknown) => {
       if (callback !== undefined) return base(config, values, callback);
+      const batch = typeof config === 'string' ? batchOf(config, values as unknown[] | undefined) : null;
+      if (batch !== null) return this.#runBatch(batch, base);
       if (typeof config === 'string' && Array.isArray(values) && values.length > 0) {
         const name = statementName(config);
         if (name !== undefined) return base({ name, text: config, values });
@@ -48,5 +72,37 @@ export class PreparingClient extends pg.Client {
       // A multi-statement text answers with its last statement's result (Kysely reads one result).
       return (pending as Promise<pg.QueryResult | pg.QueryResult[]>).then((r) => (Array.isArray(r) ? r[r.length - 1] : r));
     }) as pg.Client['query'];
+  }
+
+  async #runBatch(batch: StatementBatch, base: BaseQuery): Promise<pg.QueryResult> {
+    const texts: string[] = [];
+    let last: pg.QueryResult | undefined;
+    const flush = async (): Promise<void> => {
+      if (texts.length === 0) return;
+      const r = (await base(texts.join(';\n'))) as pg.QueryResult | pg.QueryResult[];
+      texts.length = 0;
+      last = Array.isArray(r) ? r[r.length - 1] : r;
+    };
+    for (const part of batch.parts) {
+      if (part.parameters.length === 0) {
+        texts.push(part.sql);
+        continue;
+      }
+      const name = batchStatementName(part.sql);
+      if (name === undefined) {
+        // Past the cap of named texts: send what is queued, then this statement on its own.
+        await flush();
+        last = (await base(part.sql, [...part.parameters])) as pg.QueryResult;
+        continue;
+      }
+      if (!this.#batchPrepared.has(part.sql)) {
+        await base(`prepare ${name} as ${part.sql}`);
+        this.#batchPrepared.add(part.sql);
+      }
+      texts.push(`execute ${name}(${part.parameters.map(parameterLiteral).join(', ')})`);
+    }
+    await flush();
+    if (last === undefined) throw new Error('an empty statement batch');
+    return last;
   }
 }

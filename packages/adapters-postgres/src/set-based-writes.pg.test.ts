@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FieldValues, NewRecordRow, RecordType } from '@calsync/domain';
-import { rowsOf, sampleFields } from '@calsync/testkit';
+import type { FieldValues, RecordType } from '@calsync/domain';
+import { insertsOf, nextVersions, rowsOf, sampleFields, type UnsavedRow } from '@calsync/testkit';
 import { PostgresSyncStore } from './postgres-sync-store.js';
 import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '../test-support/index.js';
 
@@ -24,7 +24,7 @@ for (const kind of kinds) {
     });
     afterAll(() => database.close());
 
-    const row = (type: RecordType, uid: string, version: bigint, fields: FieldValues): NewRecordRow => ({
+    const row = (type: RecordType, uid: string, version: bigint, fields: FieldValues): UnsavedRow => ({
       type,
       userId,
       uid,
@@ -38,7 +38,7 @@ for (const kind of kinds) {
     it('writes a family in one call (parents inserted in the same statement), ids in write order, awkward text intact', async () => {
       const awkward = 'a "quoted", {braced} \\ back\\slash, NULL, comma, ünïcödé ✓';
       const written = await store.inUserTransaction(userId, async (uow) => {
-        const v = await uow.nextVersions(5);
+        const v = await nextVersions(uow, 5);
         const rows = [
           row('reminders', 'r-1', v[4]!, { ...sampleFields('reminders', { taskUid: 't-2' }) }),
           row('tasks', 't-1', v[0]!, { ...sampleFields('tasks'), title: awkward }),
@@ -46,7 +46,9 @@ for (const kind of kinds) {
           row('calendars', 'c-1', v[2]!, sampleFields('calendars')),
           row('events', 'e-1', v[3]!, { ...sampleFields('events', { calendarUid: 'c-1' }), description: '' }),
         ];
-        const ids = await uow.applyWrites(rows.map((r) => ({ kind: 'insert' as const, row: r })));
+        const writes = await insertsOf(uow, rows);
+        await uow.applyWrites(writes);
+        const ids = writes.map((w) => w.row.id);
         return { rows, ids, read: await Promise.all((['tasks', 'events'] as const).map((t) => rowsOf(uow, t, ['t-1', 't-2', 'e-1']))) };
       });
       const [tasks, events] = written.read;
@@ -63,14 +65,14 @@ for (const kind of kinds) {
     it('updates many rows in one call', async () => {
       const out = await store.inUserTransaction(userId, async (uow) => {
         const [t1, t2] = await rowsOf(uow, 'tasks', ['t-1', 't-2']);
-        const v = await uow.nextVersions(2);
-        const ids = await uow.applyWrites([
+        const v = await nextVersions(uow, 2);
+        await uow.applyWrites([
           { kind: 'update', row: { ...t1!, version: v[0]!, fields: { ...t1!.fields, priority: 1 } } },
           { kind: 'update', row: { ...t2!, version: v[1]!, fields: { ...t2!.fields, completed: true } } },
         ]);
-        return { t1: t1!, t2: t2!, ids, v, rows: await rowsOf(uow, 'tasks', ['t-1', 't-2']) };
+        return { t1: t1!, t2: t2!, v, rows: await rowsOf(uow, 'tasks', ['t-1', 't-2']) };
       });
-      expect(out.ids).toEqual([out.t1.id, out.t2.id]);
+      expect(out.rows.map((r) => r.id)).toEqual([out.t1.id, out.t2.id]);
       expect(out.rows.map((r) => [r.uid, r.version, r.fields.priority, r.fields.completed, r.fields.title])).toEqual([
         ['t-1', out.v[0], 1, false, out.t1.fields.title],
         ['t-2', out.v[1], 7, true, 'File taxes'],
@@ -80,9 +82,9 @@ for (const kind of kinds) {
     it('rejects a batch that names a row twice and writes nothing of it', async () => {
       await expect(
         store.inUserTransaction(userId, async (uow) => {
-          const v = await uow.nextVersions(2);
+          const v = await nextVersions(uow, 2);
           return uow.applyWrites([
-            { kind: 'insert', row: row('tasks', 't-3', v[0]!, sampleFields('tasks')) },
+            ...(await insertsOf(uow, [row('tasks', 't-3', v[0]!, sampleFields('tasks'))])),
             { kind: 'update', row: { ...row('tasks', 't-3', v[1]!, { ...sampleFields('tasks'), title: 'second' }), id: 0 } },
           ]);
         }),

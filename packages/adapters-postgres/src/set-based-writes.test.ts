@@ -3,8 +3,7 @@ import type { RecordType, RowWrite } from '@calsync/domain';
 import { planWriteStatements } from './set-based-writes.js';
 
 function write(kind: 'insert' | 'update', type: RecordType, uid: string, fields: Record<string, unknown> = {}, deleted: string | null = null): RowWrite {
-  const row = { type, userId: 1, uid, version: 1n, createdAt: 'x', updatedAt: 'x', deleted, fields: fields as never };
-  return kind === 'insert' ? { kind, row } : { kind, row: { ...row, id: 1 } };
+  return { kind, row: { id: 1, type, userId: 1, uid, version: 1n, createdAt: 'x', updatedAt: 'x', deleted, fields: fields as never } };
 }
 
 describe('planWriteStatements', () => {

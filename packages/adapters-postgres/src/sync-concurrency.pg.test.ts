@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CursorCodec, SyncService, type ItemResult, type PushItem, type RecordType, type SyncApi } from '@calsync/domain';
-import { itemByItem, rowsOf } from '@calsync/testkit';
+import { insertsOf, itemByItem, nextVersions, rowsOf } from '@calsync/testkit';
 import { PostgresSyncStore } from './postgres-sync-store.js';
 import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase } from '../test-support/index.js';
 
@@ -49,14 +49,15 @@ describe.skipIf(!runs)('concurrency on PostgreSQL', () => {
     let maxActive = 0;
     const units = Array.from({ length: 16 }, () =>
       store.inUserTransaction(user, async (uow) => {
+        // The lock travels with the unit's first read, so a unit counts as active once that read answered.
+        const [row] = await rowsOf(uow, 'tasks', ['counter']);
         active += 1;
         maxActive = Math.max(maxActive, active);
-        const [row] = await rowsOf(uow, 'tasks', ['counter']);
-        const [version] = await uow.nextVersions(1);
+        const [version] = await nextVersions(uow, 1);
         const count = row === undefined ? 1 : Number(row.fields.title) + 1;
         const fields = { title: String(count), notes: null, dueAt: null, completed: false, completedAt: null, priority: null, parentTaskUid: null };
         const next = { type: 'tasks' as const, userId: user, uid: 'counter', version: version!, createdAt: T0, updatedAt: T0, deleted: null, fields };
-        await uow.applyWrites([row === undefined ? { kind: 'insert', row: next } : { kind: 'update', row: { ...next, id: row.id } }]);
+        await uow.applyWrites(row === undefined ? await insertsOf(uow, [next]) : [{ kind: 'update', row: { ...next, id: row.id } }]);
         active -= 1;
       }),
     );
@@ -72,14 +73,14 @@ describe.skipIf(!runs)('concurrency on PostgreSQL', () => {
     const release = deferred();
     let slowFinished = false;
     const long = store.inUserTransaction(slow!, async (uow) => {
-      await uow.nextVersions(1);
+      await nextVersions(uow, 1);
       entered.resolve();
       await release.promise;
       slowFinished = true;
     });
     await entered.promise;
     try {
-      const done = await Promise.all(others.map((u) => store.inUserTransaction(u, async (uow) => (await uow.nextVersions(2)).length)));
+      const done = await Promise.all(others.map((u) => store.inUserTransaction(u, async (uow) => (await nextVersions(uow, 2)).length)));
       expect(done).toEqual([2, 2, 2, 2, 2]);
       expect(slowFinished).toBe(false);
     } finally {
@@ -91,7 +92,7 @@ describe.skipIf(!runs)('concurrency on PostgreSQL', () => {
   it('sequence values never collide across parallel units of many users', async () => {
     const users = await Promise.all(Array.from({ length: 8 }, () => createUser()));
     const batches = await Promise.all(
-      users.flatMap((u) => Array.from({ length: 5 }, () => store.inUserTransaction(u, (uow) => uow.nextVersions(40)))),
+      users.flatMap((u) => Array.from({ length: 5 }, () => store.inUserTransaction(u, (uow) => nextVersions(uow, 40)))),
     );
     const all = batches.flat();
     expect(new Set(all.map(String)).size).toBe(all.length);

@@ -5,6 +5,7 @@ import { recordFromSql } from '../src/record-mapping.js';
 import { liveReferencingQuery, lockRowsAndReceiptsQuery, readAllChangesQuery, recordQuery } from '../src/record-queries.js';
 import type { DB } from '../src/schema.js';
 import { insertRowsQuery, updateRowsQuery } from '../src/set-based-writes.js';
+import { parameterLiteral } from '../src/statement-batch.js';
 
 /**
  * Fills `events` with `otherRows` rows of 1,000 other users and `ownRows` rows of one new user,
@@ -45,14 +46,6 @@ export async function seedPushPlanData(db: Kysely<DB>, otherRows: number, ownRow
 /** How the server's plan cache plans a named prepared statement: a generic plan, or one per execution. */
 export type PlanCacheMode = 'force_generic_plan' | 'force_custom_plan';
 
-/** A parameter as an SQL literal (for EXECUTE's arguments): numbers, strings, null and arrays of them. */
-function literal(value: unknown): string {
-  if (value === null || value === undefined) return 'null';
-  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
-  if (Array.isArray(value)) return `array[${value.map(literal).join(', ')}]::text[]`;
-  return `'${String(value).replace(/'/g, "''")}'`;
-}
-
 /**
  * `EXPLAIN (ANALYZE, BUFFERS)` of `query` run as a named prepared statement under `mode`, the way
  * the server runs every parameterized statement (PostgreSQL switches a prepared statement to a
@@ -61,7 +54,7 @@ function literal(value: unknown): string {
  */
 export async function explainPrepared(db: Kysely<DB>, query: RawBuilder<unknown>, mode: PlanCacheMode): Promise<string> {
   const compiled = query.compile(db);
-  const args = compiled.parameters.map(literal).join(', ');
+  const args = compiled.parameters.map(parameterLiteral).join(', ');
   return db.connection().execute(async (conn) => {
     const run = (text: string) => sql.raw<{ 'QUERY PLAN': string }>(text).execute(conn);
     await run('begin');
@@ -99,12 +92,11 @@ export async function hotStatements(db: Kysely<DB>, seed: { userId: number }): P
     { type: 'events' as const, uid: 'own-17', fingerprint: '70efdf2ec9b086079795c442636b55fb' },
     { type: 'events' as const, uid: 'new-1', fingerprint: 'f' },
   ];
-  const { id: _id, ...fresh } = existing;
   return {
     prefetch: lockRowsAndReceiptsQuery(userId, wanted, keys),
     defaultCalendars: recordQuery('calendars', userId, sql`is_default and deleted is null`, sql`order by id for update`),
-    insertRows: insertRowsQuery(userId, 'events', [{ ...fresh, uid: 'new-1', version: BigInt(top[0]!.v) + 1n }]),
-    updateRows: updateRowsQuery('events', [{ ...existing, version: BigInt(top[0]!.v) + 2n }]),
+    insertRows: insertRowsQuery(userId, 'events', [{ ...existing, id: existing.id + 1_000_000_000, uid: 'new-1', version: BigInt(top[0]!.v) + 1n }]),
+    updateRows: updateRowsQuery(userId, 'events', [{ ...existing, version: BigInt(top[0]!.v) + 2n }]),
     saveReceipts: sql.raw(saveReceiptsText(userId, [{ type: 'events', uid: 'new-1', fingerprint: 'f', result: { status: 'created' } }])),
     referencing: liveReferencingQuery('reminders', userId, 'event_uid', ['own-17']),
     pull: readAllChangesQuery(userId, Object.fromEntries(RECORD_TYPES.map((t) => [t, near])) as Record<(typeof RECORD_TYPES)[number], bigint>, 1000),

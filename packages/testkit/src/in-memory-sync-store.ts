@@ -96,6 +96,8 @@ export class InMemorySyncStore implements SyncStore {
   }
 
   #unitOfWork(userId: number, d: UserData, isOpen: () => boolean, announced: DataChange[]): SyncUnitOfWork {
+    /** Ids this unit drew and has not used yet: an insert must use one (as PostgreSQL's would, or meet another row). */
+    const reserved = { rows: perRecordType(() => new Set<number>()), conflicts: new Set<number>() };
     const guard = (): void => {
       if (!isOpen()) throw new Error('unit of work used after it finished');
     };
@@ -127,15 +129,22 @@ export class InMemorySyncStore implements SyncStore {
         guard();
         return live('calendars').filter(isLiveDefaultCalendar).sort((a, b) => a.id - b.id);
       },
-      nextVersions: async (count) => {
+      reserve: async (request) => {
         guard();
-        const out: bigint[] = [];
-        for (let i = 0; i < count; i++) out.push(++this.#sequence);
-        return out;
+        const draw = <N>(count: number | undefined, next: () => N): N[] => Array.from({ length: Math.max(0, count ?? 0) }, next);
+        const versions = draw(request.versions, () => ++this.#sequence);
+        const rowIds = perRecordType((type) => draw(request.rowIds?.[type], () => ++this.#rowIds[type]));
+        const conflictIds = draw(request.conflictIds, () => ++this.#conflictIds);
+        for (const type of RECORD_TYPES) for (const id of rowIds[type]) reserved.rows[type].add(id);
+        for (const id of conflictIds) reserved.conflicts.add(id);
+        return { versions, rowIds, conflictIds };
       },
       applyWrites: async (writes: readonly RowWrite[]) => {
         guard();
-        return writes.map((w) => this.#write(userId, d, w));
+        for (const w of writes) {
+          if (w.kind === 'insert' && !reserved.rows[w.row.type].delete(w.row.id)) throw new Error(`insert of ${w.row.type} id ${w.row.id}, not reserved by this unit`);
+          this.#write(userId, d, w);
+        }
       },
       saveReceipts: async (receipts) => {
         guard();
@@ -143,12 +152,11 @@ export class InMemorySyncStore implements SyncStore {
       },
       insertConflicts: async (conflicts: readonly NewConflict[]) => {
         guard();
-        return conflicts.map((c) => {
+        for (const c of conflicts) {
           if (c.userId !== userId) throw new Error('conflict for another user');
-          const stored: ConflictRecord = { ...structuredClone(c), conflictId: ++this.#conflictIds, resolvedAt: null };
-          d.conflicts.set(stored.conflictId, stored);
-          return stored;
-        });
+          if (!reserved.conflicts.delete(c.conflictId)) throw new Error(`conflict id ${c.conflictId}, not reserved by this unit`);
+          d.conflicts.set(c.conflictId, { ...structuredClone(c), resolvedAt: null });
+        }
       },
       lockConflict: async (conflictId) => {
         guard();
@@ -191,16 +199,17 @@ export class InMemorySyncStore implements SyncStore {
     };
   }
 
-  #write(userId: number, d: UserData, w: RowWrite): number {
+  #write(userId: number, d: UserData, w: RowWrite): void {
     const table = d.rows[w.row.type];
     if (w.row.userId !== userId) throw new Error('write for another user');
     const existing = table.get(w.row.uid);
     let row: RecordRow;
     if (w.kind === 'insert') {
       if (existing) throw new Error(`duplicate key (user_id, uid)=(${userId}, ${w.row.uid}) in ${w.row.type}`);
-      row = { ...w.row, fields: { ...w.row.fields }, id: ++this.#rowIds[w.row.type] };
+      row = { ...w.row, fields: { ...w.row.fields } };
     } else {
       if (!existing) throw new Error(`update of a missing row ${w.row.type}/${w.row.uid}`);
+      if (existing.id !== w.row.id) throw new Error(`update of ${w.row.type}/${w.row.uid} addressed id ${w.row.id}, not this user's row ${existing.id}`);
       row = { ...w.row, fields: { ...w.row.fields }, id: existing.id, createdAt: existing.createdAt };
     }
     if (isLiveDefaultCalendar(row)) {
@@ -209,6 +218,5 @@ export class InMemorySyncStore implements SyncStore {
       }
     }
     table.set(row.uid, row);
-    return row.id;
   }
 }

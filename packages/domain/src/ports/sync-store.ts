@@ -1,16 +1,29 @@
 import type { RecordRow, RecordType, WireRecord } from '../records/types.js';
 import type { DataChange } from './change-feed.js';
 
-/** A row about to be inserted: everything but the server-made id. */
-export type NewRecordRow = Omit<RecordRow, 'id'>;
-
 /**
- * One write of a push plan. Updates replace the row's whole state (fields, version, updatedAt,
- * deleted) and are addressed by (userId, type, uid).
+ * One write of a push plan. An insert carries an id drawn by `reserve` for its type. Updates
+ * replace the row's whole state (fields, version, updatedAt, deleted) and are addressed by
+ * (userId, type, uid) and the id the unit of work read.
  */
-export type RowWrite =
-  | { readonly kind: 'insert'; readonly row: NewRecordRow }
-  | { readonly kind: 'update'; readonly row: RecordRow };
+export interface RowWrite {
+  readonly kind: 'insert' | 'update';
+  readonly row: RecordRow;
+}
+
+/** What `SyncUnitOfWork.reserve` is asked to draw: versions, new row ids per type, conflict ids (each 0 when absent). */
+export interface ReserveRequest {
+  readonly versions?: number;
+  readonly rowIds?: Partial<Readonly<Record<RecordType, number>>>;
+  readonly conflictIds?: number;
+}
+
+/** What `SyncUnitOfWork.reserve` drew: each list ascending, of the asked length (every type present). */
+export interface Reserved {
+  readonly versions: bigint[];
+  readonly rowIds: Readonly<Record<RecordType, number[]>>;
+  readonly conflictIds: number[];
+}
 
 /** A durable conflict record (docs/protocol.md), as stored. */
 export interface ConflictRecord {
@@ -26,8 +39,8 @@ export interface ConflictRecord {
   readonly resolvedAt: string | null;
 }
 
-/** A conflict record about to be inserted. */
-export type NewConflict = Omit<ConflictRecord, 'conflictId' | 'resolvedAt'>;
+/** A conflict record about to be inserted, with a conflict id drawn by `reserve`. */
+export type NewConflict = Omit<ConflictRecord, 'resolvedAt'>;
 
 /**
  * The stored outcome of an applied push item, keyed by (type, uid, fingerprint of op + baseVersion
@@ -65,9 +78,14 @@ export interface ChangesSince {
  * Every method is required and has one shape; a store may answer each in as few round trips as it
  * likes. Guarantees of every implementation (checked by the store contract suite in testkit, run on
  * the in-memory store, PGlite and PostgreSQL):
+ * - the per-user lock is held before the unit's first store call takes effect, so every read sees
+ *   all earlier committed units of this user;
  * - reads see every write made earlier in the same unit of work;
  * - nothing is visible to other units of work before the whole unit commits;
- * - if the work throws, nothing of it persists.
+ * - if the work throws, nothing of it persists;
+ * - a write may take effect as late as the unit's next read or its end (PostgreSQL sends writes
+ *   with the next statement it has to wait for); a write that breaks a constraint fails the unit
+ *   (`inUserTransaction` rejects) and nothing of it persists.
  */
 export interface SyncUnitOfWork {
   readonly userId: number;
@@ -81,18 +99,22 @@ export interface SyncUnitOfWork {
   findLiveReferencing(type: RecordType, field: string, parentUids: readonly string[]): Promise<RecordRow[]>;
   /** The user's live calendars with isDefault true, oldest id first, locked. */
   findLiveDefaultCalendars(): Promise<RecordRow[]>;
-  /** `count` new versions from the one global sequence, strictly increasing. */
-  nextVersions(count: number): Promise<bigint[]>;
+  /**
+   * Draws, in one call, new versions from the one global sequence (strictly increasing) and new
+   * ids for rows of each type and for conflicts (ascending). No value is ever drawn twice, not even
+   * after the unit that drew it rolled back (so a drawn id never meets another unit's row).
+   */
+  reserve(request: ReserveRequest): Promise<Reserved>;
   /**
    * Applies the writes in order (a set-based store may group them, but an update that clears
-   * isDefault must land before one that sets it) and returns each written row's id, in order.
+   * isDefault must land before one that sets it). Inserts use ids this unit drew with `reserve`.
    * Each (type, uid) appears at most once in a batch (one final state per row).
    */
-  applyWrites(writes: readonly RowWrite[]): Promise<number[]>;
+  applyWrites(writes: readonly RowWrite[]): Promise<void>;
   /** Stores receipts; a key that already exists is left as it is. */
   saveReceipts(receipts: readonly PushReceipt[]): Promise<void>;
-  /** Inserts conflict records, returning them with their new ids, in order. */
-  insertConflicts(conflicts: readonly NewConflict[]): Promise<ConflictRecord[]>;
+  /** Inserts conflict records under ids this unit drew with `reserve`. */
+  insertConflicts(conflicts: readonly NewConflict[]): Promise<void>;
   /** The user's conflict with this id, locked; null when unknown or another user's. */
   lockConflict(conflictId: number): Promise<ConflictRecord | null>;
   /** Sets resolvedAt on the user's conflict. */

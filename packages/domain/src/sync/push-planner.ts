@@ -155,37 +155,41 @@ export class PushPlanner {
   }
 
   /**
-   * Takes real versions, writes rows (demotions first), conflicts and receipts, and returns the
-   * results in push order plus the conflicts this unit of work produced.
+   * Draws versions and ids in one store call, writes rows (demotions first), conflicts and
+   * receipts, and returns the results in push order plus the conflicts this unit of work produced.
    */
   async commit(): Promise<PlanOutcome> {
     const count = this.#overlay.placeholderCount;
-    const real = count > 0 ? await this.#uow.nextVersions(count) : [];
-    const version = (v: bigint): bigint => (v < 0n ? real[Number(-v) - 1]! : v);
     const changed = this.#overlay.changedRows();
-    const writes: RowWrite[] = changed.map(({ row, existed }) => {
-      const stamped = { ...row, version: version(row.version) };
-      if (existed) return { kind: 'update', row: stamped };
-      const { id: _placeholder, ...insert } = stamped;
-      return { kind: 'insert', row: insert };
-    });
-    const ids = writes.length > 0 ? await this.#uow.applyWrites(writes) : [];
+    const newRows = perRecordType(() => 0);
+    for (const { row, existed } of changed) if (!existed) newRows[row.type]++;
+    const reserved =
+      count > 0 || this.#conflicts.length > 0 || changed.some((c) => !c.existed)
+        ? await this.#uow.reserve({ versions: count, rowIds: newRows, conflictIds: this.#conflicts.length })
+        : null;
+    const version = (v: bigint): bigint => (v < 0n ? reserved!.versions[Number(-v) - 1]! : v);
     const idMap = new Map<number, number>();
-    changed.forEach(({ row }, i) => idMap.set(row.id, ids[i]!));
+    const taken = perRecordType(() => 0);
+    const writes: RowWrite[] = changed.map(({ row, existed }) => {
+      if (existed) return { kind: 'update', row: { ...row, version: version(row.version) } };
+      const id = reserved!.rowIds[row.type][taken[row.type]++]!;
+      idMap.set(row.id, id);
+      return { kind: 'insert', row: { ...row, id, version: version(row.version) } };
+    });
+    if (writes.length > 0) await this.#uow.applyWrites(writes);
     const id = (n: number): number => (n < 0 ? idMap.get(n)! : n);
 
-    const stored = this.#conflicts.length
-      ? await this.#uow.insertConflicts(
-          this.#conflicts.map((c) => ({
-            userId: this.#uow.userId,
-            type: c.type,
-            uid: c.uid,
-            winnerVersion: version(c.winnerVersion),
-            loserSnapshot: this.#loserSnapshot(c.type, c.loser, version, id),
-            createdAt: this.#now,
-          })),
-        )
-      : [];
+    const stored: ConflictRecord[] = this.#conflicts.map((c, i) => ({
+      conflictId: reserved!.conflictIds[i]!,
+      userId: this.#uow.userId,
+      type: c.type,
+      uid: c.uid,
+      winnerVersion: version(c.winnerVersion),
+      loserSnapshot: this.#loserSnapshot(c.type, c.loser, version, id),
+      createdAt: this.#now,
+      resolvedAt: null,
+    }));
+    if (stored.length > 0) await this.#uow.insertConflicts(stored.map(({ resolvedAt: _unresolved, ...c }) => c));
 
     const results: { type: RecordType; result: ItemResult }[] = [];
     for (const pending of this.#results) {

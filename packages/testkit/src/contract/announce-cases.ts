@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChangeFeed, DataChange } from '@calsync/domain';
-import { insertRows, newRow, pause, sampleFields, type StoreHarness } from './fixtures.js';
+import { insertRows, insertsOf, newRow, nextVersions, pause, sampleFields, type StoreHarness } from './fixtures.js';
 
 /** Waits until `done()` holds (the feed may deliver asynchronously), at most `ms`. */
 async function until(done: () => boolean, ms = 5000): Promise<void> {
@@ -29,8 +29,8 @@ export function announceCases(harness: () => StoreHarness): void {
       await insertRows(store, b, [{ type: 'calendars', uid: 'nv-2', fields: sampleFields('calendars') }]);
       expect(await store.inUserTransaction(a, (uow) => uow.newestVersion())).toBe(row!.version);
       const deletedAt = await store.inUserTransaction(a, async (uow) => {
-        const [v] = await uow.nextVersions(1);
-        await uow.applyWrites([{ kind: 'insert', row: newRow('tasks', a, 'nv-3', v!, sampleFields('tasks'), '2024-03-03T00:00:00.000Z') }]);
+        const [v] = await nextVersions(uow, 1);
+        await uow.applyWrites(await insertsOf(uow, [newRow('tasks', a, 'nv-3', v!, sampleFields('tasks'), '2024-03-03T00:00:00.000Z')]));
         return v!;
       });
       expect(await store.inUserTransaction(a, (uow) => uow.newestVersion())).toBe(deletedAt);

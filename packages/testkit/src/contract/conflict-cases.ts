@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { NewConflict } from '@calsync/domain';
+import type { ConflictRecord, NewConflict, SyncUnitOfWork } from '@calsync/domain';
 import { T1, T2, receiptsOf, type StoreHarness } from './fixtures.js';
 
-function conflict(userId: number, uid: string, winner: bigint): NewConflict {
+function conflict(userId: number, uid: string, winner: bigint): Omit<NewConflict, 'conflictId'> {
   return {
     userId,
     type: 'events',
@@ -11,6 +11,14 @@ function conflict(userId: number, uid: string, winner: bigint): NewConflict {
     loserSnapshot: { uid, version: null, title: 'lost edit', allDay: false, priority: 3, deleted: null },
     createdAt: T1,
   };
+}
+
+/** Inserts conflicts under ids drawn with `reserve`; returns them as stored. */
+async function insertConflicts(uow: SyncUnitOfWork, conflicts: readonly Omit<NewConflict, 'conflictId'>[]): Promise<ConflictRecord[]> {
+  const { conflictIds } = await uow.reserve({ conflictIds: conflicts.length });
+  const stored = conflicts.map((c, i) => ({ ...c, conflictId: conflictIds[i]! }));
+  await uow.insertConflicts(stored);
+  return stored.map((c) => ({ ...c, resolvedAt: null }));
 }
 
 /** Push receipt and conflict record cases. */
@@ -52,9 +60,9 @@ export function conflictCases(harness: () => StoreHarness): void {
       const { store, createUser } = harness();
       const [user, other] = [await createUser(), await createUser()];
       const inserted = await store.inUserTransaction(user, (uow) =>
-        uow.insertConflicts([conflict(user, 'c-1', 11n), conflict(user, 'c-2', 12n), conflict(user, 'c-3', 9007199254740993n)]),
+        insertConflicts(uow, [conflict(user, 'c-1', 11n), conflict(user, 'c-2', 12n), conflict(user, 'c-3', 9007199254740993n)]),
       );
-      const [theirs] = await store.inUserTransaction(other, (uow) => uow.insertConflicts([conflict(other, 'c-1', 5n)]));
+      const [theirs] = await store.inUserTransaction(other, (uow) => insertConflicts(uow, [conflict(other, 'c-1', 5n)]));
       expect(inserted.map((c) => c.uid)).toEqual(['c-1', 'c-2', 'c-3']);
       expect(inserted[0]).toEqual({ ...conflict(user, 'c-1', 11n), conflictId: inserted[0]!.conflictId, resolvedAt: null });
       expect(inserted[2]!.winnerVersion).toBe(9007199254740993n);

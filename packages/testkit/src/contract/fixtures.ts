@@ -1,4 +1,4 @@
-import { perRecordType, type ChangeFeed, type FieldValues, type NewRecordRow, type PushReceipt, type ReceiptKey, type RecordRow, type RecordType, type SyncStore, type SyncUnitOfWork } from '@calsync/domain';
+import { perRecordType, type ChangeFeed, type FieldValues, type PushReceipt, type ReceiptKey, type RecordRow, type RecordType, type RowWrite, type SyncStore, type SyncUnitOfWork } from '@calsync/domain';
 
 /** What the contract suite needs from one store under test. */
 export interface StoreHarness {
@@ -51,9 +51,26 @@ export function sampleFields(type: RecordType, refs: { calendarUid?: string; eve
   }
 }
 
+/** A row not stored yet: everything but the id `reserve` draws for it. */
+export type UnsavedRow = Omit<RecordRow, 'id'>;
+
 /** A new row of `type` for `userId`, with version and stamps as given. */
-export function newRow(type: RecordType, userId: number, uid: string, version: bigint, fields: FieldValues, deleted: string | null = null): NewRecordRow {
+export function newRow(type: RecordType, userId: number, uid: string, version: bigint, fields: FieldValues, deleted: string | null = null): UnsavedRow {
   return { type, userId, uid, version, createdAt: T1, updatedAt: T1, deleted, fields };
+}
+
+/** `count` new versions, drawn with `reserve`. */
+export async function nextVersions(uow: SyncUnitOfWork, count: number): Promise<bigint[]> {
+  return (await uow.reserve({ versions: count })).versions;
+}
+
+/** Insert writes of `rows`, each under an id drawn for its type with one `reserve` call, in order. */
+export async function insertsOf(uow: SyncUnitOfWork, rows: readonly UnsavedRow[]): Promise<(RowWrite & { row: RecordRow })[]> {
+  const counts = perRecordType(() => 0);
+  for (const r of rows) counts[r.type]++;
+  const { rowIds } = await uow.reserve({ rowIds: counts });
+  const taken = perRecordType(() => 0);
+  return rows.map((row) => ({ kind: 'insert' as const, row: { ...row, id: rowIds[row.type][taken[row.type]++]! } }));
 }
 
 /** Inserts rows in one unit of work with fresh versions; returns them as stored (with ids). */
@@ -63,10 +80,10 @@ export async function insertRows(
   rows: readonly { type: RecordType; uid: string; fields: FieldValues; deleted?: string | null }[],
 ): Promise<RecordRow[]> {
   return store.inUserTransaction(userId, async (uow) => {
-    const versions = await uow.nextVersions(rows.length);
-    const news = rows.map((r, i) => newRow(r.type, userId, r.uid, versions[i]!, r.fields, r.deleted ?? null));
-    const ids = await uow.applyWrites(news.map((row) => ({ kind: 'insert' as const, row })));
-    return news.map((row, i) => ({ ...row, id: ids[i]! }));
+    const versions = await nextVersions(uow, rows.length);
+    const writes = await insertsOf(uow, rows.map((r, i) => newRow(r.type, userId, r.uid, versions[i]!, r.fields, r.deleted ?? null)));
+    await uow.applyWrites(writes);
+    return writes.map((w) => w.row);
   });
 }
 

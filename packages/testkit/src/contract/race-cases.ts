@@ -1,14 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { RecordRow } from '@calsync/domain';
-import { newRow, rowsOf, sampleFields, type StoreHarness } from './fixtures.js';
+import type { RecordRow, RowWrite, SyncUnitOfWork } from '@calsync/domain';
+import { insertsOf, newRow, nextVersions, rowsOf, sampleFields, type StoreHarness } from './fixtures.js';
 import type { ContractOptions } from './transaction-cases.js';
 
 /** A counter row's next state: its title holds the count. */
-function counted(row: RecordRow | undefined, user: number, version: bigint) {
+async function counted(uow: SyncUnitOfWork, row: RecordRow | undefined, user: number): Promise<RowWrite> {
+  const [version] = await nextVersions(uow, 1);
   const count = row === undefined ? 1 : Number(row.fields.title) + 1;
-  const next = newRow('tasks', user, 'counter', version, { ...sampleFields('tasks'), title: String(count) });
-  return row === undefined ? { kind: 'insert' as const, row: next } : { kind: 'update' as const, row: { ...next, id: row.id, createdAt: row.createdAt } };
+  const next = newRow('tasks', user, 'counter', version!, { ...sampleFields('tasks'), title: String(count) });
+  return row === undefined ? (await insertsOf(uow, [next]))[0]! : { kind: 'update', row: { ...next, id: row.id, createdAt: row.createdAt } };
 }
 
 /**
@@ -36,14 +37,15 @@ export function raceCases(harness: () => StoreHarness, options: ContractOptions)
               const user = users[pick]!;
               return s.schedule(Promise.resolve(`start ${i}`)).then(() =>
                 store.inUserTransaction(user, async (uow) => {
-                  if ((inside.get(user) ?? 0) > 0) overlaps.push(`unit ${i} entered while user ${pick} had one running`);
-                  if (options.singleSession && insideAll > 0) overlaps.push(`unit ${i} entered while another unit was running`);
+                  // The lock is held from the unit's first store call on (a store may send it with
+                  // that call), so a unit counts as inside once its first read has answered.
+                  const [row] = await rowsOf(uow, 'tasks', ['counter']);
+                  if ((inside.get(user) ?? 0) > 0) overlaps.push(`unit ${i} read while user ${pick} had one running`);
+                  if (options.singleSession && insideAll > 0) overlaps.push(`unit ${i} read while another unit was running`);
                   inside.set(user, (inside.get(user) ?? 0) + 1);
                   insideAll += 1;
-                  const [row] = await rowsOf(uow, 'tasks', ['counter']);
                   await s.schedule(Promise.resolve(`unit ${i} continues after its read`));
-                  const [version] = await uow.nextVersions(1);
-                  await uow.applyWrites([counted(row, user, version!)]);
+                  await uow.applyWrites([await counted(uow, row, user)]);
                   inside.set(user, inside.get(user)! - 1);
                   insideAll -= 1;
                 }),

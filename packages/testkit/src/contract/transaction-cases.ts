@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { T1, deferred, insertRows, newRow, receiptsOf, rowsOf, sampleFields, type StoreHarness } from './fixtures.js';
+import { T1, deferred, insertRows, insertsOf, newRow, nextVersions, receiptsOf, rowsOf, sampleFields, type StoreHarness } from './fixtures.js';
 
 /** Options of the contract suite. */
 export interface ContractOptions {
@@ -22,10 +22,11 @@ export function transactionCases(harness: () => StoreHarness, options: ContractO
       const failure = new Error('work failed');
       await expect(
         store.inUserTransaction(user, async (uow) => {
-          const [v] = await uow.nextVersions(1);
-          await uow.applyWrites([{ kind: 'insert', row: newRow('tasks', user, 'rb-1', v!, sampleFields('tasks')) }]);
+          const { versions, conflictIds } = await uow.reserve({ versions: 1, conflictIds: 1 });
+          const v = versions[0]!;
+          await uow.applyWrites(await insertsOf(uow, [newRow('tasks', user, 'rb-1', v, sampleFields('tasks'))]));
           await uow.saveReceipts([{ type: 'tasks', uid: 'rb-1', fingerprint: 'f', result: { ok: true } }]);
-          await uow.insertConflicts([{ userId: user, type: 'tasks', uid: 'rb-1', winnerVersion: v!, loserSnapshot: { uid: 'rb-1', version: null }, createdAt: T1 }]);
+          await uow.insertConflicts([{ conflictId: conflictIds[0]!, userId: user, type: 'tasks', uid: 'rb-1', winnerVersion: v, loserSnapshot: { uid: 'rb-1', version: null }, createdAt: T1 }]);
           expect(await rowsOf(uow, 'tasks', ['rb-1'])).toHaveLength(1);
           throw failure;
         }),
@@ -45,14 +46,42 @@ export function transactionCases(harness: () => StoreHarness, options: ContractO
       const [rowB] = await insertRows(store, b, [{ type: 'tasks', uid: 'same', fields: { ...sampleFields('tasks'), title: 'B' } }]);
       expect(rowB!.id).not.toBe(rowA!.id);
       await store.inUserTransaction(b, async (uow) => {
-        const [v] = await uow.nextVersions(1);
+        const [v] = await nextVersions(uow, 1);
         await uow.applyWrites([{ kind: 'update', row: { ...rowB!, version: v!, fields: { ...rowB!.fields, title: 'B2' } } }]);
       });
       const [readA] = await store.inUserTransaction(a, (uow) => rowsOf(uow, 'tasks', ['same']));
       expect(readA).toEqual(rowA);
       await expect(
-        store.inUserTransaction(b, (uow) => uow.applyWrites([{ kind: 'insert', row: newRow('tasks', a, 'x', 1n, sampleFields('tasks')) }])),
+        store.inUserTransaction(b, async (uow) => uow.applyWrites(await insertsOf(uow, [newRow('tasks', a, 'x', 1n, sampleFields('tasks'))]))),
       ).rejects.toThrow();
+      // An update addressed by another user's row id (its uid taken for this user's) changes nothing.
+      await expect(
+        store.inUserTransaction(b, async (uow) => {
+          const [v] = await nextVersions(uow, 1);
+          await uow.applyWrites([{ kind: 'update', row: { ...rowA!, userId: b, version: v!, fields: { ...rowA!.fields, title: 'hijacked' } } }]);
+        }),
+      ).rejects.toThrow();
+      expect((await store.inUserTransaction(a, (uow) => rowsOf(uow, 'tasks', ['same'])))[0]).toEqual(rowA);
+    });
+
+    it('a write that breaks a constraint fails its unit of work, even when the store sends it late, and nothing of the unit persists', async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      await insertRows(store, user, [{ type: 'tasks', uid: 'dup', fields: sampleFields('tasks') }]);
+      await expect(
+        store.inUserTransaction(user, async (uow) => {
+          const [v1, v2] = await nextVersions(uow, 2);
+          await uow.applyWrites(await insertsOf(uow, [newRow('tasks', user, 'kept-out', v1!, sampleFields('tasks'))]));
+          await uow.saveReceipts([{ type: 'tasks', uid: 'kept-out', fingerprint: 'f', result: 1 }]);
+          // A second live row with the same (user, uid): the unique key refuses it.
+          await uow.applyWrites(await insertsOf(uow, [newRow('tasks', user, 'dup', v2!, sampleFields('tasks'))]));
+        }),
+      ).rejects.toThrow();
+      await store.inUserTransaction(user, async (uow) => {
+        expect(await rowsOf(uow, 'tasks', ['kept-out'])).toEqual([]);
+        expect(await receiptsOf(uow, [{ type: 'tasks', uid: 'kept-out', fingerprint: 'f' }])).toEqual([]);
+        expect((await rowsOf(uow, 'tasks', ['dup'])).map((r) => r.version)).toHaveLength(1);
+      });
     });
 
     // A single-session store (PGlite) queues every unit behind the one that runs: the race cases
@@ -65,7 +94,7 @@ export function transactionCases(harness: () => StoreHarness, options: ContractO
         const releaseA = deferred();
         const log: string[] = [];
         const long = store.inUserTransaction(a, async (uow) => {
-          await uow.nextVersions(1);
+          await nextVersions(uow, 1);
           aEntered.resolve();
           await releaseA.promise;
           log.push('a:end');
@@ -74,8 +103,8 @@ export function transactionCases(harness: () => StoreHarness, options: ContractO
         try {
           // Finishes while A's unit is held open; if B waited for A, this would never resolve (the case times out).
           const done = await store.inUserTransaction(b, async (uow) => {
-            const [v] = await uow.nextVersions(1);
-            await uow.applyWrites([{ kind: 'insert', row: newRow('tasks', b, 'nb-1', v!, sampleFields('tasks')) }]);
+            const [v] = await nextVersions(uow, 1);
+            await uow.applyWrites(await insertsOf(uow, [newRow('tasks', b, 'nb-1', v!, sampleFields('tasks'))]));
             log.push('b:end');
             return 'done';
           });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RECORD_TYPES, perRecordType } from '@calsync/domain';
-import { T2, boundOf, insertRows, sampleFields, type MakeStore, type StoreHarness } from './fixtures.js';
+import { T2, boundOf, insertRows, nextVersions, sampleFields, type MakeStore, type StoreHarness } from './fixtures.js';
 
 /** Global sequence and change-feed cases. */
 export function versionCases(harness: () => StoreHarness, makeStore: MakeStore): void {
@@ -10,7 +10,7 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
       try {
         const user = await fresh.createUser();
         expect(await fresh.store.inUserTransaction(user, (uow) => boundOf(uow))).toBe(0n);
-        const [first] = await fresh.store.inUserTransaction(user, (uow) => uow.nextVersions(1));
+        const [first] = await fresh.store.inUserTransaction(user, (uow) => nextVersions(uow, 1));
         expect(first! > 0n).toBe(true);
         expect(await fresh.store.inUserTransaction(user, (uow) => boundOf(uow))).toBe(first);
       } finally {
@@ -24,18 +24,47 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
       const issued: bigint[] = [];
       for (const user of [a, b, a, b]) {
         const batch = await store.inUserTransaction(user, async (uow) => {
-          const versions = await uow.nextVersions(3);
+          const versions = await nextVersions(uow, 3);
           expect(await boundOf(uow)).toBe(versions[2]);
           return versions;
         });
         issued.push(...batch);
       }
-      expect(await store.inUserTransaction(a, (uow) => uow.nextVersions(0))).toEqual([]);
+      expect(await store.inUserTransaction(a, (uow) => nextVersions(uow, 0))).toEqual([]);
       for (let i = 1; i < issued.length; i++) expect(issued[i]! > issued[i - 1]!).toBe(true);
       const rows = await insertRows(store, a, RECORD_TYPES.map((type, i) => ({ type, uid: `seq-${i}`, fields: sampleFields(type, { calendarUid: 'seq-0', eventUid: 'seq-1' }) })));
       expect(rows[0]!.version > issued.at(-1)!).toBe(true);
       for (let i = 1; i < rows.length; i++) expect(rows[i]!.version > rows[i - 1]!.version).toBe(true);
       expect(await store.inUserTransaction(b, (uow) => boundOf(uow))).toBe(rows.at(-1)!.version);
+    });
+
+    it('reserve draws versions, row ids per type and conflict ids: ascending, of the asked lengths, never twice, a rolled-back unit\'s included', async () => {
+      const { store, createUser } = harness();
+      const [a, b] = [await createUser(), await createUser()];
+      const ask = { versions: 2, rowIds: { calendars: 1, events: 3, reminders: 2 }, conflictIds: 2 };
+      const first = await store.inUserTransaction(a, (uow) => uow.reserve(ask));
+      let rolledBack: Awaited<typeof first> | undefined;
+      await expect(
+        store.inUserTransaction(b, async (uow) => {
+          rolledBack = await uow.reserve(ask);
+          throw new Error('rollback');
+        }),
+      ).rejects.toThrow('rollback');
+      const third = await store.inUserTransaction(a, (uow) => uow.reserve(ask));
+      const draws = [first, rolledBack!, third];
+      for (const d of draws) {
+        expect(d.versions).toHaveLength(2);
+        expect(d.conflictIds).toHaveLength(2);
+        expect(Object.fromEntries(RECORD_TYPES.map((t) => [t, d.rowIds[t].length]))).toEqual({ calendars: 1, events: 3, tasks: 0, reminders: 2 });
+      }
+      const ascending = <N extends number | bigint>(list: N[]): boolean => list.every((v, i) => i === 0 || v > list[i - 1]!);
+      expect(ascending(draws.flatMap((d) => d.versions))).toBe(true);
+      expect(ascending(draws.flatMap((d) => d.conflictIds))).toBe(true);
+      for (const type of RECORD_TYPES) expect(ascending(draws.flatMap((d) => d.rowIds[type]))).toBe(true);
+      // Ids drawn are ids the store's own inserts never reuse.
+      const [row] = await insertRows(store, a, [{ type: 'calendars', uid: 'rs-after', fields: sampleFields('calendars') }]);
+      expect(row!.id > third.rowIds.calendars.at(-1)!).toBe(true);
+      expect(await store.inUserTransaction(a, (uow) => uow.reserve({}))).toEqual({ versions: [], rowIds: perRecordType(() => []), conflictIds: [] });
     });
 
     it('readChangesSince reads each type after its watermark up to the bound, by version, limited, tombstones included, per user', async () => {
@@ -81,7 +110,7 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
         const zero = perRecordType(() => 0n);
         const before = await uow.readChangesSince(zero, 10);
         expect(before.bound >= row!.version).toBe(true);
-        const [issued] = await uow.nextVersions(1);
+        const [issued] = await nextVersions(uow, 1);
         const after = await uow.readChangesSince(zero, 10);
         expect(after.bound).toBe(issued);
         expect(after.rows.tasks.map((r) => r.uid)).toEqual(['bd-1']);
