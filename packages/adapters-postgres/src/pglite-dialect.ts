@@ -15,7 +15,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { Mutex } from 'async-mutex';
-import { batchOf } from './statement-batch.js';
+import { batchOf, type StatementBatch } from './statement-batch.js';
 
 /** The part of a PGlite instance the driver uses (structural, so tests may pass a stand-in). */
 export type PGliteLike = Pick<PGlite, 'query' | 'close' | 'execProtocol' | 'parsers' | 'serializers'>;
@@ -63,38 +63,55 @@ class PGliteConnection implements DatabaseConnection {
 
   async #run<R>(text: string, parameters: readonly unknown[]): Promise<Results<R>> {
     const batch = batchOf(text, parameters);
-    if (batch !== null) {
-      // In-process: no round trip to save, so the parts run in turn (neighbouring texts without
-      // parameters as one simple query); the last one answers.
-      let last: Results<R> | undefined;
-      const texts: string[] = [];
-      for (const part of batch.parts) {
-        if (part.parameters.length === 0) {
-          texts.push(part.sql);
-          continue;
-        }
-        if (texts.length > 0) await this.#run(texts.splice(0).join(';\n'), []);
-        last = await this.#run<R>(part.sql, part.parameters);
-      }
-      if (texts.length > 0) last = await this.#run<R>(texts.join(';\n'), []);
-      if (last === undefined) throw new Error('an empty statement batch');
-      return last;
-    }
+    if (batch !== null) return this.#runBatch<R>(batch);
     // A text without parameters runs as a simple query, which may hold several statements (BEGIN
     // with the user's lock; receipts, NOTIFY and COMMIT): it answers with its last result.
     if (parameters.length === 0) return this.#rows<R>((await this.pg.execProtocol(protocol.serialize.query(text))).messages);
     const statement = await this.#prepare(text);
     if (statement === null) return this.pg.query<R>(text, [...parameters]);
+    const { serialize } = protocol;
+    const { messages } = await this.pg.execProtocol(concat([...this.#execute(statement, parameters), serialize.sync()]));
+    return this.#rows<R>(messages);
+  }
+
+  /** Bind, describe and execute messages of a prepared statement with `parameters`, serialized by PGlite's handlers for its types. */
+  #execute(statement: { name: string; types: number[] }, parameters: readonly unknown[]): Uint8Array[] {
     const values = parameters.map((value, i) => {
       if (value === null || value === undefined) return null;
       const serializer = this.pg.serializers[statement.types[i]!];
       return serializer ? serializer(value) : String(value);
     });
     const { serialize } = protocol;
-    const { messages } = await this.pg.execProtocol(
-      concat([serialize.bind({ statement: statement.name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()]),
-    );
-    return this.#rows<R>(messages);
+    return [serialize.bind({ statement: statement.name, values }), serialize.describe({ type: 'P' }), serialize.execute({})];
+  }
+
+  /**
+   * A `StatementBatch` in one `execProtocol` call: every part as extended-protocol messages (a part
+   * with parameters through its prepared statement, one without as an unnamed one; each part is
+   * one statement), one Sync at the end. After a failing part the engine skips the rest up to the
+   * Sync, and the call throws that part's error. Answers with the last part's rows.
+   */
+  async #runBatch<R>(batch: StatementBatch): Promise<Results<R>> {
+    const { serialize } = protocol;
+    const messages: Uint8Array[] = [];
+    for (const part of batch.parts) {
+      if (part.parameters.length === 0) {
+        messages.push(serialize.parse({ text: part.sql }), serialize.bind({}), serialize.describe({ type: 'P' }), serialize.execute({}));
+        continue;
+      }
+      const statement = await this.#prepare(part.sql);
+      if (statement === null) {
+        // Past the cap of prepared texts: run what is gathered, then this part on its own.
+        if (messages.length > 0) await this.pg.execProtocol(concat([...messages.splice(0), serialize.sync()]));
+        const alone = await this.pg.query<R>(part.sql, [...part.parameters]);
+        if (part === batch.parts.at(-1)) return alone;
+        continue;
+      }
+      messages.push(...this.#execute(statement, part.parameters));
+    }
+    if (messages.length === 0) throw new Error('an empty statement batch');
+    const { messages: answers } = await this.pg.execProtocol(concat([...messages, serialize.sync()]));
+    return this.#rows<R>(answers);
   }
 
   /**
