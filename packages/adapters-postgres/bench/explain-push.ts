@@ -8,7 +8,9 @@ import { hotStatements, explainPrepared, openTestDatabase, seedPushPlanData, top
 const other = Number(process.argv[2] ?? 900_000);
 const own = Number(process.argv[3] ?? 100_000);
 const verbose = process.argv.includes('--plans');
-const database = await openTestDatabase('postgres', { poolMax: 2 });
+const url = process.env.TEST_DATABASE_URL;
+if (!url) throw new Error('set TEST_DATABASE_URL to a PostgreSQL server (the script makes and drops its own schema)');
+const database = await openTestDatabase('postgres', { poolMax: 2, url });
 try {
   const started = Date.now();
   const seed = await seedPushPlanData(database.db, other, own);

@@ -48,7 +48,7 @@ type BaseQuery = (...args: unknown[]) => unknown;
  * and keeps the once-planned statements.
  */
 export class PreparingClient extends pg.Client {
-  /** Texts PREPAREd by name on this connection for batches. */
+  /** Names of the statements PREPAREd on this connection for batches (short keys: a text's hash is computed once, in batchStatementName). */
   readonly #batchPrepared = new Set<string>();
 
   constructor(config?: string | pg.ClientConfig) {
@@ -95,9 +95,9 @@ export class PreparingClient extends pg.Client {
         last = (await base(part.sql, [...part.parameters])) as pg.QueryResult;
         continue;
       }
-      if (!this.#batchPrepared.has(part.sql)) {
+      if (!this.#batchPrepared.has(name)) {
         await base(`prepare ${name} as ${part.sql}`);
-        this.#batchPrepared.add(part.sql);
+        this.#batchPrepared.add(name);
       }
       texts.push(`execute ${name}(${part.parameters.map(parameterLiteral).join(', ')})`);
     }
