@@ -1,12 +1,13 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { compressedCopiesPlugin } from './compress-plugin.js';
 import { serviceWorkerPlugin } from './service-worker-plugin.js';
 
 // The app lives under /app/ on the calsync server. VITE_API_URL (read by src/client.ts) points the
 // SDK at another origin; by default it talks to the origin that served the page.
 export default defineConfig({
   base: '/app/',
-  plugins: [react(), serviceWorkerPlugin()],
+  plugins: [react(), serviceWorkerPlugin(), compressedCopiesPlugin()],
   resolve: { conditions: ['source'] },
   build: {
     outDir: 'dist',

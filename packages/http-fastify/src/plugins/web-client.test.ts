@@ -1,9 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../test-support/index.js';
+
+const BIG = `export const words = ${JSON.stringify(Array.from({ length: 500 }, (_, i) => `word-${i % 7}`))};`;
 
 describe('the built web client at /app/', () => {
   let app: FastifyInstance;
@@ -14,6 +17,10 @@ describe('the built web client at /app/', () => {
     mkdirSync(join(root, 'assets'));
     writeFileSync(join(root, 'index.html'), '<!doctype html><title>calsync</title><div id="root"></div>');
     writeFileSync(join(root, 'assets', 'index-abc123.js'), 'console.log("app")');
+    // A built chunk with the compressed copies the web build writes beside it.
+    writeFileSync(join(root, 'assets', 'big-def456.js'), BIG);
+    writeFileSync(join(root, 'assets', 'big-def456.js.gz'), gzipSync(BIG));
+    writeFileSync(join(root, 'assets', 'big-def456.js.br'), brotliCompressSync(BIG));
     writeFileSync(join(root, 'sw.js'), 'self.addEventListener("fetch", () => {})');
     ({ app } = await buildTestApp({}, { webClientDir: root }));
   });
@@ -60,6 +67,30 @@ describe('the built web client at /app/', () => {
     const sw = await app.inject({ method: 'GET', url: '/app/sw.js' });
     expect(sw.statusCode).toBe(200);
     expect(sw.headers['cache-control']).toBe('no-cache');
+  });
+
+  it('serves the compressed copy a browser accepts, the file itself to any other, always with Vary: Accept-Encoding', async () => {
+    const url = '/app/assets/big-def456.js';
+    const br = await app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(br.statusCode).toBe(200);
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe(BIG);
+    const gz = await app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).toString()).toBe(BIG);
+    const plain = await app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'identity' } });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toBe(BIG);
+    for (const res of [br, gz, plain]) {
+      expect(res.headers['content-type']).toMatch(/javascript/);
+      expect(res.headers['cache-control']).toContain('immutable');
+      expect(String(res.headers.vary)).toMatch(/accept-encoding/i);
+    }
+    // A file without copies is sent as it is, whatever the browser accepts.
+    const small = await app.inject({ method: 'GET', url: '/app/assets/index-abc123.js', headers: { 'accept-encoding': 'br, gzip' } });
+    expect(small.statusCode).toBe(200);
+    expect(small.headers['content-encoding']).toBeUndefined();
+    expect(small.body).toBe('console.log("app")');
   });
 
   it('answers a missing asset with the 404 envelope, not the app page', async () => {

@@ -40,9 +40,14 @@ async function serveApp(app: FastifyInstance, root: string): Promise<void> {
     wildcard: false,
     index: false,
     cacheControl: false,
+    // The web build writes .br and .gz copies of its text files; a browser that accepts one gets
+    // it (with Vary: Accept-Encoding), any other the file itself.
+    preCompressed: true,
     setHeaders: (res, path) => {
       const immutable = /[\\/]assets[\\/]/.test(path);
       res.setHeader('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+      // Which copy is sent depends on Accept-Encoding, so a shared cache must key on it too.
+      res.setHeader('vary', 'Accept-Encoding');
     },
   });
   const sendIndex = (_request: unknown, reply: FastifyReply) =>
