@@ -181,6 +181,8 @@ describe('the web client in Chromium, two devices of one phone', () => {
   it('sign out wipes IndexedDB and shows the sign-in screen (itself accessible)', async () => {
     await a.getByRole('button', { name: 'Sign out' }).click();
     await a.getByLabel('Phone number').waitFor();
+    // Signing out oneself is no surprise: no "you were signed out" notice.
+    expect(await a.getByText(/You were signed out/).count()).toBe(0);
     // Nothing is left: the database still exists, but every object store of it is empty (no
     // records, outbox, cursor, tokens, user or device uid).
     const left = await indexedDbKeys(a);
@@ -190,14 +192,28 @@ describe('the web client in Chromium, two devices of one phone', () => {
     expect(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
   });
 
-  it('the devices screen lists both devices, and revoking one removes it', async () => {
+  it('the devices screen lists the devices; revoking one signs it out, and its sign-in screen says why', async () => {
+    // A third device C of the same phone; B revokes it.
+    const deviceC = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const c = await deviceC.newPage();
+    c.on('pageerror', (err) => failures.push(`${err.name}: ${err.message}`));
+    await signInWithPhone(c, app.appUrl, app.gateway, phone);
     await openScreen(b, 'Devices');
     const rows = b.locator('table.devices tbody tr');
-    await rows.nth(1).waitFor();
-    expect(await rows.count()).toBe(2);
-    await b.getByRole('button', { name: /^Revoke / }).click();
-    await b.waitForFunction(() => document.querySelectorAll('table.devices tbody tr').length === 1);
+    await rows.nth(2).waitFor();
+    expect(await rows.count()).toBe(3);
+    // Both other devices (A, signed out earlier, and C) carry the same name: revoke both.
+    for (const left of [2, 1]) {
+      await b.getByRole('button', { name: /^Revoke / }).first().click();
+      await b.waitForFunction((n) => document.querySelectorAll('table.devices tbody tr').length === n, left);
+    }
     expect(await rows.innerText()).toContain('this device');
+    // C hears it on its live stream, its next request is refused, and it is back at sign-in with the reason.
+    await c.getByText(/You were signed out: the server no longer accepts/).waitFor({ timeout: 30_000 });
+    await c.getByLabel('Phone number').waitFor();
+    await c.screenshot({ path: screenshotPath('session-ended') });
+    const result = await new AxeBuilder({ page: c }).analyze();
+    expect(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
     expect(failures).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { lazy, Suspense } from 'react';
 import { Navigate, NavLink, Route, Routes } from 'react-router';
 import { SignOutButton } from './components/SignOutButton.js';
 import { SyncIndicator } from './components/SyncIndicator.js';
-import { useSyncStatus } from './hooks.js';
+import { useSessionEnded, useSyncStatus } from './hooks.js';
 import { CalendarsScreen } from './screens/CalendarsScreen.js';
 import { ConflictsScreen } from './screens/ConflictsScreen.js';
 import { DevicesScreen } from './screens/DevicesScreen.js';
@@ -26,10 +26,11 @@ const SCREENS = [
 /** The app shell: sign-in when signed out; otherwise navigation, the sync indicator and the screens. */
 export function App() {
   const status = useSyncStatus();
+  const sessionEnded = useSessionEnded();
   if (!status.signedIn) {
     return (
       <main className="sign-in-page">
-        <SignInScreen />
+        <SignInScreen sessionEnded={sessionEnded} />
       </main>
     );
   }

@@ -45,3 +45,31 @@ export const client: SyncClient = createSyncClient({
   store: new IndexedDbStore(DATABASE_NAME),
   device: { ...(deviceUid ? { uid: deviceUid } : {}), platform: 'web', name: `calsync web on ${browserName()}` },
 });
+
+/**
+ * Whether the server ended this tab's session since its last sign-in (device revoked elsewhere,
+ * or tokens it no longer accepts, as after a restart with new secrets), as opposed to "Sign out".
+ * Listened to from the start, so an end found by the first request after a reload counts too.
+ */
+export const sessionEnd = (() => {
+  let ended = false;
+  const listeners = new Set<() => void>();
+  const set = (value: boolean): void => {
+    if (ended === value) return;
+    ended = value;
+    for (const l of [...listeners]) l();
+  };
+  client.auth.onSignedOut(() => set(true));
+  client.onStatus((s) => {
+    if (s.signedIn) set(false);
+  });
+  return {
+    get ended(): boolean {
+      return ended;
+    },
+    subscribe(listener: () => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+})();

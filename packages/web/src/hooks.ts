@@ -1,6 +1,6 @@
 import type { SyncStatus } from '@calsync/client';
-import { useEffect, useState } from 'react';
-import { client } from './client.js';
+import { useEffect, useState, useSyncExternalStore } from 'react';
+import { client, sessionEnd } from './client.js';
 import { isLive, type CalendarRecord, type EventRecord, type ReminderRecord, type TaskRecord } from './records.js';
 
 /**
@@ -23,6 +23,11 @@ export function useSyncStatus(): SyncStatus {
     };
   }, []);
   return browserOnline ? status : { ...status, online: false };
+}
+
+/** Whether the server ended the session since the last sign-in (not a "Sign out" of the user). */
+export function useSessionEnded(): boolean {
+  return useSyncExternalStore(sessionEnd.subscribe, () => sessionEnd.ended);
 }
 
 interface RecordTypes {

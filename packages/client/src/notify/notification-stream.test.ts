@@ -3,6 +3,7 @@ import { buildApp, loadConfig } from '@calsync/http-fastify';
 import { CapturingSmsSender, CheapPasswordHasher, FakeTokenSigner, FixedClock, inMemoryAuthStores, InMemorySyncStore, cryptoRandom } from '@calsync/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSyncClient, MemoryStore, type SyncClient } from '../index.js';
+import { notificationStreamTrigger } from './notification-stream.js';
 
 // The SDK's stream listener against the real app listening on a loopback port (in-memory stores,
 // the store's in-process change feed): a change made by one client reaches another through the
@@ -79,5 +80,27 @@ describe('the SDK notification listener', () => {
     const laptopUid = devices.data.devices.find((d) => !d.current)!.uid;
     expect((await fetch(`${base}/api/auth/devices/${laptopUid}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     await until(() => !laptop.status.signedIn);
+  });
+});
+
+describe('a stream refused because the session ended', () => {
+  it('asks for a round at once, so the client finds out without waiting for its timer', async () => {
+    const { base, sms } = await serve();
+    const phone = await client(base, sms, '+15557770003', 'phone');
+    const laptop = await client(base, sms, '+15557770003', 'laptop');
+    const laptopToken = (laptop.auth as unknown as { accessToken(): string }).accessToken();
+    const token = (phone.auth as unknown as { accessToken(): string }).accessToken();
+    const devices = (await (await fetch(`${base}/api/auth/devices`, { headers: { authorization: `Bearer ${token}` } })).json()) as { data: { devices: { uid: string; current: boolean }[] } };
+    const laptopUid = devices.data.devices.find((d) => !d.current)!.uid;
+    expect((await fetch(`${base}/api/auth/devices/${laptopUid}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    // The laptop's listener connects only now, after the revoke: the stream is refused (401), so
+    // no `closed` event ever reaches it; the refusal itself must ask for a round.
+    const reasons: string[] = [];
+    const stop = notificationStreamTrigger({ baseUrl: base, fetch, tokens: { accessToken: () => laptopToken, renew: async () => false }, random: Math.random, now: Date.now })((reason) => reasons.push(reason));
+    try {
+      await until(() => reasons.includes('notification'));
+    } finally {
+      stop();
+    }
   });
 });

@@ -104,7 +104,13 @@ async function connectOnce(
     if (state.lastEventId !== null) headers['last-event-id'] = state.lastEventId;
     alive();
     const res = await options.fetch(`${options.baseUrl}/api/sync/stream`, { headers, signal: connection.signal });
-    if (res.status !== 200 || !res.body) return await refused(res, options.now(), token);
+    if (res.status !== 200 || !res.body) {
+      const outcome = await refused(res, options.now(), token);
+      // A session the server ended (revoked, refresh family gone): a round finds out at once (its
+      // request is refused too, and the client signs out) instead of at the periodic timer.
+      if (outcome.next === 'signed-out') fire('notification');
+      return outcome;
+    }
     let closed: string | null = null;
     const parser = new EventStreamParser((e) => {
       let data: { version?: unknown; reason?: unknown } = {};

@@ -4,13 +4,24 @@ import { errorMessage } from '../errors.js';
 
 type Step = { kind: 'phone' } | { kind: 'code'; phone: string };
 
-/** Sign-in: a phone number and the code sent to it by SMS, or an e-mail address and password. */
-export function SignInScreen() {
+/**
+ * Sign-in: a phone number and the code sent to it by SMS, or an e-mail address and password.
+ * `sessionEnded`: the server ended this device's session (revoked from another device, or tokens
+ * it no longer accepts, as after a restart with new secrets); the screen says so, since nobody
+ * here pressed "Sign out".
+ */
+export function SignInScreen({ sessionEnded = false }: { sessionEnded?: boolean }) {
   const [method, setMethod] = useState<'phone' | 'email'>('phone');
   return (
     <section className="card sign-in" aria-labelledby="sign-in-title">
       <h1 id="sign-in-title">Sign in to calsync</h1>
       <p className="hint">Your calendars, events, tasks and reminders on every device, also offline.</p>
+      {sessionEnded && (
+        <p role="status" className="notice">
+          You were signed out: the server no longer accepts this device&apos;s session (it was revoked from another device,
+          or the server&apos;s keys changed). Your data and unsent changes stay on this device. Sign in again to continue.
+        </p>
+      )}
       <div className="tabs" role="group" aria-label="Sign-in method">
         <button type="button" aria-pressed={method === 'phone'} onClick={() => setMethod('phone')}>
           Phone
