@@ -6,7 +6,7 @@ import { join, resolve as resolvePath } from 'node:path';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { CHANNEL_SQL } from './notify/change-payload.js';
+import { notifyQuery } from './notify/change-payload.js';
 import { PGliteChangeFeed } from './notify/pglite-change-feed.js';
 import { PostgresChangeFeed, type ClosableChangeFeed, type PostgresChangeFeedOptions } from './notify/postgres-change-feed.js';
 import { withUnavailableMapping } from './database-faults.js';
@@ -97,7 +97,7 @@ function openPostgres(url: string, opts: CreateDatabaseOptions): Database {
       ...options,
       connect: () => new pg.Client({ connectionString: url, keepAlive: true, application_name: 'calsync change feed', ...(opts.schema === undefined ? {} : { options: `-c search_path=${opts.schema}` }) }),
       notify: async (payload) => {
-        await sql`select pg_notify(${sql.raw(CHANNEL_SQL)}, ${payload})`.execute(db);
+        await notifyQuery(payload).execute(db);
       },
     });
     await feed.start();

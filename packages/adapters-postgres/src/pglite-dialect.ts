@@ -64,8 +64,8 @@ class PGliteConnection implements DatabaseConnection {
   async #run<R>(text: string, parameters: readonly unknown[]): Promise<Results<R>> {
     const batch = batchOf(text, parameters);
     if (batch !== null) return this.#runBatch<R>(batch);
-    // A text without parameters runs as a simple query, which may hold several statements (BEGIN
-    // with the user's lock; receipts, NOTIFY and COMMIT): it answers with its last result.
+    // A text without parameters runs as a simple query, which may hold several statements (a
+    // migration's, say): it answers with its last result.
     if (parameters.length === 0) return this.#rows<R>((await this.pg.execProtocol(protocol.serialize.query(text))).messages);
     const statement = await this.#prepare(text);
     if (statement === null) return this.pg.query<R>(text, [...parameters]);

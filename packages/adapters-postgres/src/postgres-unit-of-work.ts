@@ -20,13 +20,13 @@ import {
   type UidsByType,
 } from '@calsync/domain';
 import { conflictFromSql } from './conflict-mapping.js';
-import { CHANNEL_SQL, encodeChange } from './notify/change-payload.js';
-import { receiptFromSql, saveReceiptsText } from './receipt-queries.js';
+import { encodeChange, notifyQuery } from './notify/change-payload.js';
+import { receiptFromSql, saveReceiptsQuery } from './receipt-queries.js';
 import { recordFromSql, referenceColumn } from './record-mapping.js';
 import { allChangesAlias, liveReferencingQuery, lockRowsAndReceiptsQuery, newestVersionQuery, readAllChangesQuery, recordQuery } from './record-queries.js';
 import type { DB } from './schema.js';
 import { insertRowsQuery, planWriteStatements, updateRowsQuery } from './set-based-writes.js';
-import { batchQuery, escapeLiteral, rawPart, type BatchPart } from './statement-batch.js';
+import { batchQuery, rawPart, type BatchPart } from './statement-batch.js';
 
 const CONFLICT_COLUMNS = sql.raw('id, user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at, resolved_at');
 
@@ -76,6 +76,8 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   readonly #queue: BatchPart[];
   /** Whether anything was sent, so the transaction has begun. */
   #sent = false;
+  /** Whether a store call queued anything beyond the opening BEGIN and lock. */
+  #used = false;
 
   constructor(
     /** The connection the unit runs on (outside any transaction: the unit begins its own). */
@@ -90,18 +92,19 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   async #read<R>(query: RawBuilder<R>): Promise<R[]> {
     const parts = this.#queue.splice(0);
     parts.push(query.compile(this.conn));
-    this.#sent = true;
+    this.#sent = this.#used = true;
     const { rows } = await this.conn.executeQuery<R>(batchQuery(parts));
     return rows;
   }
 
-  #write(query: RawBuilder<unknown> | string): void {
-    this.#queue.push(typeof query === 'string' ? rawPart(query) : query.compile(this.conn));
+  #write(query: RawBuilder<unknown>): void {
+    this.#queue.push(query.compile(this.conn));
+    this.#used = true;
   }
 
   /** Sends what is queued and COMMIT (nothing at all when the unit never used the store). */
   async finish(): Promise<void> {
-    if (!this.#sent && this.#queue.length <= 2) return;
+    if (!this.#used) return;
     const parts = this.#queue.splice(0);
     parts.push(rawPart('commit'));
     this.#sent = true;
@@ -153,7 +156,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
 
   async saveReceipts(receipts: readonly PushReceipt[]): Promise<void> {
     if (receipts.length === 0) return;
-    this.#write(saveReceiptsText(this.userId, receipts));
+    this.#write(saveReceiptsQuery(this.userId, receipts));
   }
 
   async insertConflicts(conflicts: readonly NewConflict[]): Promise<void> {
@@ -197,8 +200,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
 
   async announceChange(change: DataChange): Promise<void> {
     this.assertOwnUser(change.userId);
-    // NOTIFY is transactional: delivered at COMMIT, dropped on ROLLBACK.
-    this.#write(`select pg_notify(${CHANNEL_SQL}, ${escapeLiteral(encodeChange(change))})`);
+    this.#write(notifyQuery(encodeChange(change)));
   }
 
   async readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
@@ -214,7 +216,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
       rows[type].push(recordFromBranch(type, r));
     }
     // Each branch is ordered; a parallel plan could still interleave branches, so order once more.
-    for (const list of Object.values(rows)) list.sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+    for (const list of Object.values(rows)) list.sort((a, b) => ascending(a.version, b.version));
     return { bound, rows };
   }
 

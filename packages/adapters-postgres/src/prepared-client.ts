@@ -4,34 +4,30 @@ import { batchOf, parameterLiteral, type StatementBatch } from './statement-batc
 /** At most this many distinct statement texts get a name; later new texts run unnamed (bounded memory). */
 const MAX_NAMED = 1000;
 
-/** Statement text → server-side statement name, shared by every connection of the process. */
-const names = new Map<string, string>();
+/**
+ * Names for statement texts, `<prefix><n>`, one per text for the whole process (pg refuses a name
+ * reused for another text on a connection), at most MAX_NAMED of them; undefined past the cap.
+ */
+function statementNames(prefix: string): (text: string) => string | undefined {
+  const names = new Map<string, string>();
+  return (text) => {
+    let name = names.get(text);
+    if (name === undefined && names.size < MAX_NAMED) {
+      name = `${prefix}${names.size + 1}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+}
+
+/** The name under which a parameterized statement is prepared (protocol level), or undefined when it should run unnamed. */
+export const statementName = statementNames('calsync_');
 
 /**
- * The name under which a parameterized statement is prepared, or undefined when it should run
- * unnamed. One global map, so one text always has one name (pg refuses a name reused for another
- * text on a connection).
+ * The name of a batch statement's SQL-level PREPARE. Its own names: node-pg keeps track of the
+ * statements it prepared itself and would try to prepare one of these a second time.
  */
-export function statementName(text: string): string | undefined {
-  let name = names.get(text);
-  if (name === undefined && names.size < MAX_NAMED) {
-    name = `calsync_${names.size + 1}`;
-    names.set(text, name);
-  }
-  return name;
-}
-
-/** Statement text → name of its SQL-level prepared statement (for batches), shared by every connection. */
-const batchNames = new Map<string, string>();
-
-function batchStatementName(text: string): string | undefined {
-  let name = batchNames.get(text);
-  if (name === undefined && batchNames.size < MAX_NAMED) {
-    name = `calsync_b${batchNames.size + 1}`;
-    batchNames.set(text, name);
-  }
-  return name;
-}
+const batchStatementName = statementNames('calsync_b');
 
 type BaseQuery = (...args: unknown[]) => unknown;
 

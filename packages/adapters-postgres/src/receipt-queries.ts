@@ -1,5 +1,4 @@
 import { sql, type RawBuilder } from 'kysely';
-import pg from 'pg';
 import { ENTITY_TYPE, type PushReceipt, type ReceiptKey } from '@calsync/domain';
 import { recordTypeOfEntity } from './conflict-mapping.js';
 
@@ -23,14 +22,13 @@ export function receiptFromSql(entityType: unknown, uid: unknown, fingerprint: u
 }
 
 /**
- * The INSERT of receipts as one plain text, the receipts inlined as one escaped JSON literal, so it
- * travels in the COMMIT message of a unit of work (no parameters, one round trip less per push). A
- * key that already exists is left as it is (its primary key decides). `userId` is a checked integer.
+ * The INSERT of receipts in one statement, the receipts as one JSON parameter (a fixed text, so one
+ * prepared statement whatever the count). A key that already exists is left as it is (its primary
+ * key decides).
  */
-export function saveReceiptsText(userId: number, receipts: readonly PushReceipt[]): string {
-  if (!Number.isSafeInteger(userId)) throw new Error('userId must be an integer');
+export function saveReceiptsQuery(userId: number, receipts: readonly PushReceipt[]): RawBuilder<never> {
   const json = JSON.stringify(receipts.map((r) => ({ e: ENTITY_TYPE[r.type], u: r.uid, f: r.fingerprint, r: r.result })));
-  return `insert into push_receipts (user_id, entity_type, uid, fingerprint, result)
-    select ${userId}, k.e, k.u, k.f, k.r from jsonb_to_recordset(${pg.Client.prototype.escapeLiteral(json)}::jsonb) as k(e text, u text, f text, r jsonb)
+  return sql<never>`insert into push_receipts (user_id, entity_type, uid, fingerprint, result)
+    select cast(${userId} as integer), k.e, k.u, k.f, k.r from jsonb_to_recordset(cast(${json} as jsonb)) as k(e text, u text, f text, r jsonb)
     on conflict do nothing`;
 }

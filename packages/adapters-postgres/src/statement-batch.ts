@@ -41,7 +41,7 @@ const NEEDS_ESCAPE = /['\\]/;
  * when it holds one (the form node-pg's escapeLiteral writes). Strings never hold NUL: the domain
  * refuses it before anything reaches the store.
  */
-export function escapeLiteral(text: string): string {
+function escapeLiteral(text: string): string {
   if (!NEEDS_ESCAPE.test(text)) return `'${text}'`;
   const quoted = text.replace(/'/g, "''");
   return text.includes('\\') ? `E'${quoted.replace(/\\/g, '\\\\')}'` : `'${quoted}'`;

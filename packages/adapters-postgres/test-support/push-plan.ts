@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { RECORD_TYPES, perRecordType } from '@calsync/domain';
-import { saveReceiptsText } from '../src/receipt-queries.js';
+import { saveReceiptsQuery } from '../src/receipt-queries.js';
 import { recordFromSql } from '../src/record-mapping.js';
 import { liveReferencingQuery, lockRowsAndReceiptsQuery, readAllChangesQuery, recordQuery } from '../src/record-queries.js';
 import type { DB } from '../src/schema.js';
@@ -97,7 +97,7 @@ export async function hotStatements(db: Kysely<DB>, seed: { userId: number }): P
     defaultCalendars: recordQuery('calendars', userId, sql`is_default and deleted is null`, sql`order by id for update`),
     insertRows: insertRowsQuery(userId, 'events', [{ ...existing, id: existing.id + 1_000_000_000, uid: 'new-1', version: BigInt(top[0]!.v) + 1n }]),
     updateRows: updateRowsQuery(userId, 'events', [{ ...existing, version: BigInt(top[0]!.v) + 2n }]),
-    saveReceipts: sql.raw(saveReceiptsText(userId, [{ type: 'events', uid: 'new-1', fingerprint: 'f', result: { status: 'created' } }])),
+    saveReceipts: saveReceiptsQuery(userId, [{ type: 'events', uid: 'new-1', fingerprint: 'f', result: { status: 'created' } }]),
     referencing: liveReferencingQuery('reminders', userId, 'event_uid', ['own-17']),
     pull: readAllChangesQuery(userId, Object.fromEntries(RECORD_TYPES.map((t) => [t, near])) as Record<(typeof RECORD_TYPES)[number], bigint>, 1000),
   };

@@ -1,3 +1,4 @@
+import { sql, type RawBuilder } from 'kysely';
 import type { DataChange, SessionEnd } from '@calsync/domain';
 
 /**
@@ -6,6 +7,11 @@ import type { DataChange, SessionEnd } from '@calsync/domain';
  * `current_schema()`, so they agree whatever the search_path is.
  */
 export const CHANNEL_SQL = `'calsync_changes_' || current_schema()`;
+
+/** `pg_notify` of `payload` on this schema's channel (transactional: delivered at COMMIT, dropped on ROLLBACK). */
+export function notifyQuery(payload: string): RawBuilder<unknown> {
+  return sql`select pg_notify(${sql.raw(CHANNEL_SQL)}, cast(${payload} as text))`;
+}
 
 /** What travels in a NOTIFY payload (well under PostgreSQL's 8000-byte limit: uids are at most 128 characters). */
 export type FeedMessage = { readonly kind: 'changed'; readonly change: DataChange } | { readonly kind: 'ended'; readonly end: SessionEnd };

@@ -9,3 +9,4 @@ export * from './push-planner.js';
 export * from './sync-service.js';
 export * from './page-limits.js';
 export * from './sign-up-calendar.js';
+export * from './reserved-ids.js';

@@ -4,6 +4,7 @@ import { referenceFields } from '../records/field-tables.js';
 import { fieldsOfWireRecord, completeFields } from '../records/snapshot.js';
 import { ENTITY_TYPE, RECORD_TYPES, type RecordType, type WireRecord } from '../records/types.js';
 import { decidePushItem, type LoserSpec } from './decide-push-item.js';
+import { countPerType, reservedIdTaker } from './reserved-ids.js';
 import { decideRestore } from './decide-restore.js';
 import { type CheckedPushItem, checkPushItem } from './fingerprint.js';
 import { RowOverlay } from './row-overlay.js';
@@ -161,18 +162,17 @@ export class PushPlanner {
   async commit(): Promise<PlanOutcome> {
     const count = this.#overlay.placeholderCount;
     const changed = this.#overlay.changedRows();
-    const newRows = perRecordType(() => 0);
-    for (const { row, existed } of changed) if (!existed) newRows[row.type]++;
+    const inserted = changed.filter((c) => !c.existed).map((c) => c.row);
     const reserved =
-      count > 0 || this.#conflicts.length > 0 || changed.some((c) => !c.existed)
-        ? await this.#uow.reserve({ versions: count, rowIds: newRows, conflictIds: this.#conflicts.length })
+      count > 0 || this.#conflicts.length > 0 || inserted.length > 0
+        ? await this.#uow.reserve({ versions: count, rowIds: countPerType(inserted), conflictIds: this.#conflicts.length })
         : null;
     const version = (v: bigint): bigint => (v < 0n ? reserved!.versions[Number(-v) - 1]! : v);
     const idMap = new Map<number, number>();
-    const taken = perRecordType(() => 0);
+    const takeId = reserved === null ? null : reservedIdTaker(reserved.rowIds);
     const writes: RowWrite[] = changed.map(({ row, existed }) => {
       if (existed) return { kind: 'update', row: { ...row, version: version(row.version) } };
-      const id = reserved!.rowIds[row.type][taken[row.type]++]!;
+      const id = takeId!(row.type);
       idMap.set(row.id, id);
       return { kind: 'insert', row: { ...row, id, version: version(row.version) } };
     });

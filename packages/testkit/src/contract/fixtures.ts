@@ -1,4 +1,4 @@
-import { perRecordType, type ChangeFeed, type FieldValues, type PushReceipt, type ReceiptKey, type RecordRow, type RecordType, type RowWrite, type SyncStore, type SyncUnitOfWork } from '@calsync/domain';
+import { countPerType, perRecordType, reservedIdTaker, type ChangeFeed, type FieldValues, type PushReceipt, type ReceiptKey, type RecordRow, type RecordType, type RowWrite, type SyncStore, type SyncUnitOfWork } from '@calsync/domain';
 
 /** What the contract suite needs from one store under test. */
 export interface StoreHarness {
@@ -66,11 +66,9 @@ export async function nextVersions(uow: SyncUnitOfWork, count: number): Promise<
 
 /** Insert writes of `rows`, each under an id drawn for its type with one `reserve` call, in order. */
 export async function insertsOf(uow: SyncUnitOfWork, rows: readonly UnsavedRow[]): Promise<(RowWrite & { row: RecordRow })[]> {
-  const counts = perRecordType(() => 0);
-  for (const r of rows) counts[r.type]++;
-  const { rowIds } = await uow.reserve({ rowIds: counts });
-  const taken = perRecordType(() => 0);
-  return rows.map((row) => ({ kind: 'insert' as const, row: { ...row, id: rowIds[row.type][taken[row.type]++]! } }));
+  const { rowIds } = await uow.reserve({ rowIds: countPerType(rows) });
+  const takeId = reservedIdTaker(rowIds);
+  return rows.map((row) => ({ kind: 'insert' as const, row: { ...row, id: takeId(row.type) } }));
 }
 
 /** Inserts rows in one unit of work with fresh versions; returns them as stored (with ids). */
