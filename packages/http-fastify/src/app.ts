@@ -10,6 +10,7 @@ import { opsMetricsPlugin, type DatabaseGauges } from './plugins/ops-metrics.js'
 import { standardResponsesPlugin } from './plugins/standard-responses.js';
 import { storableTextPlugin } from './plugins/storable-text.js';
 import { clientErrorHandler, httpEdgesPlugin } from './plugins/http-edges.js';
+import { requestBodyPlugin } from './plugins/request-body.js';
 import { createValidatorCompiler } from './plugins/validator-compiler.js';
 import { openApiPlugin } from './plugins/openapi.js';
 import { rateLimitPlugin, type RateLimitRedis } from './plugins/rate-limit.js';
@@ -100,6 +101,7 @@ export async function buildApp(deps: BuildAppDeps): Promise<FastifyInstance> {
   await app.register(errorHandlingPlugin, { bodyLimitBytes: config.bodyLimitBytes });
   await app.register(storableTextPlugin);
   await app.register(httpEdgesPlugin);
+  await app.register(requestBodyPlugin);
   await app.register(helmet, { global: true });
   await app.register(cors, {
     origin: config.corsOrigin,

@@ -1,8 +1,8 @@
-import { request as nodeRequest } from 'node:http';
 import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeAllThenRead } from '@calsync/testkit';
 import { asUser, buildTestApp } from '../test-support/index.js';
 
 // What a client sees over a real socket at the edges of HTTP: bodies over the limit, parser
@@ -68,36 +68,20 @@ describe('a body over the limit (1 MB): the client that is still sending gets th
     }
   });
 
-  it.each(sizes)("Node's http client, %s (also without Content-Length: chunked)", async (_name, bytes) => {
+  it.each(sizes)("Node's http client writing the whole body before it reads, %s (also chunked)", async (_name, bytes) => {
     const body = bigBody(bytes);
     for (const chunked of [false, true]) {
-      const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const req = nodeRequest(
-          { host: '127.0.0.1', port, path: '/api/sync/push', method: 'POST', headers: { 'content-type': 'application/json', ...asUser(1), ...(chunked ? {} : { 'content-length': body.length }) } },
-          (res) => {
-            let text = '';
-            res.on('data', (d: Buffer) => (text += d.toString()));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-            res.on('error', reject);
-          },
-        );
-        req.on('error', reject);
-        // Written in pieces, as a client streaming its body does.
-        const piece = 64 * 1024;
-        let at = 0;
-        const writeMore = (): void => {
-          while (at < body.length) {
-            const ok = req.write(body.subarray(at, at + piece));
-            at += piece;
-            if (!ok) return void req.once('drain', writeMore);
-          }
-          req.end();
-        };
-        writeMore();
-      });
+      const answer = await writeAllThenRead(port, body, chunked);
+      expect(answer.error, `${chunked ? 'chunked' : 'content-length'}: ${answer.error}`).toBeNull();
       expect(answer.status).toBe(413);
       expect(JSON.parse(answer.text)).toMatchObject({ success: false, error: { code: 'PAYLOAD_TOO_LARGE' } });
     }
+  });
+
+  it('a body over the drain bound (16 MB) still gets the 413 or a closed connection, never a hang', async () => {
+    const answer = await writeAllThenRead(port, Buffer.alloc(20e6, 0x20), false);
+    if (answer.error === null) expect(answer.status).toBe(413);
+    else expect(answer.error).toMatch(/EPIPE|ECONNRESET|socket hang up/);
   });
 });
 

@@ -8,3 +8,4 @@ export * from './contract/index.js';
 export * from './auth/index.js';
 export * from './notify/stand-in-fcm.js';
 export * from './notify/event-stream-reader.js';
+export * from './http/write-all-then-read.js';

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { SSEPluginOptions } from '@fastify/sse';
-import { DomainError } from '@calsync/domain';
+import { DomainError, parseVersion } from '@calsync/domain';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { requireAuth } from '../auth-context.js';
 import type { StreamEvent, StreamHub } from '../streams/stream-hub.js';
@@ -25,10 +25,11 @@ export interface StreamRoutesOptions {
 export function parseLastEventId(request: FastifyRequest): bigint | null {
   const raw = request.headers['last-event-id'];
   if (raw === undefined || raw === '') return null;
-  if (typeof raw !== 'string' || !/^[0-9]{1,19}$/.test(raw) || BigInt(raw) > 9_223_372_036_854_775_807n) {
+  const version = parseVersion(raw);
+  if (version === null) {
     throw new DomainError('VALIDATION_ERROR', 'Last-Event-ID must be a version (the id of a changed event)', [{ path: 'headers/last-event-id', message: 'must be a decimal version' }]);
   }
-  return BigInt(raw);
+  return version;
 }
 
 /** The wire form of a hub event. */
