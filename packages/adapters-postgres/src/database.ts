@@ -13,6 +13,7 @@ import { withUnavailableMapping } from './database-faults.js';
 import { PGliteDialect, type ConnectionStats } from './pglite-dialect.js';
 import { lockPGliteFolder, type FolderLock } from './pglite-folder-lock.js';
 import { PreparingClient } from './prepared-client.js';
+import { withStatementTimeout } from './statement-timeout.js';
 import type { DB } from './schema.js';
 
 /** Which engine a `Database` runs on. PGlite has one session, so it serializes all transactions. */
@@ -53,6 +54,10 @@ export interface CreateDatabaseOptions {
   readonly schema?: string;
   /** PGlite's shared_buffers in MB (default 16; PostgreSQL's own 128 MB is most of PGlite's memory). Ignored by pg. */
   readonly pgliteSharedBuffersMb?: number;
+  /** PostgreSQL only: how long getting a connection (from the pool, or a new one) may take; 0 waits for ever (pg-pool's connectionTimeoutMillis). */
+  readonly connectTimeoutMs?: number;
+  /** PostgreSQL only: how long one statement may go unanswered; 0: no bound (see `statement-timeout.ts`). */
+  readonly statementTimeoutMs?: number;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -85,17 +90,30 @@ function openPostgres(url: string, opts: CreateDatabaseOptions): Database {
     // execution whenever PostgreSQL's estimate of its generic plan is dearer than the custom ones
     // (the push prefetch spent 0.9 ms per push in planning under the user's lock). Every hot
     // statement probes its keys whatever the plan (push-plan.pg.test.ts checks both kinds).
-    options: ['-c plan_cache_mode=force_generic_plan', ...(opts.schema === undefined ? [] : [`-c search_path=${opts.schema}`])].join(' '),
+    options: [
+      '-c plan_cache_mode=force_generic_plan',
+      ...(opts.statementTimeoutMs ? [`-c statement_timeout=${opts.statementTimeoutMs}`] : []),
+      ...(opts.schema === undefined ? [] : [`-c search_path=${opts.schema}`]),
+    ].join(' '),
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 0,
   });
   // An idle client losing its connection must not crash the process; the pool drops it, and the
   // next unit of work gets a new connection (or DATABASE_UNAVAILABLE while the server is down).
   pool.on('error', () => {});
-  const db = new Kysely<DB>({ dialect: withUnavailableMapping(new PostgresDialect({ pool })) });
+  // Every statement bounded by the client (the server's statement_timeout above cannot answer over a dead network).
+  const db = new Kysely<DB>({ dialect: withUnavailableMapping(new PostgresDialect({ pool: withStatementTimeout(pool, opts.statementTimeoutMs ?? 0) })) });
   const connectionStats = (): ConnectionStats => ({ inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount, total: pool.totalCount });
   return wrap(db, 'postgres', connectionStats, null, async (options) => {
     const feed = new PostgresChangeFeed({
       ...options,
-      connect: () => new pg.Client({ connectionString: url, keepAlive: true, application_name: 'calsync change feed', ...(opts.schema === undefined ? {} : { options: `-c search_path=${opts.schema}` }) }),
+      connect: () =>
+        new pg.Client({
+          connectionString: url,
+          keepAlive: true,
+          connectionTimeoutMillis: opts.connectTimeoutMs ?? 0,
+          application_name: 'calsync change feed',
+          ...(opts.schema === undefined ? {} : { options: `-c search_path=${opts.schema}` }),
+        }),
       notify: async (payload) => {
         await notifyQuery(payload).execute(db);
       },

@@ -9,3 +9,4 @@ export * from './notify/postgres-change-feed.js';
 export * from './notify/pglite-change-feed.js';
 export * from './database-faults.js';
 export * from './pglite-folder-lock.js';
+export * from './statement-timeout.js';

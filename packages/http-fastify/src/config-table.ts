@@ -54,6 +54,8 @@ export const CONFIG_TABLE = {
   host: { name: 'HOST', type: 'string', default: '0.0.0.0', description: 'Interface the HTTP server binds to.' },
   databaseUrl: { name: 'DATABASE_URL', type: 'url', default: 'pglite://./.data/pglite', schemes: ['postgres', 'postgresql', 'pglite'], description: 'postgres://… (PostgreSQL server), pglite://<dir> (embedded, kept in dir) or pglite://memory.' },
   databaseStartupTimeoutMs: { name: 'DATABASE_STARTUP_TIMEOUT_MS', type: 'integer', default: '60000', min: 0, max: 3600000, description: 'How long start-up waits (retrying with backoff) for an unreachable database before it exits.' },
+  databaseConnectTimeoutMs: { name: 'DATABASE_CONNECT_TIMEOUT_MS', type: 'integer', default: '5000', min: 0, max: 600000, description: 'PostgreSQL: how long a request may wait for a connection (from the pool or a new one) before it answers 503 DATABASE_UNAVAILABLE; 0 waits for ever.' },
+  databaseStatementTimeoutMs: { name: 'DATABASE_STATEMENT_TIMEOUT_MS', type: 'integer', default: '15000', min: 0, max: 3600000, description: 'PostgreSQL: how long one statement may go unanswered (a stalled network, a stuck query) before its request answers 503 DATABASE_UNAVAILABLE; 0: no bound.' },
   databasePoolMax: { name: 'DATABASE_POOL_MAX', type: 'integer', default: '10', min: 1, max: 1000, description: 'Maximum PostgreSQL connections in the pool.' },
   logLevel: { name: 'LOG_LEVEL', type: 'enum', default: 'info', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level.' },
   corsOrigin: { name: 'CORS_ORIGIN', type: 'origins', default: '*', description: 'Allowed browser origins: *, true, false, one origin or a comma-separated list.' },

@@ -141,7 +141,11 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] });
   for (const w of warnings) logger.warn(w);
 
-  const database = await createDatabase(config.databaseUrl, { poolMax: config.databasePoolMax });
+  const database = await createDatabase(config.databaseUrl, {
+    poolMax: config.databasePoolMax,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+  });
   await waitForDatabaseAtStart(database, config.databaseStartupTimeoutMs, logger);
   const migrated = await migrateToLatest(database.db);
   logger.info({ migrated }, 'database schema is up to date');
