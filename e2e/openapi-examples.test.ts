@@ -21,6 +21,8 @@ type Doc = OpenApiDocument & { readonly paths: Record<string, Record<string, Ope
 interface Step {
   readonly id: string;
   readonly params?: () => Record<string, string>;
+  /** A query string for an operation whose query has required parameters. */
+  readonly query?: string;
   readonly adapt?: (example: Record<string, unknown>) => Record<string, unknown>;
   readonly token?: () => string;
   readonly after?: (data: Record<string, unknown>) => void;
@@ -73,6 +75,7 @@ describe('the documented examples against the real server (contract test, OpenAP
     { id: 'refreshTokens', adapt: (e) => ({ ...e, refreshToken: tokens.refresh }), after: keepTokens },
     { id: 'pushChanges', token: access },
     { id: 'pullChanges', token: access },
+    { id: 'listOccurrences', token: access, query: '?from=2026-03-01T00:00:00Z&to=2026-04-01T00:00:00Z&tz=Europe/Berlin' },
     { id: 'listConflicts', token: access, after: (d) => (conflictId = Number((d.conflicts as { conflictId: number }[])[0]?.conflictId ?? 0)) },
     { id: 'resolveConflict', token: access, params: () => ({ id: String(conflictId) }) },
     { id: 'getStats', token: access },
@@ -121,7 +124,7 @@ describe('the documented examples against the real server (contract test, OpenAP
       const example = found.op.requestBody?.content['application/json']?.example as Record<string, unknown> | undefined;
       if (found.op.requestBody !== undefined) expect(example, `${step.id} has a request example`).toBeDefined();
       const params = step.params?.() ?? {};
-      const path = found.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+      const path = found.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? '')) + (step.query ?? '');
       const body = example === undefined ? undefined : (step.adapt?.(example) ?? example);
       const answer = await http.request<{ success?: boolean; data?: Record<string, unknown> }>(found.method, path, {
         ...(body === undefined ? {} : { body }),
@@ -139,7 +142,7 @@ describe('the documented examples against the real server (contract test, OpenAP
     const checker = new OpenApiChecker(doc);
     const ok = (path: string, data: unknown) => ({ method: 'GET', path, status: 200, contentType: 'application/json', text: JSON.stringify({ success: true, data }) });
     const pull = { cursorReset: false, nextCursor: 'x', hasMore: false, calendars: [], tasks: [], reminders: [] };
-    const event = { id: 1, uid: 'e', version: '2', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', deleted: null, calendarUid: 'c', title: 't', description: null, location: null, startTime: '2026-01-01T00:00:00.000Z', endTime: '2026-01-01T00:00:00.000Z', allDay: false, timezone: null, rrule: null, exdate: null };
+    const event = { id: 1, uid: 'e', version: '2', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', deleted: null, calendarUid: 'c', title: 't', description: null, location: null, startTime: '2026-01-01T00:00:00.000Z', endTime: '2026-01-01T00:00:00.000Z', allDay: false, timezone: null, rrule: null, exdate: null, recurringEventUid: null, originalStartTime: null };
     expect(checker.problems(ok('/api/sync/changes', { ...pull, events: [event] }))).toEqual([]);
     expect(checker.problems(ok('/api/sync/changes', { ...pull, events: [{ ...event, startTime: 'yesterday' }] }))).not.toEqual([]);
     expect(checker.problems(ok('/api/sync/changes', { ...pull, events: [{ ...event, version: null }] }))).not.toEqual([]);

@@ -289,6 +289,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/occurrences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Occurrences of events in a window: series expanded in their zones, exdates and overrides applied */
+        get: operations["listOccurrences"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sync/stream": {
         parameters: {
             query?: never;
@@ -550,20 +567,16 @@ export interface components {
             title: string;
             description: string | null;
             location: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 instant (UTC)
-             */
+            /** @description an instant (UTC, toISOString form), or for an all-day event a date YYYY-MM-DD */
             startTime: string;
-            /**
-             * Format: date-time
-             * @description ISO 8601 instant (UTC)
-             */
+            /** @description an instant (UTC, toISOString form), or for an all-day event a date YYYY-MM-DD */
             endTime: string;
             allDay: boolean;
             timezone: string | null;
             rrule: string | null;
             exdate: string | null;
+            recurringEventUid: string | null;
+            originalStartTime: string | null;
         };
         /** EventConflict */
         EventConflict: {
@@ -610,14 +623,16 @@ export interface components {
             title?: string;
             description?: string | null;
             location?: string | null;
-            /** @description ISO 8601 instant (a per-item INVALID_FIELD error otherwise) */
+            /** @description ISO 8601 instant, or for an all-day event a date YYYY-MM-DD (a per-item INVALID_FIELD error otherwise) */
             startTime?: string;
-            /** @description ISO 8601 instant (a per-item INVALID_FIELD error otherwise) */
+            /** @description ISO 8601 instant, or for an all-day event a date YYYY-MM-DD (a per-item INVALID_FIELD error otherwise) */
             endTime?: string;
             allDay?: boolean;
             timezone?: string | null;
             rrule?: string | null;
             exdate?: string | null;
+            recurringEventUid?: string | null;
+            originalStartTime?: string | null;
         };
         /** EventSnapshot */
         EventSnapshot: {
@@ -642,20 +657,16 @@ export interface components {
             title: string;
             description: string | null;
             location: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 instant (UTC)
-             */
+            /** @description an instant (UTC, toISOString form), or for an all-day event a date YYYY-MM-DD */
             startTime: string;
-            /**
-             * Format: date-time
-             * @description ISO 8601 instant (UTC)
-             */
+            /** @description an instant (UTC, toISOString form), or for an all-day event a date YYYY-MM-DD */
             endTime: string;
             allDay: boolean;
             timezone: string | null;
             rrule: string | null;
             exdate: string | null;
+            recurringEventUid: string | null;
+            originalStartTime: string | null;
         };
         /** EventTombstone */
         EventTombstone: {
@@ -685,20 +696,16 @@ export interface components {
             title: string;
             description: string | null;
             location: string | null;
-            /**
-             * Format: date-time
-             * @description ISO 8601 instant (UTC)
-             */
+            /** @description an instant (UTC, toISOString form), or for an all-day event a date YYYY-MM-DD */
             startTime: string;
-            /**
-             * Format: date-time
-             * @description ISO 8601 instant (UTC)
-             */
+            /** @description an instant (UTC, toISOString form), or for an all-day event a date YYYY-MM-DD */
             endTime: string;
             allDay: boolean;
             timezone: string | null;
             rrule: string | null;
             exdate: string | null;
+            recurringEventUid: string | null;
+            originalStartTime: string | null;
         };
         /** ItemApplied */
         ItemApplied: {
@@ -739,6 +746,33 @@ export interface components {
             email: string;
             password: string;
             device?: components["schemas"]["DeviceInput"];
+        };
+        /** Occurrence */
+        Occurrence: {
+            /** @description the record to open: the override's uid for an overridden occurrence */
+            eventUid: string;
+            /** @description the series; null for a single event */
+            seriesUid: string | null;
+            calendarUid: string;
+            title: string;
+            /** @description start: an instant (UTC, toISOString form), or a date YYYY-MM-DD for an all-day occurrence */
+            start: string;
+            /** @description end (exclusive): an instant (UTC, toISOString form), or a date YYYY-MM-DD for an all-day occurrence */
+            end: string;
+            allDay: boolean;
+            /** @description the zone whose wall-clock time the event keeps; null for all-day */
+            timezone: string | null;
+            /** @description which occurrence of the series this is (RECURRENCE-ID); null for a single event */
+            originalStart: string | null;
+            /** @description an override replaces this occurrence of the series */
+            overridden: boolean;
+        };
+        /** OccurrencePage */
+        OccurrencePage: {
+            /** @description ordered by start, then eventUid; at most 10000 */
+            occurrences: components["schemas"]["Occurrence"][];
+            /** @description more than 10000 occurrences overlap the window: ask for a shorter one */
+            truncated: boolean;
         };
         /** ProfileUpdate */
         ProfileUpdate: {
@@ -3386,7 +3420,9 @@ export interface operations {
                      *             "allDay": false,
                      *             "timezone": "Europe/Berlin",
                      *             "rrule": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
-                     *             "exdate": null
+                     *             "exdate": null,
+                     *             "recurringEventUid": null,
+                     *             "originalStartTime": null
                      *           }
                      *         ],
                      *         "tasks": [],
@@ -3584,7 +3620,9 @@ export interface operations {
                      *               "allDay": false,
                      *               "timezone": "Europe/Berlin",
                      *               "rrule": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
-                     *               "exdate": null
+                     *               "exdate": null,
+                     *               "recurringEventUid": null,
+                     *               "originalStartTime": null
                      *             }
                      *           }
                      *         ],
@@ -3776,7 +3814,9 @@ export interface operations {
                      *             "allDay": false,
                      *             "timezone": "Europe/Berlin",
                      *             "rrule": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
-                     *             "exdate": null
+                     *             "exdate": null,
+                     *             "recurringEventUid": null,
+                     *             "originalStartTime": null
                      *           }
                      *         },
                      *         "record": {
@@ -3926,6 +3966,205 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests; wait Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL: unexpected failure (logged with the request id, never detailed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database could not be reached for this request; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listOccurrences: {
+        parameters: {
+            query: {
+                /** @description start of the window, an ISO 8601 instant (inclusive) */
+                from: string;
+                /** @description end of the window, an ISO 8601 instant (exclusive); at most 366 days after from */
+                to: string;
+                /** @description the viewer's IANA time zone, where all-day dates are placed for the overlap test (default UTC) */
+                tz?: string;
+                /** @description only this calendar */
+                calendarUid?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The occurrences that overlap the window, ordered by start */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "occurrences": [
+                     *           {
+                     *             "eventUid": "evt-standup",
+                     *             "seriesUid": "evt-standup",
+                     *             "calendarUid": "cal-work",
+                     *             "title": "Stand-up",
+                     *             "start": "2026-03-03T09:00:00.000Z",
+                     *             "end": "2026-03-03T09:15:00.000Z",
+                     *             "allDay": false,
+                     *             "timezone": "Europe/Berlin",
+                     *             "originalStart": "2026-03-03T09:00:00.000Z",
+                     *             "overridden": false
+                     *           },
+                     *           {
+                     *             "eventUid": "evt-standup-0304",
+                     *             "seriesUid": "evt-standup",
+                     *             "calendarUid": "cal-work",
+                     *             "title": "Stand-up (in the big room)",
+                     *             "start": "2026-03-04T10:00:00.000Z",
+                     *             "end": "2026-03-04T10:30:00.000Z",
+                     *             "allDay": false,
+                     *             "timezone": "Europe/Berlin",
+                     *             "originalStart": "2026-03-04T09:00:00.000Z",
+                     *             "overridden": true
+                     *           },
+                     *           {
+                     *             "eventUid": "evt-offsite",
+                     *             "seriesUid": null,
+                     *             "calendarUid": "cal-work",
+                     *             "title": "Offsite",
+                     *             "start": "2026-03-05",
+                     *             "end": "2026-03-07",
+                     *             "allDay": true,
+                     *             "timezone": null,
+                     *             "originalStart": null,
+                     *             "overridden": false
+                     *           }
+                     *         ],
+                     *         "truncated": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["OccurrencePage"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: the request does not fit the schema (details: the failing paths) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_ERROR";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: no, bad or revoked access token; TOKEN_EXPIRED: the access token expired; refresh, then retry once */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED" | "TOKEN_EXPIRED";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description WRONG_TOKEN_TYPE: a refresh token used as access token, or the reverse */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "WRONG_TOKEN_TYPE";
                             /** @description for people; never parse it */
                             message: string;
                             /** @description e.g. the failing paths of a VALIDATION_ERROR */

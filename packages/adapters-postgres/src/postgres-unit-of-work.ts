@@ -7,6 +7,8 @@ import {
   type ChangesSince,
   type ConflictRecord,
   type DataChange,
+  eventWindowBounds,
+  type EventWindow,
   type NewConflict,
   type Prefetched,
   type PushReceipt,
@@ -121,6 +123,18 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     if (parentUids.length === 0) return [];
     const rows = await this.#read(liveReferencingQuery(type, this.userId, referenceColumn(type, field), parentUids));
     return rows.map((r) => recordFromSql(type, r));
+  }
+
+  async readEventWindow(from: string, to: string): Promise<EventWindow> {
+    const [lo, hi] = eventWindowBounds(from, to);
+    const calendars = await this.selectRecords('calendars', sql`deleted is null`, sql`order by id`);
+    // Event times are ISO text (instants and all-day dates alike), so they compare as text.
+    const events = await this.selectRecords(
+      'events',
+      sql`deleted is null and (rrule is not null or recurring_event_uid is not null or (start_time < ${hi} and end_time > ${lo}))`,
+      sql`order by id`,
+    );
+    return { calendars, events };
   }
 
   async findLiveDefaultCalendars(): Promise<RecordRow[]> {

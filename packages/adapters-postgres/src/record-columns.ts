@@ -14,6 +14,8 @@ export const SQL_TYPE_OF_KIND: Readonly<Record<FieldKind, 'text' | 'boolean' | '
   boolean: 'boolean',
   integer: 'integer',
   datetime: 'timestamptz',
+  // An instant or a date as its text (ISO forms sort as text); a date must stay a date.
+  eventtime: 'text',
 };
 
 /** A field is NOT NULL when it is not nullable or must be given on create. */

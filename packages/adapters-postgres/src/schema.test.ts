@@ -4,7 +4,7 @@ import type { CalendarsTable, EventsTable, RecordTableBase, RemindersTable, Task
 
 // The record-table row types are computed from FIELD_TABLES; these checks (run by the type check)
 // pin the mapping of each field shape to its column type, so a change to the mapping is seen.
-type Timestamp = EventsTable['start_time'];
+type Timestamp = NonNullable<TasksTable['due_at']>;
 
 describe('record-table types derived from the field tables', () => {
   it('map each field shape to its column type', () => {
@@ -13,7 +13,8 @@ describe('record-table types derived from the field tables', () => {
     expectTypeOf<CalendarsTable['is_default']>().toEqualTypeOf<Generated<boolean>>();
     expectTypeOf<EventsTable['calendar_uid']>().toEqualTypeOf<string>();
     expectTypeOf<EventsTable['all_day']>().toEqualTypeOf<Generated<boolean>>();
-    expectTypeOf<EventsTable['end_time']>().toEqualTypeOf<Timestamp>();
+    expectTypeOf<EventsTable['end_time']>().toEqualTypeOf<string>();
+    expectTypeOf<EventsTable['original_start_time']>().toEqualTypeOf<string | null>();
     expectTypeOf<EventsTable['sync_status']>().toEqualTypeOf<Generated<string>>();
     expectTypeOf<TasksTable['due_at']>().toEqualTypeOf<Timestamp | null>();
     expectTypeOf<TasksTable['priority']>().toEqualTypeOf<number | null>();

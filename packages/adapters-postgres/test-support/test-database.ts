@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { createDatabase, type Database, type DatabaseKind } from '../src/database.js';
-import { migrateToLatest } from '../src/migrate.js';
+import { migrateToLatest, migrateUpTo } from '../src/migrate.js';
 
 declare module 'vitest' {
   /** What vitest.config.ts provides to the database tests. */
@@ -41,14 +42,15 @@ export interface TestDatabase extends Database {
 }
 
 /**
- * Opens a fresh migrated database for tests. PGlite: in memory. PostgreSQL: a uniquely named
+ * Opens a fresh migrated database for tests (up to `opts.upTo` when given, else to the latest). PGlite: in memory. PostgreSQL: a uniquely named
  * schema in `opts.url` or the configured test server, first on every pool connection's search_path, dropped on close, so
  * test files running at the same time never see each other's rows.
  */
-export async function openTestDatabase(kind: DatabaseKind, opts: { poolMax?: number; url?: string } = {}): Promise<TestDatabase> {
+export async function openTestDatabase(kind: DatabaseKind, opts: { poolMax?: number; url?: string; upTo?: string } = {}): Promise<TestDatabase> {
+  const migrateIt = <T>(db: Kysely<T>) => (opts.upTo === undefined ? migrateToLatest(db) : migrateUpTo(db, opts.upTo));
   if (kind === 'pglite') {
     const database = await createDatabase('pglite://memory');
-    await migrateToLatest(database.db);
+    await migrateIt(database.db);
     return { ...database, schema: null };
   }
   const url = opts.url ?? testDatabaseUrl();
@@ -57,7 +59,7 @@ export async function openTestDatabase(kind: DatabaseKind, opts: { poolMax?: num
   await withClient(url, (client) => client.query(`create schema ${schema}`));
   const database = await createDatabase(url, { schema, poolMax: opts.poolMax ?? 10 });
   try {
-    await migrateToLatest(database.db);
+    await migrateIt(database.db);
   } catch (error) {
     await database.close();
     await withClient(url, (client) => client.query(`drop schema ${schema} cascade`));

@@ -11,8 +11,10 @@ import { CalsyncApi } from './http/api.js';
 import { Transport } from './http/transport.js';
 import type { CalendarFields, EventFields, ReminderFields, TaskFields } from './records.js';
 import { notificationStreamTrigger } from './notify/notification-stream.js';
+import { localOccurrences, occurrenceOperations, type OccurrenceOperations, type OccurrencesQuery } from './series.js';
 import { StatusCell, type SyncStatus } from './status.js';
 import type { OutboxError } from './store/local-store.js';
+import type { OccurrencePage } from '@calsync/domain/calendar';
 import { TabCoordinator } from './tab-coordinator.js';
 import { browserOnline, debounce, onlineTrigger, periodicTrigger, visibleTrigger, type TriggerSource } from './triggers.js';
 import { uuidv7 } from './uid.js';
@@ -33,9 +35,16 @@ export interface SyncClient {
   open(): Promise<void>;
   readonly auth: ClientAuth;
   readonly calendars: Collection<CalendarFields>;
-  readonly events: Collection<EventFields>;
+  /** Events, with one-occurrence edits of series (`editOccurrence`, `removeOccurrence`). */
+  readonly events: Collection<EventFields> & OccurrenceOperations;
   readonly tasks: Collection<TaskFields>;
   readonly reminders: Collection<ReminderFields>;
+  /**
+   * The occurrences of the local events that overlap a window: series expanded in their zones,
+   * exdates and overrides applied, ordered by start (the server's GET /api/occurrences answers the
+   * same from its copy). Works offline.
+   */
+  occurrences(query: OccurrencesQuery): OccurrencePage;
   /** One push-then-pull round (bootstrap pull first when needed); a second call joins the running one. */
   sync(): Promise<void>;
   /** Starts the loop: debounced local writes, online, page visible, the periodic timer, added triggers. */
@@ -192,6 +201,9 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
     }, () => undefined);
   });
 
+  const eventCollection = createCollection<EventFields>('events', state, wrote, ready);
+  const events = Object.assign(eventCollection, occurrenceOperations(state, eventCollection, () => uuidv7(now())));
+
   const activate = (source: TriggerSource): void => {
     activeTriggers.set(source, source((reason) => runner.request(reason)));
   };
@@ -208,7 +220,11 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
     },
     auth,
     calendars: createCollection<CalendarFields>('calendars', state, wrote, ready),
-    events: createCollection<EventFields>('events', state, wrote, ready),
+    events,
+    occurrences: (query) => {
+      ready();
+      return localOccurrences(state, query);
+    },
     tasks: createCollection<TaskFields>('tasks', state, wrote, ready),
     reminders: createCollection<ReminderFields>('reminders', state, wrote, ready),
     sync() {

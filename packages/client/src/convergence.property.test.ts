@@ -86,11 +86,13 @@ async function applyLocal(d: Device, s: Step, fresh: () => string): Promise<void
       return remove('calendars');
     case 'newEvent': {
       const cal = pick('calendars');
-      if (cal) await c.events.put({ uid: fresh(), calendarUid: cal, title: s.text, startTime: s.start, endTime: end, allDay: s.flag });
+      // An all-day event holds dates (end exclusive), a timed one instants.
+      const times = s.flag ? { startTime: s.start.slice(0, 10), endTime: new Date(Date.parse(s.start.slice(0, 10)) + 86_400_000).toISOString().slice(0, 10) } : { startTime: s.start, endTime: end };
+      if (cal) await c.events.put({ uid: fresh(), calendarUid: cal, title: s.text, ...times, allDay: s.flag });
       return;
     }
     case 'editEvent':
-      return edit('events', s.flag ? { title: s.text } : { startTime: s.start, endTime: end });
+      return edit('events', s.flag ? { title: s.text } : { startTime: s.start, endTime: end, allDay: false });
     case 'deleteEvent':
       return remove('events');
     case 'newTask':

@@ -1,8 +1,9 @@
 import {
-  checkInvariants,
+  checkImmutable,
   checkRequiredOnCreate,
   createFields,
   UID_PATTERN,
+  settleFields,
   validatePatch,
   type FieldValue,
   type ItemErrorCode,
@@ -29,7 +30,14 @@ export function checkPut(type: RecordType, uid: string, existing: StoredRecord |
   if (!checked.ok) throw new LocalValidationError(checked.error.code, checked.error.message);
   const patch = { ...checked.value };
   const merged = existing ? { ...existing.fields, ...patch } : createFields(type, patch);
-  const problem = (existing ? null : checkRequiredOnCreate(type, merged)) ?? checkInvariants(type, merged);
+  const problem = existing ? checkImmutable(type, existing.fields, patch) : checkRequiredOnCreate(type, merged);
   if (problem) throw new LocalValidationError(problem.code, problem.message);
+  const settled = settleFields(type, merged);
+  if (!settled.ok) throw new LocalValidationError(settled.error.code, settled.error.message);
+  // The patch carries each field as the server will store it (an all-day time as its date), plus
+  // any field the rules changed beyond the patch.
+  for (const [name, value] of Object.entries(settled.value)) {
+    if (name in patch || (existing && value !== existing.fields[name])) patch[name] = value;
+  }
   return patch;
 }

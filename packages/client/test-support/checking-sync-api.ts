@@ -19,6 +19,7 @@ export class CheckingSyncApi implements SyncApi {
   listConflicts: SyncApi['listConflicts'] = (u, q) => this.svc.listConflicts(u, q);
   resolveConflict: SyncApi['resolveConflict'] = (u, id, a) => this.svc.resolveConflict(u, id, a);
   newestVersion: SyncApi['newestVersion'] = (u) => this.svc.newestVersion(u);
+  occurrences: SyncApi['occurrences'] = (u, q) => this.svc.occurrences(u, q);
 
   #rows(userId: number, type: RecordType): Map<string, RecordRow> {
     return new Map(this.store.snapshotRows(userId, type).map((r) => [r.uid, r]));

@@ -3,7 +3,10 @@ import {
   type AccessIdentity,
   type AuthApi,
   perRecordType,
+  checkOccurrenceWindow,
   type ConflictPage,
+  type OccurrencePage,
+  type OccurrenceQuery,
   type ItemResult,
   type LegacyStatsStore,
   type PullResponse,
@@ -41,6 +44,12 @@ export class RecordingSyncApi implements SyncApi {
   async newestVersion(userId: number): Promise<bigint> {
     this.record('newestVersion', userId, null);
     return 0n;
+  }
+
+  async occurrences(userId: number, query: OccurrenceQuery): Promise<OccurrencePage> {
+    this.record('occurrences', userId, query);
+    checkOccurrenceWindow(query);
+    return { occurrences: [], truncated: false };
   }
 
   async listConflicts(userId: number, query: { afterId?: number; limit?: number }): Promise<ConflictPage> {

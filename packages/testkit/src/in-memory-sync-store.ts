@@ -1,4 +1,5 @@
 import {
+  eventWindowBounds,
   isLiveDefaultCalendar,
   RECORD_TYPES,
   perRecordType,
@@ -195,6 +196,15 @@ export class InMemorySyncStore implements SyncStore {
             .slice(0, Math.max(0, limit)),
         );
         return { bound, rows };
+      },
+      readEventWindow: async (from, to) => {
+        guard();
+        const [lo, hi] = eventWindowBounds(from, to);
+        const live = (type: RecordType) => [...d.rows[type].values()].filter((r) => r.deleted === null).sort((a, b) => a.id - b.id);
+        const events = live('events').filter(
+          (r) => r.fields.rrule != null || r.fields.recurringEventUid != null || (String(r.fields.startTime) < hi && String(r.fields.endTime) > lo),
+        );
+        return { calendars: live('calendars'), events };
       },
     };
   }

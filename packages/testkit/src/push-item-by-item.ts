@@ -25,5 +25,6 @@ export function itemByItem(sync: SyncApi): SyncApi {
     listConflicts: (userId, query) => sync.listConflicts(userId, query),
     resolveConflict: (userId, conflictId, action, deviceUid) => sync.resolveConflict(userId, conflictId, action, deviceUid),
     newestVersion: (userId) => sync.newestVersion(userId),
+    occurrences: (userId, query) => sync.occurrences(userId, query),
   };
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { deviceListResult, loginBody, meResult, profileBody, refreshBody, sendOtpBody, sendOtpResult, signInResult, tokenPair, verifyOtpBody } from './auth-schemas.js';
 import { EXAMPLES } from './examples.js';
 import { OPERATIONS, errorCodesByStatus } from './operations.js';
+import { occurrencePageSchema } from './occurrence-schemas.js';
 import { pushBodySchema } from './record-schemas.js';
 import { conflictPageSchema, pullResponseSchema, pushResponseSchema, resolveBodySchema, resolveResponseSchema } from './sync-schemas.js';
 import { FormatRegistry, type TSchema } from '@sinclair/typebox';
@@ -21,6 +22,7 @@ const schemas: Record<string, { request?: TSchema; response?: TSchema }> = {
   pushChanges: { request: pushBodySchema, response: pushResponseSchema },
   pullChanges: { response: pullResponseSchema },
   listConflicts: { response: conflictPageSchema },
+  listOccurrences: { response: occurrencePageSchema },
   resolveConflict: { request: resolveBodySchema, response: resolveResponseSchema },
 };
 

@@ -1,6 +1,7 @@
 import type { OperationId } from './operations.js';
 import type {
   ConflictPageWire,
+  OccurrencePageWire,
   DeviceListResult,
   LoginBody,
   MeResult,
@@ -40,6 +41,7 @@ const event = {
   calendarUid: 'cal-work', title: 'Stand-up', description: null, location: 'Room 2',
   startTime: '2026-03-03T09:00:00.000Z', endTime: '2026-03-03T09:15:00.000Z', allDay: false,
   timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR', exdate: null,
+  recurringEventUid: null, originalStartTime: null,
 };
 const conflict = {
   conflictId: 3, entityType: 'EVENT' as const, entityUid: 'evt-standup', winnerVersion: '9', createdAt: T1, resolvedAt: null,
@@ -95,6 +97,16 @@ export const EXAMPLES = {
     } satisfies PullResponseWire,
   },
   listConflicts: { response: { conflicts: [conflict], hasMore: false, nextAfterId: null } satisfies ConflictPageWire },
+  listOccurrences: {
+    response: {
+      occurrences: [
+        { eventUid: 'evt-standup', seriesUid: 'evt-standup', calendarUid: 'cal-work', title: 'Stand-up', start: '2026-03-03T09:00:00.000Z', end: '2026-03-03T09:15:00.000Z', allDay: false, timezone: 'Europe/Berlin', originalStart: '2026-03-03T09:00:00.000Z', overridden: false },
+        { eventUid: 'evt-standup-0304', seriesUid: 'evt-standup', calendarUid: 'cal-work', title: 'Stand-up (in the big room)', start: '2026-03-04T10:00:00.000Z', end: '2026-03-04T10:30:00.000Z', allDay: false, timezone: 'Europe/Berlin', originalStart: '2026-03-04T09:00:00.000Z', overridden: true },
+        { eventUid: 'evt-offsite', seriesUid: null, calendarUid: 'cal-work', title: 'Offsite', start: '2026-03-05', end: '2026-03-07', allDay: true, timezone: null, originalStart: null, overridden: false },
+      ],
+      truncated: false,
+    } satisfies OccurrencePageWire,
+  },
   resolveConflict: {
     request: { action: 'restore' } satisfies ResolveBody,
     response: { conflict: { ...conflict, resolvedAt: '2026-03-02T09:00:00.000Z' }, record: { entityType: 'EVENT', uid: 'evt-standup', version: '10' } } satisfies ResolveResponseWire,

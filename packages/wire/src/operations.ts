@@ -93,6 +93,11 @@ export const OPERATIONS = {
     summary: 'Unresolved conflicts with conflictId > afterId, ascending',
     errors: [...API, ...PARAMS, ...BEARER],
   },
+  listOccurrences: {
+    method: 'GET', path: '/api/occurrences', tag: 'sync', auth: 'bearer',
+    summary: 'Occurrences of events in a window: series expanded in their zones, exdates and overrides applied',
+    errors: [...API, ...PARAMS, ...BEARER],
+  },
   resolveConflict: {
     method: 'POST', path: '/api/sync/conflicts/{id}/resolve', tag: 'sync', auth: 'bearer',
     summary: 'Resolve a conflict: restore the loser snapshot or dismiss it',

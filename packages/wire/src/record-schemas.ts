@@ -22,6 +22,9 @@ export type FieldProperties<T extends RecordType> = { [F in FieldTables[T][numbe
 /** The same properties, each optional (a push item is a patch). */
 type OptionalFieldProperties<T extends RecordType> = { [F in FieldTables[T][number] as F['name']]: TOptional<FieldSchema<F>> };
 
+/** An event time as the server writes it: `YYYY-MM-DD` (all-day) or an instant in `toISOString` form. */
+const EVENT_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z)?$';
+
 /** An instant as the server writes it (`Date#toISOString()` form). */
 export const instantSchema = (description = 'ISO 8601 instant (UTC)') => Type.String({ format: 'date-time', description });
 
@@ -38,6 +41,10 @@ function valueSchema(field: FieldSpec, pulled: boolean): TSchema {
       return Type.Integer(pulled ? { minimum: field.min, maximum: field.max } : {});
     case 'datetime':
       return pulled ? instantSchema() : Type.String({ description: 'ISO 8601 instant (a per-item INVALID_FIELD error otherwise)' });
+    case 'eventtime':
+      return pulled
+        ? Type.String({ pattern: EVENT_TIME_PATTERN, description: 'an instant (UTC, toISOString form), or for an all-day event a date YYYY-MM-DD' })
+        : Type.String({ description: 'ISO 8601 instant, or for an all-day event a date YYYY-MM-DD (a per-item INVALID_FIELD error otherwise)' });
     case 'ref':
       return Type.String({ description: `uid of a live ${field.ref ?? 'record'} of the same user` });
     case 'color':

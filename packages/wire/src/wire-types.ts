@@ -1,6 +1,7 @@
 import type { RecordType } from '@calsync/domain';
 import type { Static } from '@sinclair/typebox';
 import type * as auth from './auth-schemas.js';
+import type * as occurrences from './occurrence-schemas.js';
 import type { errorEnvelopeSchema } from './envelope-schemas.js';
 import type * as records from './record-schemas.js';
 import type * as sync from './sync-schemas.js';
@@ -60,3 +61,9 @@ export type ConflictListQuery = Static<typeof sync.conflictListQuerySchema>;
 export type ResolveBody = Static<typeof sync.resolveBodySchema>;
 /** `data` of POST /api/sync/conflicts/{id}/resolve. */
 export type ResolveResponseWire = Static<typeof sync.resolveResponseSchema>;
+/** Query of GET /api/occurrences. */
+export type OccurrencesQuery = Static<typeof occurrences.occurrencesQuerySchema>;
+/** One occurrence of an event in a window. */
+export type OccurrenceWire = Static<typeof occurrences.occurrenceSchema>;
+/** `data` of GET /api/occurrences. */
+export type OccurrencePageWire = Static<typeof occurrences.occurrencePageSchema>;

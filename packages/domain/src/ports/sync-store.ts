@@ -65,6 +65,14 @@ export interface Prefetched {
   readonly receipts: PushReceipt[];
 }
 
+/** The answer of `SyncUnitOfWork.readEventWindow`: what a calendar view of a window needs. */
+export interface EventWindow {
+  /** The user's live calendars (their zones apply to events without one). */
+  readonly calendars: RecordRow[];
+  /** Live events that may have an occurrence in the window (see `readEventWindow`). */
+  readonly events: RecordRow[];
+}
+
 /** The answer of `SyncUnitOfWork.readChangesSince`: the pull's upper bound and each type's rows. */
 export interface ChangesSince {
   /** The global sequence's last issued value when the read began (0n when none was ever issued). */
@@ -135,6 +143,14 @@ export interface SyncUnitOfWork {
    * the watermark is at or past the bound, or `limit` is 0).
    */
   readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince>;
+  /**
+   * The read behind occurrence queries: the user's live calendars, and every live event that may
+   * occur in [from, to) (ISO instants): each series (rrule set) and override, whatever its times,
+   * and each other event whose start is before `to` plus a day and whose end is after `from`
+   * minus a day (an all-day date lands up to 14 hours either side of UTC in a viewer's zone).
+   * Not locked; each list in id order.
+   */
+  readEventWindow(from: string, to: string): Promise<EventWindow>;
 }
 
 /**

@@ -61,3 +61,27 @@ export function parseIsoInstant(text: string): Date | null {
   const time = date.getTime();
   return Number.isNaN(time) || time < INSTANT_RANGE.min || time > INSTANT_RANGE.max ? null : date;
 }
+
+const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * A floating calendar date `YYYY-MM-DD` (an all-day event's start or end, an all-day series'
+ * exdate entry), or null when the text is not one: the extended form only, years 0001 to 9999,
+ * no impossible dates.
+ */
+export function parseDateOnly(text: string): string | null {
+  const m = DATE_ONLY.exec(text);
+  if (!m) return null;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  return text;
+}
+
+/** The date of an instant that is exactly midnight UTC (how all-day dates travelled before they were dates), else null. */
+export function dateOfMidnightUtc(instant: string): string | null {
+  const date = parseIsoInstant(instant);
+  if (date === null || date.getTime() % 86_400_000 !== 0) return null;
+  return date.toISOString().slice(0, 10);
+}

@@ -1,4 +1,4 @@
-import { parseIsoInstant } from './datetime.js';
+import { parseDateOnly, parseIsoInstant } from './datetime.js';
 import { FIELD_TABLES } from './field-tables.js';
 import { type Checked, fail, itemError, ok } from './item-error.js';
 import { isValidRrule } from './rrule.js';
@@ -89,6 +89,12 @@ function validateValue(spec: FieldSpec, value: unknown): Checked<FieldValue> {
     case 'datetime': {
       const date = typeof value === 'string' ? parseIsoInstant(value) : null;
       return date ? ok(date.toISOString()) : invalid(spec, 'must be an ISO 8601 date-time in years 0001 to 9999');
+    }
+    case 'eventtime': {
+      // A date stays a date here; whether the event needs a date or an instant is settled on its whole state (settleEvent).
+      if (typeof value === 'string' && parseDateOnly(value) !== null) return ok(value);
+      const date = typeof value === 'string' ? parseIsoInstant(value) : null;
+      return date ? ok(date.toISOString()) : invalid(spec, 'must be an ISO 8601 date-time or a date YYYY-MM-DD');
     }
     case 'color':
       return typeof value === 'string' && COLOR.test(value) ? ok(value) : invalid(spec, 'must be #RRGGBB');

@@ -6,6 +6,7 @@ export * from './storable-text.js';
 export * from './rrule.js';
 export * from './field-validation.js';
 export * from './record-state.js';
+export * from './event-rules.js';
 export * from './snapshot.js';
 export * from './default-calendar.js';
 export * from './per-record-type.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyPatch, checkInvariants, checkRequiredOnCreate, createFields } from './record-state.js';
+import { applyPatch, checkImmutable, checkRequiredOnCreate, createFields, settleFields } from './record-state.js';
 import { toWireRecord } from './snapshot.js';
 
 describe('record state', () => {
@@ -25,13 +25,56 @@ describe('record state', () => {
     expect(checkRequiredOnCreate('calendars', createFields('calendars', { name: 'x' }))).toBeNull();
   });
   it('checks merged invariants', () => {
+    const problem = (type: 'events' | 'reminders', fields: Record<string, unknown>) => {
+      const out = settleFields(type, fields as never);
+      return out.ok ? null : out.error;
+    };
     const ev = { startTime: '2024-01-02T00:00:00.000Z', endTime: '2024-01-01T00:00:00.000Z' };
-    expect(checkInvariants('events', { ...createFields('events', {}), ...ev, calendarUid: 'c', title: 't' })?.code).toBe('INVALID_FIELD');
-    expect(checkInvariants('reminders', { eventUid: 'e', taskUid: 't' })?.message).toContain('not both');
-    expect(checkInvariants('reminders', { eventUid: 'e', taskUid: null })).toBeNull();
-    expect(checkInvariants('reminders', { eventUid: 'e', minutesBefore: 10, remindAt: '2024-01-01T00:00:00.000Z' })?.message)
+    expect(problem('events', { ...createFields('events', {}), ...ev, calendarUid: 'c', title: 't' })?.code).toBe('INVALID_FIELD');
+    expect(problem('reminders', { eventUid: 'e', taskUid: 't' })?.message).toContain('not both');
+    expect(problem('reminders', { eventUid: 'e', taskUid: null })).toBeNull();
+    expect(problem('reminders', { eventUid: 'e', minutesBefore: 10, remindAt: '2024-01-01T00:00:00.000Z' })?.message)
       .toContain('minutesBefore or remindAt');
-    expect(checkInvariants('reminders', { eventUid: 'e', minutesBefore: 10, remindAt: null })).toBeNull();
+    expect(problem('reminders', { eventUid: 'e', minutesBefore: 10, remindAt: null })).toBeNull();
+  });
+  describe('event times', () => {
+    const event = (fields: Record<string, unknown>) => settleFields('events', { ...createFields('events', {}), calendarUid: 'c', title: 't', ...fields } as never);
+    it('keeps an all-day event as floating dates and reads a midnight-UTC instant as its date', () => {
+      const dates = event({ allDay: true, startTime: '2026-03-10', endTime: '2026-03-11' });
+      expect(dates.ok && [dates.value.startTime, dates.value.endTime]).toEqual(['2026-03-10', '2026-03-11']);
+      const legacy = event({ allDay: true, startTime: '2026-03-10T00:00:00.000Z', endTime: '2026-03-11T00:00:00.000Z' });
+      expect(legacy.ok && [legacy.value.startTime, legacy.value.endTime]).toEqual(['2026-03-10', '2026-03-11']);
+    });
+    it('refuses an all-day event at any other instant, and an end before the start', () => {
+      const evening = event({ allDay: true, startTime: '2026-03-09T23:00:00.000Z', endTime: '2026-03-10T23:00:00.000Z' });
+      expect(!evening.ok && evening.error.code).toBe('INVALID_FIELD');
+      const backwards = event({ allDay: true, startTime: '2026-03-11', endTime: '2026-03-10' });
+      expect(!backwards.ok && backwards.error.message).toContain('endTime');
+    });
+    it('reads a bare date of a timed event as midnight UTC', () => {
+      const timed = event({ startTime: '2026-03-10', endTime: '2026-03-10T10:00:00Z' });
+      expect(timed.ok && [timed.value.startTime, timed.value.endTime]).toEqual(['2026-03-10T00:00:00.000Z', '2026-03-10T10:00:00.000Z']);
+    });
+    it('wants dates in an all-day series\' exdate', () => {
+      const base = { allDay: true, startTime: '2026-03-10', endTime: '2026-03-11', rrule: 'FREQ=DAILY' };
+      expect(event({ ...base, exdate: '2026-03-12,2026-03-14T00:00:00.000Z' }).ok).toBe(true);
+      const timedEntry = event({ ...base, exdate: '2026-03-12T09:00:00.000Z' });
+      expect(!timedEntry.ok && timedEntry.error.code).toBe('INVALID_EXDATE');
+    });
+    it('wants an override to name its series and occurrence together, without rrule or exdate', () => {
+      const times = { startTime: '2026-03-10T09:00:00.000Z', endTime: '2026-03-10T10:00:00.000Z' };
+      expect(event({ ...times, recurringEventUid: 's', originalStartTime: '2026-03-10T08:00:00.000Z' }).ok).toBe(true);
+      const half = event({ ...times, recurringEventUid: 's' });
+      expect(!half.ok && half.error.message).toContain('originalStartTime');
+      const ruled = event({ ...times, recurringEventUid: 's', originalStartTime: '2026-03-10T08:00:00.000Z', rrule: 'FREQ=DAILY' });
+      expect(!ruled.ok && ruled.error.message).toContain('no rrule');
+    });
+    it('never lets a patch change an override\'s series or occurrence', () => {
+      const current = { recurringEventUid: 's', originalStartTime: '2026-03-10T08:00:00.000Z' };
+      expect(checkImmutable('events', current, { recurringEventUid: 's', title: 'x' })).toBeNull();
+      expect(checkImmutable('events', current, { originalStartTime: '2026-03-11T08:00:00.000Z' })?.code).toBe('INVALID_FIELD');
+      expect(checkImmutable('events', current, { recurringEventUid: null })?.code).toBe('INVALID_FIELD');
+    });
   });
   it('snapshots rows with the version as a string and every field present', () => {
     const wire = toWireRecord({

@@ -1,5 +1,6 @@
+import { settleEvent } from './event-rules.js';
 import { CREATE_DEFAULTS, FIELD_TABLES } from './field-tables.js';
-import { type ItemError, itemError } from './item-error.js';
+import { type Checked, fail, type ItemError, itemError, ok } from './item-error.js';
 import type { FieldValue, FieldValues, RecordType } from './types.js';
 
 /** Applies a patch: an absent key leaves the field unchanged, null clears it. */
@@ -34,26 +35,42 @@ export function checkRequiredOnCreate(type: RecordType, fields: FieldValues): It
   return null;
 }
 
-/** Rules over the merged state of a row: an event ends no earlier than it starts; a reminder has one parent. */
-export function checkInvariants(type: RecordType, fields: FieldValues): ItemError | null {
-  if (type === 'events' && typeof fields.startTime === 'string' && typeof fields.endTime === 'string') {
-    if (Date.parse(fields.endTime) < Date.parse(fields.startTime)) {
-      return itemError('INVALID_FIELD', 'endTime: must not be before startTime');
+/** A patch that changes a field the table marks immutable (set on create only) is INVALID_FIELD. */
+export function checkImmutable(type: RecordType, current: FieldValues, patch: FieldValues): ItemError | null {
+  for (const spec of FIELD_TABLES[type]) {
+    if (spec.immutable !== true || !(spec.name in patch)) continue;
+    if (patch[spec.name] !== (current[spec.name] ?? null)) {
+      return itemError('INVALID_FIELD', `${spec.name}: cannot change after the record was created`);
     }
+  }
+  return null;
+}
+
+/**
+ * The rules over the merged state of a row, returning that state as it is stored: an event's
+ * times, order and override pair (`settleEvent`); a reminder has exactly one parent and one kind
+ * of time; non-nullable fields are not null.
+ */
+export function settleFields(type: RecordType, fields: FieldValues): Checked<FieldValues> {
+  let settled = fields;
+  if (type === 'events') {
+    const event = settleEvent(fields);
+    if (!event.ok) return event;
+    settled = event.value;
   }
   if (type === 'reminders') {
     if (fields.eventUid != null && fields.taskUid != null) {
-      return itemError('INVALID_FIELD', 'a reminder has exactly one of eventUid or taskUid, not both');
+      return fail(itemError('INVALID_FIELD', 'a reminder has exactly one of eventUid or taskUid, not both'));
     }
     if (fields.eventUid == null && fields.taskUid == null) {
-      return itemError('INVALID_FIELD', 'a reminder needs one of eventUid or taskUid');
+      return fail(itemError('INVALID_FIELD', 'a reminder needs one of eventUid or taskUid'));
     }
     if (fields.minutesBefore != null && fields.remindAt != null) {
-      return itemError('INVALID_FIELD', 'a reminder has minutesBefore or remindAt, not both');
+      return fail(itemError('INVALID_FIELD', 'a reminder has minutesBefore or remindAt, not both'));
     }
   }
   for (const spec of FIELD_TABLES[type]) {
-    if (!spec.nullable && fields[spec.name] === null) return itemError('INVALID_FIELD', `${spec.name}: may not be null`);
+    if (!spec.nullable && settled[spec.name] === null) return fail(itemError('INVALID_FIELD', `${spec.name}: may not be null`));
   }
-  return null;
+  return ok(settled);
 }

@@ -18,11 +18,14 @@ export type EntityType = (typeof ENTITY_TYPE)[RecordType];
  * - text: string within `maxLength` (and `minLength`)
  * - boolean, integer (within min..max)
  * - datetime: ISO 8601 instant, normalised to `Date#toISOString()` form; SQL timestamptz
+ * - eventtime: an event's time: an instant (as datetime) or, for an all-day event, a floating date
+ *   `YYYY-MM-DD`; which of the two a record needs is settled on its merged state (`settleFields`);
+ *   SQL text, so a date stays a date
  * - color: `#RRGGBB`; timezone: an IANA zone name
  * - rrule: RFC 5545 RRULE value without `RRULE:` prefix; exdate: comma-separated ISO 8601 times
  * - ref: the uid of a live record of `ref` type owned by the same user
  */
-export type FieldKind = 'text' | 'boolean' | 'integer' | 'datetime' | 'color' | 'timezone' | 'rrule' | 'exdate' | 'ref';
+export type FieldKind = 'text' | 'boolean' | 'integer' | 'datetime' | 'eventtime' | 'color' | 'timezone' | 'rrule' | 'exdate' | 'ref';
 
 /** One row of a record type's field table. Everything about a field is data here. */
 export interface FieldSpec {
@@ -35,6 +38,8 @@ export interface FieldSpec {
   readonly nullable: boolean;
   /** Must be present (and non-null) when the item creates the row. */
   readonly requiredOnCreate: boolean;
+  /** Set when the record is created, never changed afterwards (a patch that changes it is INVALID_FIELD). */
+  readonly immutable?: boolean;
   /** For kind `ref`: the referenced record type. */
   readonly ref?: RecordType;
   readonly minLength?: number;

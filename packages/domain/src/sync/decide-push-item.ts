@@ -1,6 +1,6 @@
 import { parseVersion, UID_PATTERN, validatePatch } from '../records/field-validation.js';
 import { type Checked, type ItemError, itemError } from '../records/item-error.js';
-import { applyPatch, checkInvariants, checkRequiredOnCreate, createFields } from '../records/record-state.js';
+import { applyPatch, checkImmutable, checkRequiredOnCreate, createFields, settleFields } from '../records/record-state.js';
 import type { FieldValues, RecordRow, RecordType } from '../records/types.js';
 import { cascadeDeletes, checkReferences, demoteOtherDefaults } from './reference-rules.js';
 import type { RowChange, RowView } from './row-view.js';
@@ -88,17 +88,22 @@ export function decidePushItem(input: PushItemInput): PushDecision {
   if (row.deleted !== null) {
     // The client edited a record that was deleted meanwhile: the tombstone stays, the edit is kept
     // as the loser so that a restore can bring it back.
-    const edited = applyPatch(row.fields, patch);
-    const invalid = checkInvariants(type, edited);
-    if (invalid) return errorOf(invalid);
-    return { kind: 'apply', status: 'conflict', writes: [], report: self, loser: { row, fields: edited, version: base.value } };
+    const immutable = checkImmutable(type, row.fields, patch);
+    if (immutable) return errorOf(immutable);
+    const edited = settleFields(type, applyPatch(row.fields, patch));
+    if (!edited.ok) return errorOf(edited.error);
+    return { kind: 'apply', status: 'conflict', writes: [], report: self, loser: { row, fields: edited.value, version: base.value } };
   }
 
   // Live row never seen by the client: the server copy wins and the sent fields are discarded.
   if (base.value === null) return { kind: 'apply', status: 'created', writes: [], report: self };
 
-  const merged = applyPatch(row.fields, patch);
-  const problem = checkInvariants(type, merged) ?? checkReferences(type, item.uid, patch, view);
+  const immutable = checkImmutable(type, row.fields, patch);
+  if (immutable) return errorOf(immutable);
+  const settled = settleFields(type, applyPatch(row.fields, patch));
+  if (!settled.ok) return errorOf(settled.error);
+  const merged = settled.value;
+  const problem = checkReferences(type, item.uid, patch, view);
   if (problem) return errorOf(problem);
   const writes = [...promotionDemotions(type, item.uid, merged, view), { type, uid: item.uid, fields: merged, deleted: false }];
   if (base.value === row.version) return { kind: 'apply', status: 'updated', writes, report: self };
@@ -114,8 +119,13 @@ function decideCreate(type: RecordType, uid: string, patch: FieldValues, view: R
       return { kind: 'apply', status: 'created', writes, report: { type, uid: existing.uid } };
     }
   }
-  const fields = createFields(type, patch);
-  const problem = checkRequiredOnCreate(type, fields) ?? checkInvariants(type, fields) ?? checkReferences(type, uid, patch, view);
+  const created = createFields(type, patch);
+  const missing = checkRequiredOnCreate(type, created);
+  if (missing) return errorOf(missing);
+  const settled = settleFields(type, created);
+  if (!settled.ok) return errorOf(settled.error);
+  const fields = settled.value;
+  const problem = checkReferences(type, uid, patch, view);
   if (problem) return errorOf(problem);
   return { kind: 'apply', status: 'created', writes: [{ type, uid, fields, deleted: false }], report: { type, uid } };
 }

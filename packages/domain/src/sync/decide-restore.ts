@@ -1,4 +1,5 @@
 import { DomainError } from '../errors.js';
+import { settleFields } from '../records/record-state.js';
 import type { FieldValues, RecordType } from '../records/types.js';
 import { promotionDemotions } from './decide-push-item.js';
 import { checkReferences } from './reference-rules.js';
@@ -12,10 +13,13 @@ import type { RowChange, RowView } from './row-view.js';
  */
 export function decideRestore(type: RecordType, uid: string, fields: FieldValues, view: RowView): RowChange[] {
   if (view.get(type, uid) === null) throw new DomainError('NOT_FOUND', 'record not found');
-  const problem = checkReferences(type, uid, fields, view);
+  // A snapshot taken before a rule existed (an all-day event stored as instants) is stored as the rules read it now.
+  const settled = settleFields(type, fields);
+  if (!settled.ok) throw new DomainError('VALIDATION_ERROR', settled.error.message);
+  const problem = checkReferences(type, uid, settled.value, view);
   if (problem !== null) {
     if (problem.code === 'UNKNOWN_REFERENCE') throw new DomainError('UNKNOWN_REFERENCE', problem.message);
     throw new DomainError('VALIDATION_ERROR', problem.message);
   }
-  return [...promotionDemotions(type, uid, fields, view), { type, uid, fields, deleted: false }];
+  return [...promotionDemotions(type, uid, settled.value, view), { type, uid, fields: settled.value, deleted: false }];
 }

@@ -1,4 +1,7 @@
 import type { CursorCodec, Watermarks } from '../cursor/cursor-codec.js';
+import { expandOccurrences } from '../calendar/expand-occurrences.js';
+import type { OccurrencePage } from '../calendar/occurrence.js';
+import { checkOccurrenceWindow } from '../calendar/occurrence-window.js';
 import { DomainError } from '../errors.js';
 import type { ChangeNotifier, DataChange } from '../ports/change-feed.js';
 import type { Clock } from '../ports/clock.js';
@@ -8,7 +11,7 @@ import { toWireRecord } from '../records/snapshot.js';
 import { ENTITY_TYPE, RECORD_TYPES, type RecordType, type WireRecord } from '../records/types.js';
 import { clampToBounds, PAGE_LIMITS } from './page-limits.js';
 import { PushPlanner, toConflictDto, toPushResponse, type PlanOutcome } from './push-planner.js';
-import type { ConflictPage, ItemResult, PullResponse, PushChangeset, PushResponse, ResolveResponse, SyncApi } from './types.js';
+import type { ConflictPage, ItemResult, OccurrenceQuery, PullResponse, PushChangeset, PushResponse, ResolveResponse, SyncApi } from './types.js';
 
 /** Dependencies of `SyncService`. */
 export interface SyncServiceDeps {
@@ -118,6 +121,13 @@ export class SyncService implements SyncApi {
       const nextCursor = this.#codec.encode(userId, next as Watermarks);
       return { ...records, cursorReset: decoded.reset, nextCursor, hasMore };
     });
+  }
+
+  async occurrences(userId: number, query: OccurrenceQuery): Promise<OccurrencePage> {
+    checkOccurrenceWindow(query);
+    const { calendars, events } = await this.#store.inUserTransaction(userId, (uow) => uow.readEventWindow(query.from, query.to));
+    const zones = new Map(calendars.map((c) => [c.uid, typeof c.fields.timezone === 'string' ? c.fields.timezone : null]));
+    return expandOccurrences(events, (uid) => zones.get(uid) ?? null, query);
   }
 
   async listConflicts(userId: number, query: { readonly afterId?: number; readonly limit?: number }): Promise<ConflictPage> {

@@ -1,3 +1,4 @@
+import type { OccurrencePage, OccurrenceWindow } from '../calendar/occurrence.js';
 import type { ItemErrorCode } from '../records/item-error.js';
 import type { EntityType, RecordType, WireRecord } from '../records/types.js';
 
@@ -74,4 +75,9 @@ export interface SyncApi {
   resolveConflict(userId: number, conflictId: number, action: 'restore' | 'dismiss', deviceUid?: string | null): Promise<ResolveResponse>;
   /** The user's newest change version (0n when none). */
   newestVersion(userId: number): Promise<bigint>;
+  /** The occurrences of the user's events in a window (docs/protocol.md, "Occurrences"); VALIDATION_ERROR for a bad window. */
+  occurrences(userId: number, query: OccurrenceQuery): Promise<OccurrencePage>;
 }
+
+/** What `SyncApi.occurrences` is asked: the window, the viewer's zone, optionally some calendars. */
+export type OccurrenceQuery = OccurrenceWindow;

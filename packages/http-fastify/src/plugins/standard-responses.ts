@@ -47,6 +47,7 @@ const RETURNS: Readonly<Record<OperationId, string>> = {
   pullChanges: 'One page of changes; pull again with nextCursor while hasMore',
   listConflicts: 'One page of unresolved conflicts',
   resolveConflict: 'The resolved conflict and, after restore, the record it wrote',
+  listOccurrences: 'The occurrences that overlap the window, ordered by start',
   openStream: 'The event stream: ready, then changed events, ending with closed',
   getStats: 'The counts',
   resetSync: 'Legacy sync fields reset',

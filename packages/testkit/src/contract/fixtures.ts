@@ -31,10 +31,12 @@ export function sampleFields(type: RecordType, refs: { calendarUid?: string; eve
         location: 'Room 4',
         startTime: T1,
         endTime: T2,
-        allDay: true,
+        allDay: false,
         timezone: null,
         rrule: 'FREQ=WEEKLY;COUNT=4;BYDAY=MO,WE',
         exdate: '2024-03-04T08:30:00.000Z,2024-03-06T08:30:00.000Z',
+        recurringEventUid: null,
+        originalStartTime: null,
       };
     case 'tasks':
       return {

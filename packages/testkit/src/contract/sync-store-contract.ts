@@ -6,6 +6,8 @@ import { raceCases } from './race-cases.js';
 import { rowCases } from './row-cases.js';
 import { transactionCases, type ContractOptions } from './transaction-cases.js';
 import { versionCases } from './version-cases.js';
+import { seriesCases } from './series-cases.js';
+import { windowCases } from './window-cases.js';
 
 /**
  * The store contract suite: asserts the guarantees documented on `SyncStore` / `SyncUnitOfWork`
@@ -31,5 +33,7 @@ export function runSyncStoreContract(name: string, makeStore: MakeStore, options
     transactionCases(current, options);
     raceCases(current, options);
     announceCases(current);
+    windowCases(current);
+    seriesCases(current);
   });
 }

@@ -1,0 +1,81 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startInMemoryService, type InMemoryService } from '../test-support/in-memory-service.js';
+import { clientOf, signIn } from '../test-support/clients.js';
+
+let service: InMemoryService;
+beforeEach(async () => {
+  service = await startInMemoryService();
+});
+afterEach(async () => {
+  await service.close();
+});
+
+const july = { from: '2026-07-01T00:00:00Z', to: '2026-08-01T00:00:00Z', tz: 'Europe/Berlin' };
+
+describe('series through the SDK', () => {
+  it('expands locally the way the server does: a weekly 09:00 Berlin series made in January is at 09:00 Berlin in July', async () => {
+    const a = await clientOf(service);
+    await signIn(service, a, '+15550001001');
+    const cal = a.calendars.list()[0]!.uid;
+    const uid = await a.events.put({ calendarUid: cal, title: 'Weekly', startTime: '2026-01-05T08:00:00.000Z', endTime: '2026-01-05T09:00:00.000Z', timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY' });
+    // Offline: nothing has been pushed yet, the local store answers.
+    const local = a.occurrences(july);
+    expect(local.occurrences.map((o) => o.start)).toEqual(['2026-07-06T07:00:00.000Z', '2026-07-13T07:00:00.000Z', '2026-07-20T07:00:00.000Z', '2026-07-27T07:00:00.000Z']);
+    await a.sync();
+    const server = await service.sync.occurrences(a.auth.user()!.id, july);
+    expect(server).toEqual(a.occurrences(july));
+    expect(server.occurrences.every((o) => o.seriesUid === uid)).toBe(true);
+  });
+
+  it('two devices that each edit a different occurrence offline both keep their edit, with no conflict', async () => {
+    const a = await clientOf(service);
+    const b = await clientOf(service);
+    await signIn(service, a, '+15550001002');
+    await signIn(service, b, '+15550001002');
+    const cal = a.calendars.list()[0]!.uid;
+    const uid = await a.events.put({ calendarUid: cal, title: 'Stand-up', startTime: '2026-07-06T07:00:00.000Z', endTime: '2026-07-06T07:15:00.000Z', timezone: 'Europe/Berlin', rrule: 'FREQ=DAILY;COUNT=10' });
+    await a.sync();
+    await b.sync();
+    await a.events.editOccurrence(uid, '2026-07-07T07:00:00.000Z', { title: 'A moved it', startTime: '2026-07-07T12:00:00.000Z', endTime: '2026-07-07T12:15:00.000Z' });
+    await b.events.editOccurrence(uid, '2026-07-09T07:00:00.000Z', { title: 'B renamed it' });
+    await a.sync();
+    await b.sync();
+    await a.sync();
+    expect(await a.conflicts.list()).toEqual([]);
+    const titles = (c: typeof a) => c.occurrences(july).occurrences.slice(0, 4).map((o) => [o.start.slice(5, 16), o.title]);
+    expect(titles(a)).toEqual([['07-06T07:00', 'Stand-up'], ['07-07T12:00', 'A moved it'], ['07-08T07:00', 'Stand-up'], ['07-09T07:00', 'B renamed it']]);
+    expect(titles(b)).toEqual(titles(a));
+  });
+
+  it('"this and following" ends the series and starts a new one that the other device sees; removing one occurrence adds an exdate', async () => {
+    const a = await clientOf(service);
+    const b = await clientOf(service);
+    await signIn(service, a, '+15550001003');
+    await signIn(service, b, '+15550001003');
+    const cal = a.calendars.list()[0]!.uid;
+    const uid = await a.events.put({ calendarUid: cal, title: 'Gym', startTime: '2026-07-06T16:00:00.000Z', endTime: '2026-07-06T17:00:00.000Z', timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY;COUNT=4' });
+    const next = await a.events.editOccurrence(uid, '2026-07-20T16:00:00.000Z', { title: 'Gym (new place)', startTime: '2026-07-20T17:00:00.000Z', endTime: '2026-07-20T18:00:00.000Z' }, { scope: 'following' });
+    await a.events.removeOccurrence(uid, '2026-07-13T16:00:00.000Z');
+    await a.sync();
+    await b.sync();
+    expect(b.events.get(uid)).toMatchObject({ rrule: 'FREQ=WEEKLY;COUNT=2', exdate: '2026-07-13T16:00:00.000Z' });
+    expect(b.events.get(next)).toMatchObject({ rrule: 'FREQ=WEEKLY;COUNT=2', title: 'Gym (new place)' });
+    expect(b.occurrences(july).occurrences.map((o) => [o.start.slice(5, 16), o.title])).toEqual([
+      ['07-06T16:00', 'Gym'], ['07-20T17:00', 'Gym (new place)'], ['07-27T17:00', 'Gym (new place)'],
+    ]);
+  });
+
+  it('an all-day event stays on its date; a midnight-UTC instant is stored as that date', async () => {
+    const a = await clientOf(service);
+    await signIn(service, a, '+15550001004');
+    const cal = a.calendars.list()[0]!.uid;
+    const uid = await a.events.put({ calendarUid: cal, title: 'Holiday', allDay: true, startTime: '2026-03-10T00:00:00.000Z', endTime: '2026-03-11T00:00:00.000Z' });
+    expect(a.events.get(uid)).toMatchObject({ startTime: '2026-03-10', endTime: '2026-03-11' });
+    await a.sync();
+    const pulled = (await service.sync.pull(a.auth.user()!.id, {})).events.find((e) => e.uid === uid);
+    expect([pulled?.startTime, pulled?.endTime]).toEqual(['2026-03-10', '2026-03-11']);
+    for (const tz of ['America/Los_Angeles', 'Pacific/Kiritimati']) {
+      expect(a.occurrences({ from: '2026-03-01T00:00:00Z', to: '2026-04-01T00:00:00Z', tz }).occurrences.map((o) => o.start)).toEqual(['2026-03-10']);
+    }
+  });
+});

@@ -1,0 +1,90 @@
+import {
+  checkOccurrenceWindow,
+  expandOccurrences,
+  planOccurrenceEdit,
+  planOccurrenceRemoval,
+  type OccurrencePage,
+  type OccurrencePlan,
+  type OccurrenceScope,
+  type SeriesState,
+} from '@calsync/domain/calendar';
+import type { FieldValues } from '@calsync/domain/records';
+import type { Collection } from './collection.js';
+import type { LocalState } from './engine/local-state.js';
+import type { EventFields } from './records.js';
+
+/** What `client.occurrences` is asked: a window, the viewer's zone (for all-day dates), and optionally some calendars. */
+export interface OccurrencesQuery {
+  /** Start of the window, an ISO 8601 instant. */
+  readonly from: string;
+  /** End of the window (exclusive), at most 366 days after `from`. */
+  readonly to: string;
+  /** The viewer's IANA zone (default UTC). */
+  readonly tz?: string;
+  readonly calendarUids?: readonly string[];
+}
+
+/** Options of an occurrence edit or removal. */
+export interface OccurrenceOptions {
+  /** `this` (default): only this occurrence; `following`: it and every later one; `all`: the whole series. */
+  readonly scope?: OccurrenceScope;
+}
+
+/** One-occurrence edits of a series, beside the events collection. */
+export interface OccurrenceOperations {
+  /**
+   * Edits the occurrence that starts (or started, before an earlier edit) at `occurrenceStart`, its
+   * `originalStart` as `client.occurrences()` reports it, of the series `uid` (or of the series an
+   * override `uid` belongs to). Returns the uid of the record that holds the occurrence afterwards.
+   */
+  editOccurrence(uid: string, occurrenceStart: string, patch: Partial<EventFields>, options?: OccurrenceOptions): Promise<string>;
+  /** Removes the occurrence (`this`), it and the later ones (`following`) or the series (`all`). */
+  removeOccurrence(uid: string, occurrenceStart: string, options?: OccurrenceOptions): Promise<void>;
+}
+
+/** The occurrences of the local events in a window, by the domain's one expander; works offline. */
+export function localOccurrences(state: LocalState, query: OccurrencesQuery): OccurrencePage {
+  checkOccurrenceWindow(query);
+  const calendars = state.records.calendars;
+  const zoneOf = (uid: string): string | null => {
+    const zone = calendars.get(uid)?.fields.timezone;
+    return typeof zone === 'string' ? zone : null;
+  };
+  return expandOccurrences(state.records.events.values(), zoneOf, query);
+}
+
+/** The series a uid names (itself, or the series of an override), with its overrides and its calendar's zone. */
+function seriesOf(state: LocalState, uid: string): SeriesState {
+  const events = state.records.events;
+  const named = events.get(uid);
+  if (named === undefined) throw new RangeError(`no event ${uid}`);
+  const seriesUid = typeof named.fields.recurringEventUid === 'string' ? named.fields.recurringEventUid : uid;
+  const series = events.get(seriesUid);
+  if (series === undefined || typeof series.fields.rrule !== 'string') throw new RangeError(`event ${seriesUid} is not a recurring event`);
+  const zone = state.records.calendars.get(String(series.fields.calendarUid))?.fields.timezone;
+  return {
+    series: { uid: series.uid, fields: series.fields },
+    overrides: [...events.values()].filter((e) => e.fields.recurringEventUid === seriesUid).map((e) => ({ uid: e.uid, fields: e.fields })),
+    calendarZone: typeof zone === 'string' ? zone : null,
+  };
+}
+
+/** Carries out a plan through the events collection: deletes first, then the writes, each through the outbox. */
+async function apply(events: Collection<EventFields>, plan: OccurrencePlan): Promise<void> {
+  for (const uid of plan.removes) await events.remove(uid);
+  for (const put of plan.puts) await events.put({ ...(put.fields as Partial<EventFields>), uid: put.uid });
+}
+
+/** The occurrence operations over `state`, writing through `events`; `newUid` names new series and overrides. */
+export function occurrenceOperations(state: LocalState, events: Collection<EventFields>, newUid: () => string): OccurrenceOperations {
+  return {
+    async editOccurrence(uid, occurrenceStart, patch, options = {}) {
+      const plan = planOccurrenceEdit(seriesOf(state, uid), occurrenceStart, patch as FieldValues, options.scope ?? 'this', newUid);
+      await apply(events, plan);
+      return plan.target ?? uid;
+    },
+    async removeOccurrence(uid, occurrenceStart, options = {}) {
+      await apply(events, planOccurrenceRemoval(seriesOf(state, uid), occurrenceStart, options.scope ?? 'this'));
+    },
+  };
+}

@@ -1,0 +1,6 @@
+export * from './occurrence.js';
+export * from './zone.js';
+export * from './rule-expansion.js';
+export * from './expand-occurrences.js';
+export * from './occurrence-window.js';
+export * from './occurrence-edits.js';

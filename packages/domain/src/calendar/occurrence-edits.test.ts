@@ -1,0 +1,133 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { caseEvent, seriesCaseArb } from '../../test-support/series-arbitrary.js';
+import type { FieldValues } from '../records/types.js';
+import { settleFields } from '../records/record-state.js';
+import { expandOccurrences } from './expand-occurrences.js';
+import type { EventSource } from './occurrence.js';
+import { planOccurrenceEdit, planOccurrenceRemoval, type OccurrencePlan } from './occurrence-edits.js';
+
+const RUNS = Number(process.env.FC_RUNS ?? 100);
+const DAY_MS = 86_400_000;
+
+/** Applies a plan to a map of events as the server would (removes first, patches merged), checking each state against the event rules. */
+function apply(events: Map<string, FieldValues>, plan: OccurrencePlan): Map<string, FieldValues> {
+  const out = new Map(events);
+  for (const uid of plan.removes) out.delete(uid);
+  for (const put of plan.puts) {
+    const fields = put.create ? put.fields : { ...out.get(put.uid), ...put.fields };
+    const settled = settleFields('events', fields);
+    if (!settled.ok) throw new Error(`the plan writes an invalid event ${put.uid}: ${settled.error.message}`);
+    out.set(put.uid, settled.value);
+  }
+  return out;
+}
+
+const sources = (events: Map<string, FieldValues>): EventSource[] => [...events].map(([uid, fields]) => ({ uid, fields }));
+const stateOf = (events: Map<string, FieldValues>, seriesUid: string) => ({
+  series: { uid: seriesUid, fields: events.get(seriesUid)! },
+  overrides: sources(events).filter((e) => e.fields.recurringEventUid === seriesUid),
+  calendarZone: null,
+});
+
+function occurrences(events: Map<string, FieldValues>, from: number, to: number) {
+  return expandOccurrences(sources(events), () => null, { from: new Date(from).toISOString(), to: new Date(to).toISOString(), tz: 'UTC' }).occurrences;
+}
+
+let counter = 0;
+const newUid = () => `new-${++counter}`;
+
+describe('this and following', () => {
+  it(`splits a series without losing or doubling an occurrence; the moved part keeps its wall-clock shift (${RUNS} runs)`, () => {
+    fc.assert(
+      fc.property(seriesCaseArb('python'), fc.nat(), fc.constantFrom(0, 0, 30, -60, 24 * 60), (c, pick, shiftMinutes) => {
+        const series = caseEvent(c, []);
+        const events = new Map<string, FieldValues>([['s', series]]);
+        const from = (c.allDay ? c.startLocal : Date.parse(String(series.startTime))) - DAY_MS;
+        const to = from + 400 * DAY_MS;
+        const before = occurrences(events, from, to);
+        if (before.length < 2) return;
+        const at = before[1 + (pick % (before.length - 1))]!;
+        const shift = c.allDay ? Math.round(shiftMinutes / 1440) * DAY_MS : shiftMinutes * 60_000;
+        const patch: FieldValues = shift === 0 ? { title: 'split' } : c.allDay
+          ? { startTime: new Date(Date.parse(`${at.start}T00:00:00Z`) + shift).toISOString().slice(0, 10), endTime: new Date(Date.parse(`${at.end}T00:00:00Z`) + shift).toISOString().slice(0, 10) }
+          : { startTime: new Date(Date.parse(at.start) + shift).toISOString(), endTime: new Date(Date.parse(at.end) + shift).toISOString() };
+        const after = occurrences(apply(events, planOccurrenceEdit(stateOf(events, 's'), at.originalStart!, patch, 'following', newUid)), from, to);
+        const earlier = before.filter((o) => o.start < at.start);
+        const later = before.filter((o) => o.start >= at.start);
+        expect(after.filter((o) => o.seriesUid === 's').map((o) => o.start)).toEqual(earlier.map((o) => o.start));
+        const moved = after.filter((o) => o.seriesUid !== 's');
+        if (shift === 0) {
+          expect(moved.map((o) => [o.start, o.title])).toEqual(later.map((o) => [o.start, 'split']));
+        } else if ((c.zone === 'UTC' || c.allDay) && !/;BY|^BY/.test(c.rule)) {
+          // In UTC (and for dates) a wall-clock shift is the same shift of every instant; a rule
+          // with BYxxx parts keeps its days, so only a plain rule moves every occurrence along.
+          const shifted = later.map((o) => (c.allDay ? new Date(Date.parse(`${o.start}T00:00:00Z`) + shift).toISOString().slice(0, 10) : new Date(Date.parse(o.start) + shift).toISOString()));
+          const edge = new Date(to - 2 * DAY_MS).toISOString();
+          expect(moved.map((o) => o.start).filter((s) => s < edge)).toEqual(shifted.filter((s) => s < edge));
+        } else {
+          expect(moved.length).toBeGreaterThanOrEqual(Math.min(later.length, 1));
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  }, 300_000);
+
+  it('a COUNT series splits into COUNT before and the rest after; later overrides and exdates move along', () => {
+    const series: FieldValues = { calendarUid: 'c', title: 'Daily', startTime: '2026-03-02T09:00:00.000Z', endTime: '2026-03-02T09:30:00.000Z', allDay: false, timezone: 'Europe/Berlin', rrule: 'FREQ=DAILY;COUNT=10', exdate: '2026-03-03T09:00:00.000Z,2026-03-08T09:00:00.000Z', recurringEventUid: null, originalStartTime: null };
+    const override: FieldValues = { ...series, title: 'Late', startTime: '2026-03-09T12:00:00.000Z', endTime: '2026-03-09T12:30:00.000Z', rrule: null, exdate: null, recurringEventUid: 's', originalStartTime: '2026-03-09T09:00:00.000Z' };
+    const events = new Map<string, FieldValues>([['s', series], ['o', override]]);
+    const uids = ['n', 'o2'];
+    const plan = planOccurrenceEdit(stateOf(events, 's'), '2026-03-06T09:00:00.000Z', { title: 'Renamed' }, 'following', () => uids.shift()!);
+    const next = apply(events, plan);
+    expect(next.get('s')?.rrule).toBe('FREQ=DAILY;COUNT=4');
+    expect(next.get('s')?.exdate).toBe('2026-03-03T09:00:00.000Z');
+    expect(next.get('n')).toMatchObject({ rrule: 'FREQ=DAILY;COUNT=6', exdate: '2026-03-08T09:00:00.000Z', title: 'Renamed', startTime: '2026-03-06T09:00:00.000Z' });
+    expect(next.has('o')).toBe(false);
+    const moved = [...next.values()].find((f) => f.recurringEventUid === 'n');
+    expect(moved).toMatchObject({ title: 'Late', originalStartTime: '2026-03-09T09:00:00.000Z' });
+    expect(occurrences(next, Date.parse('2026-03-01T00:00:00Z'), Date.parse('2026-04-01T00:00:00Z')).map((o) => o.start.slice(5, 10))).toEqual([
+      '03-02', '03-04', '03-05', '03-06', '03-07', '03-09', '03-10', '03-11',
+    ]);
+  });
+});
+
+describe('this event and all events', () => {
+  const series: FieldValues = { calendarUid: 'c', title: 'Weekly', startTime: '2026-01-05T08:00:00.000Z', endTime: '2026-01-05T09:00:00.000Z', allDay: false, timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY', exdate: null, recurringEventUid: null, originalStartTime: null };
+  const month = (events: Map<string, FieldValues>) => occurrences(events, Date.parse('2026-07-01T00:00:00Z'), Date.parse('2026-08-01T00:00:00Z'));
+
+  it('"this event" creates an override the first time and patches it after; other occurrences keep the series', () => {
+    let events = new Map<string, FieldValues>([['s', series]]);
+    const first = planOccurrenceEdit(stateOf(events, 's'), '2026-07-13T07:00:00.000Z', { title: 'Offsite', startTime: '2026-07-13T12:00:00.000Z', endTime: '2026-07-13T15:00:00.000Z' }, 'this', () => 'ov');
+    events = apply(events, first);
+    expect(first.target).toBe('ov');
+    expect(events.get('ov')).toMatchObject({ recurringEventUid: 's', originalStartTime: '2026-07-13T07:00:00.000Z', title: 'Offsite', timezone: 'Europe/Berlin' });
+    const second = planOccurrenceEdit(stateOf(events, 's'), '2026-07-13T07:00:00.000Z', { title: 'Offsite (room 3)' }, 'this', () => 'unused');
+    expect(second.puts).toEqual([{ uid: 'ov', fields: { title: 'Offsite (room 3)' }, create: false }]);
+    events = apply(events, second);
+    expect(month(events).map((o) => [o.start.slice(5, 16), o.title])).toEqual([
+      ['07-06T07:00', 'Weekly'], ['07-13T12:00', 'Offsite (room 3)'], ['07-20T07:00', 'Weekly'], ['07-27T07:00', 'Weekly'],
+    ]);
+  });
+
+  it('"all events" moving one occurrence an hour later moves the series, its exdates and its overrides an hour later in wall-clock time', () => {
+    let events = new Map<string, FieldValues>([['s', { ...series, exdate: '2026-07-20T07:00:00.000Z' }]]);
+    events = apply(events, planOccurrenceEdit(stateOf(events, 's'), '2026-07-13T07:00:00.000Z', { title: 'Moved' }, 'this', () => 'ov'));
+    events = apply(events, planOccurrenceEdit(stateOf(events, 's'), '2026-07-06T07:00:00.000Z', { startTime: '2026-07-06T08:00:00.000Z', endTime: '2026-07-06T09:00:00.000Z' }, 'all', () => 'ov2'));
+    expect(events.get('ov2')).toMatchObject({ originalStartTime: '2026-07-13T08:00:00.000Z', startTime: '2026-07-13T08:00:00.000Z' });
+    expect(events.get('s')).toMatchObject({ startTime: '2026-01-05T09:00:00.000Z', exdate: '2026-07-20T08:00:00.000Z' });
+    expect(month(events).map((o) => [o.start.slice(5, 16), o.title, o.overridden])).toEqual([
+      ['07-06T08:00', 'Weekly', false], ['07-13T08:00', 'Moved', true], ['07-27T08:00', 'Weekly', false],
+    ]);
+  });
+
+  it('removing "this event" adds an exdate and drops its override; "following" ends the series; "all" deletes it', () => {
+    let events = new Map<string, FieldValues>([['s', series]]);
+    events = apply(events, planOccurrenceEdit(stateOf(events, 's'), '2026-07-13T07:00:00.000Z', { title: 'Moved' }, 'this', () => 'ov'));
+    const one = apply(events, planOccurrenceRemoval(stateOf(events, 's'), '2026-07-13T07:00:00.000Z', 'this'));
+    expect(month(one).map((o) => o.start.slice(5, 10))).toEqual(['07-06', '07-20', '07-27']);
+    const rest = apply(events, planOccurrenceRemoval(stateOf(events, 's'), '2026-07-20T07:00:00.000Z', 'following'));
+    expect(month(rest).map((o) => o.start.slice(5, 10))).toEqual(['07-06', '07-13']);
+    expect(planOccurrenceRemoval(stateOf(events, 's'), '2026-07-20T07:00:00.000Z', 'all')).toEqual({ puts: [], removes: ['s'], target: null });
+  });
+});

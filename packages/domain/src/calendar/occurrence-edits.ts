@@ -1,0 +1,304 @@
+import { asAllDayDate } from '../records/event-rules.js';
+import { parseIsoInstant } from '../records/datetime.js';
+import type { FieldValue, FieldValues } from '../records/types.js';
+import type { EventSource } from './occurrence.js';
+import { expandRule } from './rule-expansion.js';
+import { instantOfLocal, localMsOf } from './zone.js';
+
+const DAY_MS = 86_400_000;
+
+/** Which occurrences an edit or removal of one occurrence covers (the "this event / this and following / all events" choice). */
+export type OccurrenceScope = 'this' | 'following' | 'all';
+
+/** A series and its overrides as a client holds them (live records). */
+export interface SeriesState {
+  readonly series: EventSource;
+  readonly overrides: readonly EventSource[];
+  /** The zone of the series' calendar (used when the series has none of its own). */
+  readonly calendarZone: string | null;
+}
+
+/** One record write of a plan: a create carries every field; an update only the changed ones. */
+export interface PlannedPut {
+  readonly uid: string;
+  readonly fields: FieldValues;
+  readonly create: boolean;
+}
+
+/** The record writes that carry out an occurrence edit or removal, in the order to apply them. */
+export interface OccurrencePlan {
+  readonly puts: readonly PlannedPut[];
+  /** Events to delete (before the puts: a re-keyed override is removed, then created under its new key). */
+  readonly removes: readonly string[];
+  /** The record that holds the edited occurrence afterwards (null after a removal). */
+  readonly target: string | null;
+}
+
+/** The fields an override copies from its series when it is created. */
+const COPIED = ['calendarUid', 'title', 'description', 'location', 'allDay', 'timezone'] as const;
+
+/** A series' time facts, read once. */
+interface SeriesTime {
+  readonly allDay: boolean;
+  readonly zone: string;
+  /** DTSTART as local ms (floating). */
+  readonly startLocal: number;
+  /** Duration: ms, or whole days for all-day. */
+  readonly duration: number;
+}
+
+function seriesTime(state: SeriesState): SeriesTime {
+  const f = state.series.fields;
+  const allDay = f.allDay === true;
+  const zone = typeof f.timezone === 'string' ? f.timezone : (state.calendarZone ?? 'UTC');
+  const start = String(f.startTime);
+  const end = String(f.endTime);
+  if (allDay) {
+    const startLocal = Date.parse(`${start}T00:00:00.000Z`);
+    return { allDay, zone, startLocal, duration: Math.max(1, Math.round((Date.parse(`${end}T00:00:00.000Z`) - startLocal) / DAY_MS)) };
+  }
+  const instant = Date.parse(start);
+  return { allDay, zone, startLocal: localMsOf(instant, zone), duration: Date.parse(end) - instant };
+}
+
+/** An occurrence key (instant or date text) as local ms in the series' zone; null when unreadable. */
+function localOf(t: SeriesTime, value: string): number | null {
+  if (t.allDay) {
+    const date = asAllDayDate(value);
+    return date === null ? null : Date.parse(`${date}T00:00:00.000Z`);
+  }
+  const instant = parseIsoInstant(value);
+  return instant === null ? null : localMsOf(instant.getTime(), t.zone);
+}
+
+/** Local ms back to the series' form: a date, or an instant in `toISOString` form. */
+function textOf(t: SeriesTime, local: number): string {
+  return t.allDay ? new Date(local).toISOString().slice(0, 10) : new Date(instantOfLocal(local, t.zone)).toISOString();
+}
+
+/** The rule with its COUNT and UNTIL replaced (null removes the part). */
+function withEnd(rule: string, end: { count?: number | null; until?: string | null }): string {
+  const parts = rule.split(';').filter((p) => !p.startsWith('COUNT=') && !p.startsWith('UNTIL='));
+  if (end.count != null) parts.push(`COUNT=${end.count}`);
+  if (end.until != null) parts.push(`UNTIL=${end.until}`);
+  return parts.join(';');
+}
+
+/** The rule's UNTIL moved by `shift` local ms (a series moved in time keeps its last occurrence). */
+function shiftedUntil(t: SeriesTime, rule: string, shift: number): string {
+  const m = /(?:^|;)UNTIL=(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z?))?/.exec(rule);
+  if (m === null || shift === 0) return rule;
+  const wall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
+  if (m[4] === undefined) return withEnd(rule, { until: new Date(wall + shift).toISOString().slice(0, 10).replace(/-/g, '') });
+  const local = m[7] === 'Z' ? localMsOf(wall, t.zone) : wall;
+  const until = m[7] === 'Z' ? instantOfLocal(local + shift, t.zone) : local + shift;
+  return withEnd(rule, { until: `${new Date(until).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z/, '')}${m[7] ?? ''}` });
+}
+
+function ruleCount(rule: string): number | null {
+  const m = /(?:^|;)COUNT=(\d+)/.exec(rule);
+  return m ? Number(m[1]) : null;
+}
+
+/** UNTIL for a series that ends just before the occurrence at `local`: the day before (all-day), or a second before, in UTC. */
+function untilBefore(t: SeriesTime, local: number): string {
+  if (t.allDay) return new Date(local - DAY_MS).toISOString().slice(0, 10).replace(/-/g, '');
+  return new Date(instantOfLocal(local, t.zone) - 1000).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+}
+
+/** How many occurrences the rule gives from DTSTART up to (not including) `local`, exdates not subtracted (COUNT counts them). */
+function occurrencesBefore(t: SeriesTime, rule: string, local: number): number {
+  return expandRule({ rule, start: t.startLocal, toLocal: (i) => localMsOf(i, t.zone), from: t.startLocal, to: local, limit: 1_000_000 }).length;
+}
+
+function exdateEntries(f: FieldValues): string[] {
+  return String(f.exdate ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+}
+
+/** The patch's start and end as local ms, when it moves the occurrence; else the occurrence's own. */
+function movedTimes(t: SeriesTime, occurrenceLocal: number, patch: FieldValues): { start: number; end: number } {
+  const start = typeof patch.startTime === 'string' ? (localOf(t, patch.startTime) ?? occurrenceLocal) : occurrenceLocal;
+  const span = t.allDay ? t.duration * DAY_MS : t.duration;
+  if (typeof patch.endTime === 'string') {
+    const end = t.allDay ? localOf(t, patch.endTime) : parseIsoInstant(patch.endTime)?.getTime() ?? null;
+    if (end !== null) return { start, end: t.allDay ? end : localMsOf(end, t.zone) };
+  }
+  return { start, end: start + span };
+}
+
+/** Start and end fields of an occurrence that starts at local `start` and ends at local `end`. */
+function timeFields(t: SeriesTime, start: number, end: number): FieldValues {
+  return { startTime: textOf(t, start), endTime: textOf(t, end) };
+}
+
+/** A patch without the fields the plan decides itself (times, the override pair, rule and exdate). */
+function plainPatch(patch: FieldValues): Record<string, FieldValue> {
+  const out: Record<string, FieldValue> = {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (!['startTime', 'endTime', 'recurringEventUid', 'originalStartTime', 'rrule', 'exdate'].includes(k)) out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * A fresh override of `seriesUid` for the occurrence named `original`, copying `from`'s fields,
+ * with `fields` on top. Its uid is new: a uid derived from the occurrence would meet the tombstone
+ * of an override deleted earlier (a tombstone is final), so two devices that override one
+ * occurrence offline make two overrides, and both show.
+ */
+function newOverride(seriesUid: string, original: string, from: FieldValues, fields: FieldValues, newUid: () => string): PlannedPut {
+  const copied: Record<string, FieldValue> = {};
+  for (const k of COPIED) copied[k] = from[k] ?? null;
+  return {
+    uid: newUid(),
+    create: true,
+    fields: { ...copied, ...fields, recurringEventUid: seriesUid, originalStartTime: original, rrule: null, exdate: null },
+  };
+}
+
+/** The override of the occurrence at local `local`, if the series has one. */
+function overrideAt(state: SeriesState, t: SeriesTime, local: number): EventSource | undefined {
+  return state.overrides.find((o) => typeof o.fields.originalStartTime === 'string' && localOf(t, o.fields.originalStartTime) === local);
+}
+
+/**
+ * The splits of "this and following" (and of "all" when the times move): later overrides and
+ * exdates move to `targetUid`, shifted by `shift` local ms, re-keyed (an override's series and
+ * occurrence never change: it is removed and made again under its new key).
+ */
+function moveLater(
+  state: SeriesState,
+  t: SeriesTime,
+  fromLocal: number,
+  shift: number,
+  targetUid: string,
+  newUid: () => string,
+): { puts: PlannedPut[]; removes: string[]; exdate: string[] } {
+  const puts: PlannedPut[] = [];
+  const removes: string[] = [];
+  for (const o of state.overrides) {
+    const original = typeof o.fields.originalStartTime === 'string' ? localOf(t, o.fields.originalStartTime) : null;
+    if (original === null || original < fromLocal) continue;
+    removes.push(o.uid);
+    const { recurringEventUid: _r, originalStartTime: _o, ...rest } = o.fields;
+    // An override still at its occurrence's time moves with the others; one moved on its own stays.
+    const own = typeof o.fields.startTime === 'string' ? localOf(t, o.fields.startTime) : null;
+    const end = typeof o.fields.endTime === 'string' ? localOf(t, o.fields.endTime) : null;
+    const times = own === original && end !== null && shift !== 0 ? timeFields(t, own + shift, end + shift) : {};
+    puts.push(newOverride(targetUid, textOf(t, original + shift), o.fields, { ...rest, ...times }, newUid));
+  }
+  const exdate: string[] = [];
+  for (const x of exdateEntries(state.series.fields)) {
+    const local = localOf(t, x);
+    if (local !== null && local >= fromLocal) exdate.push(textOf(t, local + shift));
+  }
+  return { puts, removes, exdate };
+}
+
+/**
+ * The record writes of an edit of the occurrence `occurrenceStart` (its `originalStart` as the
+ * expander reports it) of a series (docs/protocol.md, "One occurrence of a series"):
+ * - `this`: patches the occurrence's override, or creates one;
+ * - `all`: patches the series; a move of the occurrence moves every occurrence by as much wall-clock
+ *   time, exdates and overrides along with them;
+ * - `following`: ends the series before the occurrence (UNTIL, or a COUNT of the occurrences before
+ *   it) and starts a new series (`newUid`) there with the patch applied and the rest of the COUNT,
+ *   moving later exdates and overrides to it; on the first occurrence it is `all`.
+ * Pure: the SDK applies the plan through its outbox.
+ */
+export function planOccurrenceEdit(
+  state: SeriesState,
+  occurrenceStart: string,
+  patch: FieldValues,
+  scope: OccurrenceScope,
+  newUid: () => string,
+): OccurrencePlan {
+  const t = seriesTime(state);
+  const sf = state.series.fields;
+  const local = localOf(t, occurrenceStart);
+  if (local === null) throw new RangeError(`occurrenceStart ${occurrenceStart} is not an instant or date of this series`);
+  const moved = movedTimes(t, local, patch);
+  const shift = moved.start - local;
+  const times = timeFields(t, moved.start, moved.end);
+  const plain = plainPatch(patch);
+  const rule = String(sf.rrule ?? '');
+
+  if (scope === 'this') {
+    const existing = overrideAt(state, t, local);
+    if (existing !== undefined) {
+      const changed = { ...plain, ...(patch.startTime !== undefined || patch.endTime !== undefined ? times : {}) };
+      return { puts: [{ uid: existing.uid, fields: changed, create: false }], removes: [], target: existing.uid };
+    }
+    const put = newOverride(state.series.uid, textOf(t, local), sf, { ...times, ...plain }, newUid);
+    return { puts: [put], removes: [], target: put.uid };
+  }
+
+  const isFirst = local <= t.startLocal;
+  if (scope === 'all' || isFirst) {
+    const newStart = t.startLocal + shift;
+    const span = moved.end - moved.start;
+    const seriesPatch: Record<string, FieldValue> = { ...plain };
+    if (shift !== 0 || patch.endTime !== undefined) {
+      Object.assign(seriesPatch, timeFields(t, newStart, newStart + span));
+      if (shift !== 0) {
+        if (rule !== '') seriesPatch.rrule = patch.rrule !== undefined ? patch.rrule : shiftedUntil(t, rule, shift);
+        const later = moveLater(state, t, Number.NEGATIVE_INFINITY, shift, state.series.uid, newUid);
+        seriesPatch.exdate = later.exdate.length > 0 ? later.exdate.join(',') : null;
+        return { puts: [{ uid: state.series.uid, fields: seriesPatch, create: false }, ...later.puts], removes: later.removes, target: state.series.uid };
+      }
+    }
+    if (patch.rrule !== undefined) seriesPatch.rrule = patch.rrule;
+    return { puts: [{ uid: state.series.uid, fields: seriesPatch, create: false }], removes: [], target: state.series.uid };
+  }
+
+  // This and following: the old series ends before the occurrence, a new one begins at it.
+  const count = ruleCount(rule);
+  const before = count === null ? 0 : occurrencesBefore(t, rule, local);
+  const oldRule = count === null ? withEnd(rule, { until: untilBefore(t, local) }) : withEnd(rule, { count: before });
+  // A new repeat rule in the patch is the new series' own; else the old rule goes on.
+  const newRule = patch.rrule !== undefined ? patch.rrule : count === null ? shiftedUntil(t, rule, shift) : withEnd(rule, { count: Math.max(1, count - before) });
+  const uid = newUid();
+  const later = moveLater(state, t, local, shift, uid, newUid);
+  const keptExdates = exdateEntries(sf).filter((x) => (localOf(t, x) ?? Number.POSITIVE_INFINITY) < local);
+  const copied: Record<string, FieldValue> = {};
+  for (const k of COPIED) copied[k] = sf[k] ?? null;
+  const next: PlannedPut = {
+    uid,
+    create: true,
+    fields: { ...copied, ...plain, ...times, rrule: newRule, exdate: newRule !== null && later.exdate.length > 0 ? later.exdate.join(',') : null, recurringEventUid: null, originalStartTime: null },
+  };
+  const ended: PlannedPut = { uid: state.series.uid, create: false, fields: { rrule: oldRule, exdate: keptExdates.length > 0 ? keptExdates.join(',') : null } };
+  return { puts: [ended, next, ...later.puts], removes: later.removes, target: uid };
+}
+
+/**
+ * The record writes that remove the occurrence `occurrenceStart`:
+ * - `this`: adds it to the series' exdate and deletes its override;
+ * - `following`: ends the series before it (UNTIL, or the COUNT before it) and deletes the later
+ *   overrides; from the first occurrence on it deletes the series;
+ * - `all`: deletes the series (the cascade takes its overrides).
+ */
+export function planOccurrenceRemoval(state: SeriesState, occurrenceStart: string, scope: OccurrenceScope): OccurrencePlan {
+  const t = seriesTime(state);
+  const sf = state.series.fields;
+  const local = localOf(t, occurrenceStart);
+  if (local === null) throw new RangeError(`occurrenceStart ${occurrenceStart} is not an instant or date of this series`);
+  if (scope === 'all' || (scope === 'following' && local <= t.startLocal)) return { puts: [], removes: [state.series.uid], target: null };
+  if (scope === 'this') {
+    const key = textOf(t, local);
+    const exdate = [...exdateEntries(sf).filter((x) => localOf(t, x) !== local), key].join(',');
+    const existing = overrideAt(state, t, local);
+    return { puts: [{ uid: state.series.uid, fields: { exdate }, create: false }], removes: existing ? [existing.uid] : [], target: null };
+  }
+  const rule = String(sf.rrule ?? '');
+  const count = ruleCount(rule);
+  const oldRule = count === null ? withEnd(rule, { until: untilBefore(t, local) }) : withEnd(rule, { count: occurrencesBefore(t, rule, local) });
+  const keptExdates = exdateEntries(sf).filter((x) => (localOf(t, x) ?? Number.POSITIVE_INFINITY) < local);
+  const removes = state.overrides
+    .filter((o) => typeof o.fields.originalStartTime === 'string' && (localOf(t, o.fields.originalStartTime) ?? -1) >= local)
+    .map((o) => o.uid);
+  return { puts: [{ uid: state.series.uid, fields: { rrule: oldRule, exdate: keptExdates.length > 0 ? keptExdates.join(',') : null }, create: false }], removes, target: null };
+}

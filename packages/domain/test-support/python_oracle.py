@@ -1,0 +1,52 @@
+"""Occurrences of iCalendar files by Python's icalendar + recurring_ical_events: the second,
+independent RFC 5545 oracle of the recurrence property tests (Debian packages python3-icalendar
+and python3-recurring-ical-events).
+
+Reads a JSON list of cases from stdin, each {"ics": text, "from": ISO instant, "to": ISO instant,
+"zone": IANA name or null}, and writes a JSON list: per case, the starts of the occurrences between
+from and to, in order, as ISO instants in UTC with milliseconds (timed) or YYYY-MM-DD (all-day).
+
+A timed occurrence's wall-clock time is placed in its zone by RFC 5545 section 3.3.5 with Python's
+zoneinfo (fold=0: a skipped time takes the offset before the gap, a repeated time the first of the
+two), not by the VTIMEZONE reading of recurring_ical_events, which takes the second of two."""
+import datetime
+import json
+import sys
+
+import zoneinfo
+
+import icalendar
+import recurring_ical_events
+
+
+def start_text(value, zone):
+    if isinstance(value, datetime.datetime) and zone is not None and value.tzinfo is not None:
+        value = value.replace(tzinfo=None).replace(tzinfo=zoneinfo.ZoneInfo(zone), fold=0)
+    if isinstance(value, datetime.datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=datetime.timezone.utc)
+        return value.astimezone(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%S.000Z')
+    return value.isoformat()
+
+
+def sort_key(value):
+    if isinstance(value, datetime.datetime):
+        return value.timestamp()
+    return datetime.datetime.combine(value, datetime.time(), datetime.timezone.utc).timestamp()
+
+
+def parse_instant(text):
+    return datetime.datetime.fromisoformat(text.replace('Z', '+00:00'))
+
+
+def main():
+    out = []
+    for case in json.load(sys.stdin):
+        calendar = icalendar.Calendar.from_ical(case['ics'])
+        events = recurring_ical_events.of(calendar).between(parse_instant(case['from']), parse_instant(case['to']))
+        starts = sorted((e['DTSTART'].dt for e in events), key=sort_key)
+        out.append([start_text(s, case.get('zone')) for s in starts])
+    json.dump(out, sys.stdout)
+
+
+main()

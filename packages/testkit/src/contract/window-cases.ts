@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { insertRows, sampleFields, type StoreHarness } from './fixtures.js';
+
+/** `readEventWindow`: what a calendar view of a window reads. */
+export function windowCases(harness: () => StoreHarness): void {
+  describe('event window', () => {
+    it('reads live calendars, every live series and override, and the other live events that touch the window a day wide, of this user only', async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      const other = await createUser();
+      const event = (uid: string, fields: Record<string, string | boolean | null>, deleted: string | null = null) => ({
+        type: 'events' as const,
+        uid,
+        deleted,
+        fields: { ...sampleFields('events', { calendarUid: 'w-cal' }), rrule: null, exdate: null, ...fields },
+      });
+      await insertRows(store, user, [
+        { type: 'calendars', uid: 'w-cal', fields: sampleFields('calendars') },
+        { type: 'calendars', uid: 'w-gone', fields: sampleFields('calendars'), deleted: '2026-01-01T00:00:00.000Z' },
+        event('inside', { startTime: '2026-03-10T09:00:00.000Z', endTime: '2026-03-10T10:00:00.000Z' }),
+        event('day-before', { allDay: true, startTime: '2026-02-28', endTime: '2026-03-01' }),
+        event('long-ago', { startTime: '2020-03-10T09:00:00.000Z', endTime: '2020-03-10T10:00:00.000Z' }),
+        event('far-ahead', { startTime: '2027-03-10T09:00:00.000Z', endTime: '2027-03-10T10:00:00.000Z' }),
+        event('series', { startTime: '2020-01-06T09:00:00.000Z', endTime: '2020-01-06T10:00:00.000Z', rrule: 'FREQ=WEEKLY' }),
+        event('override', { startTime: '2027-01-01T09:00:00.000Z', endTime: '2027-01-01T10:00:00.000Z', recurringEventUid: 'series', originalStartTime: '2026-12-28T09:00:00.000Z' }),
+        event('deleted', { startTime: '2026-03-10T09:00:00.000Z', endTime: '2026-03-10T10:00:00.000Z' }, '2026-03-01T00:00:00.000Z'),
+      ]);
+      await insertRows(store, other, [
+        { type: 'calendars', uid: 'w-cal', fields: sampleFields('calendars') },
+        event('inside-theirs', { startTime: '2026-03-10T09:00:00.000Z', endTime: '2026-03-10T10:00:00.000Z' }),
+      ]);
+      const read = await store.inUserTransaction(user, (uow) => uow.readEventWindow('2026-03-01T12:00:00.000Z', '2026-04-01T00:00:00.000Z'));
+      expect(read.calendars.map((c) => c.uid)).toEqual(['w-cal']);
+      expect(read.events.map((e) => e.uid)).toEqual(['inside', 'day-before', 'series', 'override']);
+      expect(read.events[1]!.fields.startTime).toBe('2026-02-28');
+    });
+  });
+}
