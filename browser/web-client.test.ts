@@ -58,7 +58,7 @@ describe('the web client in Chromium, two devices of one phone', () => {
   });
 
   it('a recurring event created on A shows up, expanded, on B', async () => {
-    await createEvent(a, 'Standup', 'Every day');
+    await createEvent(a, 'Standup', 'Daily');
     await waitForStatus(a, /Synced/);
     await syncNow(b);
     await eventInCalendar(b, 'Standup').waitFor();

@@ -62,12 +62,17 @@ export function eventInCalendar(page: Page, title: string): Locator {
   return page.locator('.fc-event', { hasText: title }).first();
 }
 
-/** Opens the first occurrence of `title`, changes its title to `newTitle` and saves. */
-export async function renameEvent(page: Page, title: string, newTitle: string): Promise<void> {
+/**
+ * Opens the first occurrence of `title`, changes its title to `newTitle` and saves; for an
+ * occurrence of a series, `scope` names the choice ("All events" by default: the series itself).
+ */
+export async function renameEvent(page: Page, title: string, newTitle: string, scope = 'All events'): Promise<void> {
   await openScreen(page, 'Calendar');
   await eventInCalendar(page, title).click();
   const dialog = page.getByRole('dialog');
   await dialog.getByLabel('Title').fill(newTitle);
+  const choice = dialog.getByRole('radio', { name: scope, exact: true });
+  if ((await choice.count()) > 0) await choice.check();
   await dialog.getByRole('button', { name: 'Save' }).click();
   await dialog.waitFor({ state: 'detached' });
 }

@@ -30,3 +30,20 @@ export function fromLocalInput(value: string): string | null {
   const d = new Date(value);
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
+
+/** The short name of a zone for people: its city ("Berlin" for Europe/Berlin). */
+function zoneCity(zone: string): string {
+  return (zone.split('/').pop() ?? zone).replace(/_/g, ' ');
+}
+
+/**
+ * "09:00 Berlin · 03:00 here" when an event keeps the time of a zone other than the viewer's;
+ * null when the zones show the same time.
+ */
+export function zoneTimeNote(instant: string, eventZone: string | null, viewerZone: string): string | null {
+  if (eventZone === null || eventZone === viewerZone) return null;
+  const d = new Date(instant);
+  const at = (timeZone: string) => d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', timeZone });
+  if (at(eventZone) === at(viewerZone)) return null;
+  return `${at(eventZone)} ${zoneCity(eventZone)} · ${at(viewerZone)} here`;
+}

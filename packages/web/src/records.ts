@@ -6,6 +6,7 @@ export interface CalendarRecord {
   readonly uid: string;
   readonly name: string;
   readonly color?: string | null;
+  readonly timezone?: string | null;
   readonly isDefault?: boolean;
 }
 
@@ -19,8 +20,13 @@ export interface EventRecord {
   readonly startTime: string;
   readonly endTime: string;
   readonly allDay?: boolean;
+  /** The IANA zone whose wall-clock time the event keeps. */
+  readonly timezone?: string | null;
   readonly rrule?: string | null;
   readonly exdate?: string | null;
+  /** Set on an override: the series it belongs to, and which occurrence it replaces. */
+  readonly recurringEventUid?: string | null;
+  readonly originalStartTime?: string | null;
 }
 
 /** A task; a subtask names its parent in parentTaskUid. */

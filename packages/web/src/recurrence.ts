@@ -1,36 +1,114 @@
+import type { Occurrence } from '@calsync/client';
 import type { EventInput } from '@fullcalendar/core';
-import type { CalendarRecord, EventRecord } from './records.js';
 
-/** Repeat choices the event form offers; anything else an event carries shows as "custom". */
-export const REPEAT_CHOICES = [
+/** The frequencies the repeat editor offers ('' is "Does not repeat"). */
+export const FREQUENCIES = [
   { value: '', label: 'Does not repeat' },
-  { value: 'FREQ=DAILY', label: 'Every day' },
-  { value: 'FREQ=WEEKLY', label: 'Every week' },
-  { value: 'FREQ=MONTHLY', label: 'Every month' },
-  { value: 'FREQ=YEARLY', label: 'Every year' },
+  { value: 'DAILY', label: 'Daily' },
+  { value: 'WEEKLY', label: 'Weekly' },
+  { value: 'MONTHLY', label: 'Monthly' },
+  { value: 'YEARLY', label: 'Yearly' },
 ] as const;
+
+/** A frequency of the repeat editor. */
+export type Frequency = (typeof FREQUENCIES)[number]['value'];
+
+/** Weekdays as RRULE names them, Monday first, with the labels of the weekday checkboxes. */
+export const WEEKDAYS = [
+  { code: 'MO', label: 'Mon' },
+  { code: 'TU', label: 'Tue' },
+  { code: 'WE', label: 'Wed' },
+  { code: 'TH', label: 'Thu' },
+  { code: 'FR', label: 'Fri' },
+  { code: 'SA', label: 'Sat' },
+  { code: 'SU', label: 'Sun' },
+] as const;
+
+/** How a series ends: never, after the "End date", or after a number of occurrences. */
+export type RepeatEnd = 'never' | 'on' | 'after';
+
+/**
+ * What the repeat editor holds. A rule with parts the editor does not show (BYSETPOS, a list of
+ * month days, …) stays as `custom` text and is written back unchanged unless the user picks
+ * another frequency.
+ */
+export interface Repeat {
+  readonly freq: Frequency;
+  readonly interval: number;
+  /** Weekday codes of a weekly rule. */
+  readonly days: readonly string[];
+  readonly ends: RepeatEnd;
+  /** `YYYY-MM-DD`, the last day the series may occur on (ends 'on'). */
+  readonly until: string;
+  /** Occurrences in all (ends 'after'). */
+  readonly count: number;
+  readonly custom: string | null;
+}
+
+const PLAIN = /^(FREQ|INTERVAL|BYDAY|UNTIL|COUNT|WKST)$/;
+
+/** The editor's view of an event's rrule (`null`: does not repeat). */
+export function parseRepeat(rrule: string | null | undefined): Repeat {
+  const none: Repeat = { freq: '', interval: 1, days: [], ends: 'never', until: '', count: 10, custom: null };
+  if (!rrule) return none;
+  const parts = new Map(rrule.split(';').map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)] as const));
+  const freq = parts.get('FREQ') ?? '';
+  const days = (parts.get('BYDAY') ?? '').split(',').filter(Boolean);
+  const known = FREQUENCIES.some((f) => f.value === freq && f.value !== '');
+  const plain = known && [...parts.keys()].every((k) => PLAIN.test(k)) && (freq === 'WEEKLY' || days.length === 0) && days.every((d) => /^[A-Z]{2}$/.test(d));
+  const until = parts.get('UNTIL');
+  return {
+    freq: known ? (freq as Frequency) : '',
+    interval: Number(parts.get('INTERVAL') ?? 1),
+    days,
+    ends: until ? 'on' : parts.has('COUNT') ? 'after' : 'never',
+    until: until ? `${until.slice(0, 4)}-${until.slice(4, 6)}-${until.slice(6, 8)}` : '',
+    count: Number(parts.get('COUNT') ?? 10),
+    custom: plain ? null : rrule,
+  };
+}
+
+/**
+ * The RRULE of the editor's state, or null for "Does not repeat". The "End date" is inclusive: a
+ * timed series' UNTIL is the end of that day in the event's zone, written in UTC as RFC 5545 asks.
+ */
+export function buildRrule(repeat: Repeat, options: { allDay: boolean; zone: string }): string | null {
+  if (repeat.custom !== null) return repeat.custom;
+  if (repeat.freq === '') return null;
+  const parts = [`FREQ=${repeat.freq}`];
+  if (repeat.interval > 1) parts.push(`INTERVAL=${Math.floor(repeat.interval)}`);
+  if (repeat.freq === 'WEEKLY' && repeat.days.length > 0) {
+    parts.push(`BYDAY=${WEEKDAYS.filter((d) => repeat.days.includes(d.code)).map((d) => d.code).join(',')}`);
+  }
+  if (repeat.ends === 'after') parts.push(`COUNT=${Math.max(1, Math.floor(repeat.count))}`);
+  if (repeat.ends === 'on' && repeat.until) {
+    const date = repeat.until.replace(/-/g, '');
+    parts.push(`UNTIL=${options.allDay ? date : untilInstant(repeat.until, options.zone)}`);
+  }
+  return parts.join(';');
+}
+
+/** 23:59:59 of `date` in `zone`, as a UTC `YYYYMMDDTHHMMSSZ`. */
+function untilInstant(date: string, zone: string): string {
+  const guess = Date.parse(`${date}T23:59:59Z`);
+  const offset = zoneOffset(guess, zone);
+  return new Date(guess - offset).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+}
+
+/** `zone`'s offset from UTC (ms) at an instant, from the browser's own zone data. */
+function zoneOffset(instant: number, zone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(new Date(instant));
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+  return Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) - Math.floor(instant / 1000) * 1000;
+}
+
+/** The browser's IANA time zone (the zone new events keep their wall-clock time in). */
+export function viewerZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
 
 /** The colour an event is drawn in when its calendar has none: dark enough for white text (WCAG AA). */
 export const DEFAULT_COLOR = '#1d5fa8';
-
-/** The occurrences removed from a series (exdate, a comma-separated list of ISO start times). */
-export function exdateList(exdate: string | null | undefined): string[] {
-  return (exdate ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
-
-/** exdate with one more occurrence removed ("delete this event" on a recurring event). */
-export function withExdate(exdate: string | null | undefined, occurrenceStart: Date): string {
-  const iso = occurrenceStart.toISOString();
-  const list = exdateList(exdate).filter((d) => new Date(d).getTime() !== occurrenceStart.getTime());
-  return [...list, iso].join(',');
-}
-
-function rruleDate(d: Date): string {
-  return d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
-}
 
 /** Black or white, whichever reads better on `background` (#RRGGBB). */
 export function textColorOn(background: string): string {
@@ -46,29 +124,34 @@ export function textColorOn(background: string): string {
 }
 
 /**
- * One stored event as FullCalendar input: a plain event, or a series that FullCalendar's rrule
- * plugin expands (DTSTART from startTime, the stored RRULE, exdate, and the event's duration).
+ * One occurrence, as the SDK's expander gives it, as FullCalendar input: instants (FullCalendar
+ * shows them in the browser's zone) or floating dates for all-day. FullCalendar never expands a
+ * rule itself.
  */
-export function toCalendarInput(event: EventRecord, calendars: ReadonlyMap<string, CalendarRecord>): EventInput {
-  const color = calendars.get(event.calendarUid)?.color || DEFAULT_COLOR;
-  const start = new Date(event.startTime);
-  const end = new Date(event.endTime);
-  const base: EventInput = {
-    id: event.uid,
-    title: event.title,
-    allDay: event.allDay ?? false,
-    backgroundColor: color,
-    borderColor: color,
-    textColor: textColorOn(color),
-    extendedProps: { uid: event.uid },
+export function toCalendarInput(occurrence: Occurrence, color: string | null | undefined): EventInput {
+  const fill = color || DEFAULT_COLOR;
+  return {
+    id: `${occurrence.eventUid}|${occurrence.originalStart ?? ''}`,
+    title: occurrence.title,
+    start: occurrence.start,
+    end: occurrence.end,
+    allDay: occurrence.allDay,
+    backgroundColor: fill,
+    borderColor: fill,
+    textColor: textColorOn(fill),
+    extendedProps: { occurrence },
   };
-  if (event.rrule) {
-    return {
-      ...base,
-      rrule: `DTSTART:${rruleDate(start)}\nRRULE:${event.rrule}`,
-      exdate: exdateList(event.exdate),
-      duration: { milliseconds: Math.max(0, end.getTime() - start.getTime()) },
-    };
-  }
-  return { ...base, start: event.startTime, end: event.endTime };
+}
+
+/** A repeat rule for people: "Weekly on Mon, Wed", "Every 2 days, 10 times", or the rule itself when the editor cannot show it. */
+export function describeRrule(rrule: string): string {
+  const r = parseRepeat(rrule);
+  if (r.custom !== null || r.freq === '') return rrule;
+  const name = FREQUENCIES.find((f) => f.value === r.freq)?.label ?? r.freq;
+  const unit = { DAILY: 'days', WEEKLY: 'weeks', MONTHLY: 'months', YEARLY: 'years' }[r.freq];
+  let text = r.interval > 1 ? `Every ${r.interval} ${unit}` : name;
+  if (r.days.length > 0) text += ` on ${WEEKDAYS.filter((d) => r.days.includes(d.code)).map((d) => d.label).join(', ')}`;
+  if (r.ends === 'after') text += `, ${r.count} times`;
+  if (r.ends === 'on') text += ` until ${r.until}`;
+  return text;
 }

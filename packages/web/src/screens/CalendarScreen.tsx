@@ -1,24 +1,45 @@
-import type { DateSelectArg, DayCellMountArg, EventClickArg } from '@fullcalendar/core';
+import type { Occurrence } from '@calsync/client';
+import type { DatesSetArg, DateSelectArg, DayCellMountArg, EventClickArg } from '@fullcalendar/core';
 import dayGridPlugin from '@fullcalendar/daygrid';
 import interactionPlugin from '@fullcalendar/interaction';
 import listPlugin from '@fullcalendar/list';
 import FullCalendar from '@fullcalendar/react';
-import rrulePlugin from '@fullcalendar/rrule';
 import timeGridPlugin from '@fullcalendar/timegrid';
 import { useMemo, useState } from 'react';
+import { client } from '../client.js';
 import { useRecords } from '../hooks.js';
-import { toCalendarInput } from '../recurrence.js';
+import { toCalendarInput, viewerZone } from '../recurrence.js';
 import { EventDialog, type EventDraft } from './EventDialog.js';
 
-const PLUGINS = [dayGridPlugin, timeGridPlugin, listPlugin, interactionPlugin, rrulePlugin];
+const PLUGINS = [dayGridPlugin, timeGridPlugin, listPlugin, interactionPlugin];
 
-/** Month, week and agenda views of every event (series expanded), with create, edit and delete. */
+/** The window FullCalendar shows (its visible range). */
+interface Range {
+  readonly from: string;
+  readonly to: string;
+}
+
+/**
+ * Month, week and agenda views of the occurrences in view, expanded by the SDK (each series in
+ * its own zone, exdates and overrides applied), with create, edit and delete.
+ */
 export function CalendarScreen() {
   const events = useRecords('events');
   const calendars = useRecords('calendars');
   const [draft, setDraft] = useState<EventDraft | null>(null);
-  const byUid = useMemo(() => new Map(calendars.map((c) => [c.uid, c])), [calendars]);
-  const inputs = useMemo(() => events.map((e) => toCalendarInput(e, byUid)), [events, byUid]);
+  const [range, setRange] = useState<Range | null>(null);
+  const zone = useMemo(() => viewerZone(), []);
+  const colors = useMemo(() => new Map(calendars.map((c) => [c.uid, c.color])), [calendars]);
+  const inputs = useMemo(() => {
+    if (range === null) return [];
+    // `events` and `calendars` are read for their changes: the SDK answers from the same store.
+    void events;
+    return client.occurrences({ ...range, tz: zone }).occurrences.map((o) => toCalendarInput(o, colors.get(o.calendarUid)));
+  }, [range, events, colors, zone]);
+  const onDatesSet = (arg: DatesSetArg): void => {
+    const next = { from: arg.start.toISOString(), to: arg.end.toISOString() };
+    setRange((r) => (r?.from === next.from && r.to === next.to ? r : next));
+  };
 
   const newEvent = (start?: Date, end?: Date, allDay = false): void => {
     const s = start ?? nextHour();
@@ -27,9 +48,9 @@ export function CalendarScreen() {
   const onSelect = (arg: DateSelectArg): void => newEvent(arg.start, arg.end, arg.allDay);
   const onEventClick = (arg: EventClickArg): void => {
     arg.jsEvent.preventDefault();
-    const uid = (arg.event.extendedProps as { uid?: string }).uid ?? arg.event.id;
-    const record = events.find((e) => e.uid === uid);
-    if (record) setDraft({ kind: 'edit', event: record, occurrenceStart: arg.event.start ?? new Date(record.startTime) });
+    const occurrence = (arg.event.extendedProps as { occurrence?: Occurrence }).occurrence;
+    const record = occurrence && events.find((e) => e.uid === occurrence.eventUid);
+    if (occurrence && record) setDraft({ kind: 'edit', event: record, occurrence });
   };
 
   return (
@@ -50,6 +71,7 @@ export function CalendarScreen() {
         buttonHints={{ prev: 'Previous $0', next: 'Next $0', today: 'Go to $0' }}
         views={{ listWeek: { listDayFormat: { weekday: 'long', month: 'long', day: 'numeric' } } }}
         events={inputs}
+        datesSet={onDatesSet}
         selectable
         select={onSelect}
         eventClick={onEventClick}

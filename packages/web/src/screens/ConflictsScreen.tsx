@@ -4,7 +4,7 @@ import { client } from '../client.js';
 import { errorMessage } from '../errors.js';
 import { formatTime } from '../format.js';
 import { useSyncStatus } from '../hooks.js';
-import { REPEAT_CHOICES } from '../recurrence.js';
+import { describeRrule } from '../recurrence.js';
 
 /** A conflict as the SDK lists it: which record, and the version of it that lost. */
 type ConflictView = WireConflict;
@@ -51,7 +51,7 @@ function show(field: string, value: unknown): string {
   if (value === null || value === undefined || value === '') return '—';
   if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value)) return formatTime(value);
   if (typeof value === 'boolean') return value ? 'Yes' : 'No';
-  if (field === 'rrule' && typeof value === 'string') return REPEAT_CHOICES.find((c) => c.value === value)?.label ?? value;
+  if (field === 'rrule' && typeof value === 'string') return describeRrule(value);
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 

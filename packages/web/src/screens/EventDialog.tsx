@@ -1,70 +1,138 @@
+import type { Occurrence, OccurrenceScope } from '@calsync/client';
 import { useId, useState, type FormEvent } from 'react';
 import { client } from '../client.js';
 import { Dialog } from '../components/Dialog.js';
 import { errorMessage } from '../errors.js';
-import { formatTime, fromLocalInput, toLocalInput } from '../format.js';
+import { fromLocalInput, toLocalInput, zoneTimeNote } from '../format.js';
 import type { CalendarRecord, EventRecord } from '../records.js';
-import { REPEAT_CHOICES, withExdate } from '../recurrence.js';
+import { buildRrule, parseRepeat, viewerZone, type Repeat } from '../recurrence.js';
+import { RepeatEditor } from './RepeatEditor.js';
 
-/** What the dialog edits: a new event over a time range, or an existing one (maybe one occurrence of a series). */
+/** What the dialog edits: a new event over a time range, or one occurrence of an existing event (a single event is its own occurrence). */
 export type EventDraft =
   | { kind: 'new'; start: Date; end: Date; allDay: boolean }
-  | { kind: 'edit'; event: EventRecord; occurrenceStart: Date };
+  | { kind: 'edit'; event: EventRecord; occurrence: Occurrence };
+
+const DAY_MS = 86_400_000;
 
 function defaultCalendarUid(calendars: readonly CalendarRecord[]): string {
   return (calendars.find((c) => c.isDefault) ?? calendars[0])?.uid ?? '';
 }
 
-/** Create or edit an event; for a series, delete one occurrence (adds an exdate) or the whole series. */
+/** `YYYY-MM-DD` of a local Date (the value of an <input type="date">). */
+function localDate(d: Date): string {
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+/** The day before a `YYYY-MM-DD` date: an all-day event's exclusive end shown as its last day. */
+function dayBefore(date: string): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) - DAY_MS).toISOString().slice(0, 10);
+}
+
+function dayAfter(date: string): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
+}
+
+/** The form's starting values: the occurrence's own times (not the series' first), dates for all-day. */
+function initialTimes(draft: EventDraft): { start: string; end: string; allDay: boolean } {
+  if (draft.kind === 'new') {
+    if (draft.allDay) return { start: localDate(draft.start), end: localDate(new Date(draft.end.getTime() - DAY_MS)), allDay: true };
+    return { start: toLocalInput(draft.start.toISOString()), end: toLocalInput(draft.end.toISOString()), allDay: false };
+  }
+  const o = draft.occurrence;
+  if (o.allDay) return { start: o.start, end: dayBefore(o.end > o.start ? o.end : dayAfter(o.start)), allDay: true };
+  return { start: toLocalInput(o.start), end: toLocalInput(o.end), allDay: false };
+}
+
+/**
+ * Create or edit an event. An occurrence of a recurring event opens with its own date and asks
+ * which occurrences a save or a delete applies to ("This event", "This and following events",
+ * "All events"); the repeat rule belongs to the series, so it is edited with the latter two.
+ */
 export function EventDialog({ draft, calendars, onClose }: { draft: EventDraft; calendars: readonly CalendarRecord[]; onClose: () => void }) {
   const existing = draft.kind === 'edit' ? draft.event : null;
+  const occurrence = draft.kind === 'edit' ? draft.occurrence : null;
+  const seriesUid = occurrence?.seriesUid ?? null;
+  const series = seriesUid === null ? null : (client.events.get(seriesUid) as EventRecord | undefined) ?? null;
+  const times = initialTimes(draft);
   const [title, setTitle] = useState(existing?.title ?? '');
   const [calendarUid, setCalendarUid] = useState(existing?.calendarUid ?? defaultCalendarUid(calendars));
-  const [start, setStart] = useState(toLocalInput(existing?.startTime ?? (draft.kind === 'new' ? draft.start.toISOString() : '')));
-  const [end, setEnd] = useState(toLocalInput(existing?.endTime ?? (draft.kind === 'new' ? draft.end.toISOString() : '')));
-  const [allDay, setAllDay] = useState(existing?.allDay ?? (draft.kind === 'new' ? draft.allDay : false));
-  const [rrule, setRrule] = useState(existing?.rrule ?? '');
+  const [start, setStart] = useState(times.start);
+  const [end, setEnd] = useState(times.end);
+  const [allDay, setAllDay] = useState(times.allDay);
+  const initialRepeat = parseRepeat(series?.rrule ?? existing?.rrule);
+  const [repeat, setRepeat] = useState<Repeat>(initialRepeat);
+  const [scope, setScope] = useState<OccurrenceScope>('this');
   const [location, setLocation] = useState(existing?.location ?? '');
   const [description, setDescription] = useState(existing?.description ?? '');
   const [error, setError] = useState('');
   const id = useId();
-  const custom = rrule !== '' && !REPEAT_CHOICES.some((c) => c.value === rrule);
+  const zone = existing?.timezone ?? series?.timezone ?? viewerZone();
+  const repeatEditable = seriesUid === null || scope !== 'this';
+
+  /** The form's times as the record holds them: instants, or dates with an exclusive end. */
+  const recordTimes = (): { startTime: string; endTime: string } | null => {
+    if (allDay) {
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(start) || !/^\d{4}-\d{2}-\d{2}$/.test(end)) return null;
+      return { startTime: start, endTime: dayAfter(end) };
+    }
+    const startTime = fromLocalInput(start);
+    const endTime = fromLocalInput(end);
+    return startTime && endTime ? { startTime, endTime } : null;
+  };
 
   const save = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
-    const startTime = fromLocalInput(start);
-    const endTime = fromLocalInput(end);
     if (!title.trim()) return setError('Give the event a title.');
     if (!calendarUid) return setError('Choose a calendar.');
-    if (!startTime || !endTime) return setError('Give a start and an end.');
-    if (endTime < startTime) return setError('The end must not be before the start.');
+    const t = recordTimes();
+    if (!t) return setError('Give a start and an end.');
+    if (t.endTime < t.startTime) return setError('The end must not be before the start.');
+    const rrule = buildRrule(repeat, { allDay, zone });
     const fields = {
       calendarUid,
       title: title.trim(),
-      startTime,
-      endTime,
+      ...t,
       allDay,
-      rrule: rrule || null,
       location: location.trim() || null,
       description: description.trim() || null,
     };
     try {
-      await client.events.put(existing ? { uid: existing.uid, ...fields } : fields);
+      if (existing === null) {
+        await client.events.put({ ...fields, rrule, timezone: allDay ? null : zone });
+      } else if (seriesUid !== null && occurrence !== null) {
+        const before = initialTimes(draft);
+        const patch: Record<string, string | boolean | null> = {};
+        if (fields.title !== existing.title) patch.title = fields.title;
+        if (fields.calendarUid !== existing.calendarUid) patch.calendarUid = fields.calendarUid;
+        if (fields.location !== (existing.location ?? null)) patch.location = fields.location;
+        if (fields.description !== (existing.description ?? null)) patch.description = fields.description;
+        if (start !== before.start || end !== before.end || allDay !== before.allDay) Object.assign(patch, t, { allDay });
+        if (repeatEditable && rrule !== (series?.rrule ?? null)) patch.rrule = rrule;
+        await client.events.editOccurrence(seriesUid, occurrence.originalStart ?? occurrence.start, patch, { scope });
+      } else {
+        await client.events.put({ uid: existing.uid, ...fields, rrule, ...(allDay ? {} : { timezone: existing.timezone ?? zone }) });
+      }
       onClose();
     } catch (err) {
       setError(errorMessage(err));
     }
   };
-  const removeSeries = async (): Promise<void> => {
+  const remove = async (): Promise<void> => {
     if (!existing) return;
-    await client.events.remove(existing.uid);
-    onClose();
+    try {
+      if (seriesUid !== null && occurrence !== null) {
+        await client.events.removeOccurrence(seriesUid, occurrence.originalStart ?? occurrence.start, { scope });
+      } else {
+        await client.events.remove(existing.uid);
+      }
+      onClose();
+    } catch (err) {
+      setError(errorMessage(err));
+    }
   };
-  const removeOccurrence = async (): Promise<void> => {
-    if (!existing || draft.kind !== 'edit') return;
-    await client.events.put({ uid: existing.uid, exdate: withExdate(existing.exdate, draft.occurrenceStart) });
-    onClose();
-  };
+  const note = !allDay && occurrence !== null ? zoneTimeNote(occurrence.start, occurrence.timezone, viewerZone()) : null;
 
   return (
     <Dialog title={existing ? 'Edit event' : 'New event'} onClose={onClose}>
@@ -80,26 +148,45 @@ export function EventDialog({ draft, calendars, onClose }: { draft: EventDraft; 
           ))}
         </select>
         <label htmlFor={`${id}-start`}>Starts</label>
-        <input id={`${id}-start`} type="datetime-local" required value={start} onChange={(e) => setStart(e.target.value)} />
+        <input id={`${id}-start`} type={allDay ? 'date' : 'datetime-local'} required value={start} onChange={(e) => setStart(e.target.value)} />
         <label htmlFor={`${id}-end`}>Ends</label>
-        <input id={`${id}-end`} type="datetime-local" required value={end} onChange={(e) => setEnd(e.target.value)} />
+        <input id={`${id}-end`} type={allDay ? 'date' : 'datetime-local'} required value={end} onChange={(e) => setEnd(e.target.value)} />
+        {note && <p className="span-2 hint">{note}</p>}
         <span />
         <label className="check">
-          <input type="checkbox" checked={allDay} onChange={(e) => setAllDay(e.target.checked)} /> All day
+          <input
+            type="checkbox"
+            checked={allDay}
+            onChange={(e) => {
+              const next = e.target.checked;
+              setAllDay(next);
+              setStart(next ? start.slice(0, 10) : `${start.slice(0, 10)}T09:00`);
+              setEnd(next ? end.slice(0, 10) : `${end.slice(0, 10)}T10:00`);
+            }}
+          />{' '}
+          All day
         </label>
-        <label htmlFor={`${id}-repeat`}>Repeats</label>
-        <select id={`${id}-repeat`} value={rrule} onChange={(e) => setRrule(e.target.value)}>
-          {REPEAT_CHOICES.map((c) => (
-            <option key={c.value} value={c.value}>
-              {c.label}
-            </option>
-          ))}
-          {custom && <option value={rrule}>Custom: {rrule}</option>}
-        </select>
+        <RepeatEditor repeat={repeat} onChange={setRepeat} disabled={!repeatEditable} />
         <label htmlFor={`${id}-location`}>Location</label>
         <input id={`${id}-location`} value={location} onChange={(e) => setLocation(e.target.value)} />
         <label htmlFor={`${id}-description`}>Description</label>
         <textarea id={`${id}-description`} rows={3} value={description} onChange={(e) => setDescription(e.target.value)} />
+        {seriesUid !== null && (
+          <fieldset className="span-2 scope">
+            <legend>Apply to</legend>
+            {(
+              [
+                ['this', 'This event'],
+                ['following', 'This and following events'],
+                ['all', 'All events'],
+              ] as const
+            ).map(([value, label]) => (
+              <label key={value} className="check">
+                <input type="radio" name={`${id}-scope`} value={value} checked={scope === value} onChange={() => setScope(value)} /> {label}
+              </label>
+            ))}
+          </fieldset>
+        )}
         {error && (
           <p role="alert" className="error span-2">
             {error}
@@ -110,14 +197,9 @@ export function EventDialog({ draft, calendars, onClose }: { draft: EventDraft; 
           <button type="button" className="secondary" onClick={onClose}>
             Cancel
           </button>
-          {existing && existing.rrule && draft.kind === 'edit' && (
-            <button type="button" className="danger" onClick={() => void removeOccurrence()}>
-              Delete this event ({formatTime(draft.occurrenceStart)})
-            </button>
-          )}
           {existing && (
-            <button type="button" className="danger" onClick={() => void removeSeries()}>
-              {existing.rrule ? 'Delete all events in the series' : 'Delete'}
+            <button type="button" className="danger" onClick={() => void remove()}>
+              Delete
             </button>
           )}
         </div>

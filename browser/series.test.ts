@@ -1,0 +1,134 @@
+/// <reference lib="dom" />
+import { randomInt } from 'node:crypto';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openScreen, signInWithPhone, syncNow, waitForStatus } from './lib/app-page.js';
+import { startAppServer, type AppServer } from './lib/app-server.js';
+import { launchChromium, screenshotPath } from './lib/chromium.js';
+
+// Recurring and all-day events in real Chromium in real time zones: a weekly 09:00 series made in
+// Berlin in January is at 09:00 in July (after the change to summer time), one occurrence edited
+// with "This event" changes on the other device on that date only, and an all-day date made in
+// Berlin is the same date in Los Angeles.
+
+/** The year whose January and July are both in the past or this month, so the calendar can reach them with "Previous". */
+function seriesYear(): number {
+  const now = new Date();
+  return now.getMonth() >= 6 ? now.getFullYear() : now.getFullYear() - 1;
+}
+
+/** Moves the month view to `year`-`month` (1-12) with the toolbar's Previous and Next buttons. */
+async function showMonth(page: Page, year: number, month: number): Promise<void> {
+  await openScreen(page, 'Calendar');
+  await page.getByRole('button', { name: 'Month', exact: true }).click();
+  // The month shown now: the first day cell that is not another month's.
+  const shown = (await page.locator('.fc-daygrid-day:not(.fc-day-other)').first().getAttribute('data-date')) ?? '';
+  let steps = (year - Number(shown.slice(0, 4))) * 12 + (month - Number(shown.slice(5, 7)));
+  const button = page.getByRole('button', { name: steps < 0 ? /^Previous/ : /^Next/ });
+  while (steps !== 0) {
+    await button.first().click();
+    steps += steps < 0 ? 1 : -1;
+  }
+  await page.locator(`td[data-date="${year}-${String(month).padStart(2, '0')}-15"]`).waitFor();
+}
+
+/** The events shown in the month grid's cell of `date` (`YYYY-MM-DD`). */
+function eventsOn(page: Page, date: string, title: string): Locator {
+  return page.locator(`td[data-date="${date}"] .fc-event`, { hasText: title });
+}
+
+describe('series and all-day events across time zones, in Chromium', () => {
+  let app: AppServer;
+  let browser: Browser;
+  let berlinA: Page;
+  let berlinB: Page;
+  let losAngeles: Page;
+  const phone = `+1555${String(randomInt(1_000_000, 9_999_999))}`;
+  const year = seriesYear();
+  const failures: string[] = [];
+
+  beforeAll(async () => {
+    app = await startAppServer();
+    browser = await launchChromium();
+    const context = (timezoneId: string) => browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId, locale: 'en-US' });
+    berlinA = await (await context('Europe/Berlin')).newPage();
+    berlinB = await (await context('Europe/Berlin')).newPage();
+    losAngeles = await (await context('America/Los_Angeles')).newPage();
+    for (const page of [berlinA, berlinB, losAngeles]) page.on('pageerror', (err) => failures.push(`${err.name}: ${err.message}`));
+    for (const page of [berlinA, berlinB, losAngeles]) await signInWithPhone(page, app.appUrl, app.gateway, phone);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.stop();
+  });
+
+  it('a weekly 09:00 series made in January in Berlin shows at 09:00 in July', async () => {
+    await openScreen(berlinA, 'Calendar');
+    await berlinA.getByRole('button', { name: 'New event' }).click();
+    const dialog = berlinA.getByRole('dialog');
+    await dialog.getByLabel('Title').fill('Team sync');
+    await dialog.getByLabel('Starts').fill(`${year}-01-05T09:00`);
+    await dialog.getByLabel('Ends').fill(`${year}-01-05T09:30`);
+    await dialog.getByLabel('Repeats').selectOption({ label: 'Weekly' });
+    await dialog.getByRole('checkbox', { name: 'Mon' }).check();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await waitForStatus(berlinA, /Synced/);
+
+    await showMonth(berlinA, year, 1);
+    expect(await berlinA.locator('.fc-event', { hasText: 'Team sync' }).first().locator('.fc-event-time').textContent()).toBe('9a');
+    await showMonth(berlinA, year, 7);
+    const july = berlinA.locator('.fc-event', { hasText: 'Team sync' });
+    expect(await july.count()).toBeGreaterThanOrEqual(4);
+    expect(new Set(await july.locator('.fc-event-time').allTextContents())).toEqual(new Set(['9a']));
+    await berlinA.screenshot({ path: screenshotPath('series-july-berlin'), fullPage: true });
+  });
+
+  it('"This event" changes one occurrence; the other device shows the change on that date only', async () => {
+    const mondays = await berlinA.locator('td[data-date] .fc-event', { hasText: 'Team sync' }).evaluateAll((els) =>
+      els.map((el) => el.closest('td')?.getAttribute('data-date') ?? ''),
+    );
+    const target = mondays[1]!;
+    await eventsOn(berlinA, target, 'Team sync').click();
+    const dialog = berlinA.getByRole('dialog');
+    expect(await dialog.getByLabel('Starts').inputValue()).toBe(`${target}T09:00`);
+    await dialog.getByLabel('Title').fill('Team sync at the lake');
+    await expect.poll(() => dialog.getByRole('radio', { name: 'This event', exact: true }).isChecked()).toBe(true);
+    await dialog.getByRole('radio', { name: 'This and following events' }).waitFor();
+    await dialog.getByRole('radio', { name: 'All events' }).waitFor();
+    await berlinA.screenshot({ path: screenshotPath('occurrence-dialog'), fullPage: true });
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await waitForStatus(berlinA, /Synced/);
+
+    await syncNow(berlinB);
+    await showMonth(berlinB, year, 7);
+    await eventsOn(berlinB, target, 'Team sync at the lake').waitFor();
+    for (const day of mondays.filter((d) => d !== target)) {
+      expect([day, await eventsOn(berlinB, day, 'at the lake').count(), await eventsOn(berlinB, day, 'Team sync').count()]).toEqual([day, 0, 1]);
+    }
+    expect(await eventsOn(berlinB, target, 'Team sync').count()).toBe(1);
+  });
+
+  it('an all-day event on 10 March made in Berlin is on 10 March in Los Angeles', async () => {
+    await openScreen(berlinA, 'Calendar');
+    await berlinA.getByRole('button', { name: 'New event' }).click();
+    const dialog = berlinA.getByRole('dialog');
+    await dialog.getByLabel('Title').fill('Spring holiday');
+    await dialog.getByRole('checkbox', { name: 'All day' }).check();
+    await dialog.getByLabel('Starts').fill(`${year}-03-10`);
+    await dialog.getByLabel('Ends').fill(`${year}-03-10`);
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await waitForStatus(berlinA, /Synced/);
+
+    await syncNow(losAngeles);
+    await showMonth(losAngeles, year, 3);
+    await eventsOn(losAngeles, `${year}-03-10`, 'Spring holiday').waitFor();
+    expect(await eventsOn(losAngeles, `${year}-03-09`, 'Spring holiday').count()).toBe(0);
+    expect(await eventsOn(losAngeles, `${year}-03-11`, 'Spring holiday').count()).toBe(0);
+    await losAngeles.screenshot({ path: screenshotPath('all-day-los-angeles'), fullPage: true });
+    expect(failures).toEqual([]);
+  });
+});

@@ -1,0 +1,94 @@
+import { useId } from 'react';
+import { FREQUENCIES, WEEKDAYS, type Frequency, type Repeat, type RepeatEnd } from '../recurrence.js';
+
+/**
+ * The "Repeat" group of the event dialog: how often (with an interval), on which weekdays for a
+ * weekly rule, and how the series ends ("Never", "On date" with its "End date", "After" a number
+ * of "Occurrences"). A rule it cannot show stays as a custom rule until another frequency is picked.
+ */
+export function RepeatEditor({ repeat, onChange, disabled }: { repeat: Repeat; onChange: (next: Repeat) => void; disabled: boolean }) {
+  const id = useId();
+  const set = (patch: Partial<Repeat>): void => onChange({ ...repeat, custom: null, ...patch });
+  const unit = { '': '', DAILY: 'days', WEEKLY: 'weeks', MONTHLY: 'months', YEARLY: 'years' }[repeat.freq];
+  return (
+    <fieldset className="span-2 repeat" disabled={disabled} aria-describedby={disabled ? `${id}-why` : undefined}>
+      <legend>Repeat</legend>
+      {disabled && (
+        <p id={`${id}-why`} className="hint">
+          The repeat rule belongs to the whole series: choose “This and following events” or “All events” to change it.
+        </p>
+      )}
+      <div className="repeat-row">
+        <label htmlFor={`${id}-freq`}>Repeats</label>
+        <select
+          id={`${id}-freq`}
+          value={repeat.custom !== null ? 'custom' : repeat.freq}
+          onChange={(e) => set({ freq: e.target.value as Frequency })}
+        >
+          {FREQUENCIES.map((f) => (
+            <option key={f.value} value={f.value}>
+              {f.label}
+            </option>
+          ))}
+          {repeat.custom !== null && <option value="custom">Custom: {repeat.custom}</option>}
+        </select>
+        {repeat.freq !== '' && repeat.custom === null && (
+          <>
+            <label htmlFor={`${id}-interval`}>Every</label>
+            <input
+              id={`${id}-interval`}
+              type="number"
+              min={1}
+              max={99}
+              value={repeat.interval}
+              onChange={(e) => set({ interval: Math.max(1, Number(e.target.value) || 1) })}
+              aria-describedby={`${id}-unit`}
+            />
+            <span id={`${id}-unit`}>{unit}</span>
+          </>
+        )}
+      </div>
+      {repeat.freq === 'WEEKLY' && repeat.custom === null && (
+        <div className="weekdays" role="group" aria-label="On days">
+          {WEEKDAYS.map((d) => (
+            <label key={d.code} className="check">
+              <input
+                type="checkbox"
+                checked={repeat.days.includes(d.code)}
+                onChange={(e) => set({ days: e.target.checked ? [...repeat.days, d.code] : repeat.days.filter((x) => x !== d.code) })}
+              />{' '}
+              {d.label}
+            </label>
+          ))}
+        </div>
+      )}
+      {repeat.freq !== '' && repeat.custom === null && (
+        <div className="ends" role="radiogroup" aria-label="Ends">
+          {(
+            [
+              ['never', 'Never'],
+              ['on', 'On date'],
+              ['after', 'After'],
+            ] as const
+          ).map(([value, label]) => (
+            <label key={value} className="check">
+              <input type="radio" name={`${id}-ends`} value={value} checked={repeat.ends === value} onChange={() => set({ ends: value as RepeatEnd })} /> {label}
+            </label>
+          ))}
+          <label htmlFor={`${id}-until`}>End date</label>
+          <input id={`${id}-until`} type="date" value={repeat.until} disabled={repeat.ends !== 'on'} onChange={(e) => set({ until: e.target.value })} />
+          <label htmlFor={`${id}-count`}>Occurrences</label>
+          <input
+            id={`${id}-count`}
+            type="number"
+            min={1}
+            max={999}
+            value={repeat.count}
+            disabled={repeat.ends !== 'after'}
+            onChange={(e) => set({ count: Math.max(1, Number(e.target.value) || 1) })}
+          />
+        </div>
+      )}
+    </fieldset>
+  );
+}
