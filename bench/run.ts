@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--quick] [--pglite] [--memory]`: starts the real server process, drives it over HTTP and
+ * `pnpm bench [--quick] [--pglite] [--memory] [--notifications] [--occurrences]`: starts the real server process, drives it over HTTP and
  * compares against floors measured through `pg` on the same database in the same run. Prints a
  * table and writes bench/results/<date>.json. Not part of `pnpm test`.
  */
@@ -18,6 +18,7 @@ import { runIncremental } from './workloads/incremental.js';
 import { runInitialSync } from './workloads/initial-sync.js';
 import { runManyDevices, signInFleet } from './workloads/many-devices.js';
 import { runNotifications } from './workloads/notifications.js';
+import { runOccurrences } from './workloads/occurrences.js';
 import { runOpenLoop } from './workloads/open-loop.js';
 import { runSmallPushLevel, smallPushFigures, smallPushTarget, type SmallPushRun } from './workloads/small-push.js';
 import { runUpload } from './workloads/upload.js';
@@ -30,6 +31,8 @@ const memoryOnly = process.argv.includes('--memory');
 const profile = process.argv.includes('--profile');
 /** `--notifications`: only the live-notification workload (two nodes on PostgreSQL). */
 const notificationsOnly = process.argv.includes('--notifications');
+/** `--occurrences`: only the occurrence workload (a calendar view's reads). */
+const occurrencesOnly = process.argv.includes('--occurrences');
 const sizes = quick
   ? { upload: 2000, small: 10_000, large: 100_000, rounds: 50, users: 10, manySeconds: 5, conflictSeconds: 4, pushes: 200, ownLarge: 10_000, openSeconds: 3, notifyPushes: 50, streams: 1000 }
   : { upload: 10_000, small: 10_000, large: 1_000_000, rounds: 200, users: 50, manySeconds: 30, conflictSeconds: 15, pushes: 1000, ownLarge: 100_000, openSeconds: 10, notifyPushes: 300, streams: 1000 };
@@ -78,7 +81,7 @@ async function main(): Promise<void> {
   if (usePglite) databaseUrl = `pglite://${mkdtempSync(join(tmpdir(), 'calsync-bench-'))}`;
   else await recreateDatabase(dbUrl);
   // First, alone on the machine: the idle memory of fresh servers (PGlite against PostgreSQL).
-  const idleMemory = notificationsOnly ? null : await runIdleMemory(usePglite ? null : dbUrl);
+  const idleMemory = notificationsOnly || occurrencesOnly ? null : await runIdleMemory(usePglite ? null : dbUrl);
   if (memoryOnly) {
     report({ idleMemory });
     return;
@@ -96,14 +99,18 @@ async function main(): Promise<void> {
     const reader = await signIn(server.baseUrl, gateway, phone, 'bench-reader');
     console.log(`bench: server at ${server.baseUrl} on ${usePglite ? 'PGlite' : dbUrl}${quick ? ' (quick)' : ''}`);
 
-    if (!notificationsOnly) await runEverythingElse(writer, reader);
-    // A second app node on the same PostgreSQL (PGlite is one process: the one node plays both).
-    const node2 = usePglite ? server : new ServerProcess(serverEnv(databaseUrl, gateway.url));
-    if (node2 !== server) await node2.start();
-    try {
-      figures.notifications = await runNotifications(server, node2, writer, reader, { pushes: sizes.notifyPushes, streams: sizes.streams });
-    } finally {
-      if (node2 !== server) await node2.stop();
+    if (occurrencesOnly) {
+      figures.occurrences = await runOccurrences(server.baseUrl, gateway, { requests: quick ? 120 : 600 });
+    } else {
+      if (!notificationsOnly) await runEverythingElse(writer, reader);
+      // A second app node on the same PostgreSQL (PGlite is one process: the one node plays both).
+      const node2 = usePglite ? server : new ServerProcess(serverEnv(databaseUrl, gateway.url));
+      if (node2 !== server) await node2.start();
+      try {
+        figures.notifications = await runNotifications(server, node2, writer, reader, { pushes: sizes.notifyPushes, streams: sizes.streams });
+      } finally {
+        if (node2 !== server) await node2.stop();
+      }
     }
   } finally {
     await client?.end();
@@ -134,6 +141,7 @@ async function main(): Promise<void> {
     figures.manyDevices = many;
     figures.openLoop = await runOpenLoop(server.baseUrl, fleet, many.roundTripsPerSecond, { seconds: sizes.openSeconds, fractions: openFractions });
     figures.conflicts = await runConflicts(server.baseUrl, gateway, { seconds: sizes.conflictSeconds });
+    figures.occurrences = await runOccurrences(server.baseUrl, gateway, { requests: quick ? 120 : 600 });
   }
 }
 
@@ -152,13 +160,13 @@ function report(figures: Record<string, unknown>): void {
   for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
   const out = {
     date: new Date().toISOString(),
-    mode: { quick, pglite: usePglite, notificationsOnly, memoryOnly },
+    mode: { quick, pglite: usePglite, notificationsOnly, occurrencesOnly, memoryOnly },
     machine: { node: process.version, cpus: cpus().length },
     ...figures,
   };
   const dir = fileURLToPath(new URL('./results/', import.meta.url));
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${out.date.slice(0, 10)}${quick ? '-quick' : ''}${usePglite ? '-pglite' : ''}${notificationsOnly ? '-notifications' : ''}${memoryOnly ? '-memory' : ''}.json`);
+  const file = join(dir, `${out.date.slice(0, 10)}${quick ? '-quick' : ''}${usePglite ? '-pglite' : ''}${notificationsOnly ? '-notifications' : ''}${occurrencesOnly ? '-occurrences' : ''}${memoryOnly ? '-memory' : ''}.json`);
   writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
   console.log(`bench: wrote ${file}`);
 }
