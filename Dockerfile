@@ -10,6 +10,7 @@ RUN corepack enable && corepack prepare pnpm@10.34.8 --activate
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc tsconfig.base.json ./
 COPY packages/domain/package.json packages/domain/
 COPY packages/wire/package.json packages/wire/
+COPY packages/ical/package.json packages/ical/
 COPY packages/adapters-node/package.json packages/adapters-node/
 COPY packages/adapters-postgres/package.json packages/adapters-postgres/
 COPY packages/adapters-sms/package.json packages/adapters-sms/
@@ -27,6 +28,7 @@ RUN corepack enable && corepack prepare pnpm@10.34.8 --activate
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
 COPY packages/domain/package.json packages/domain/
 COPY packages/wire/package.json packages/wire/
+COPY packages/ical/package.json packages/ical/
 COPY packages/adapters-node/package.json packages/adapters-node/
 COPY packages/adapters-postgres/package.json packages/adapters-postgres/
 COPY packages/adapters-sms/package.json packages/adapters-sms/
@@ -36,6 +38,7 @@ COPY packages/testkit/package.json packages/testkit/
 RUN pnpm install --frozen-lockfile --prod && rm -rf /root/.local/share/pnpm/store
 COPY --from=build /app/packages/domain/dist packages/domain/dist
 COPY --from=build /app/packages/wire/dist packages/wire/dist
+COPY --from=build /app/packages/ical/dist packages/ical/dist
 COPY --from=build /app/packages/adapters-node/dist packages/adapters-node/dist
 COPY --from=build /app/packages/adapters-postgres/dist packages/adapters-postgres/dist
 COPY --from=build /app/packages/adapters-sms/dist packages/adapters-sms/dist

@@ -60,6 +60,8 @@ describe('the documented examples against the real server (contract test, OpenAP
   };
   const access = (): string => tokens.access;
 
+  /** The feed createFeed made: its id and its file (token.ics). */
+  let feed = { id: '', file: '' };
   const steps: Step[] = [
     { id: 'getHealth' },
     { id: 'getLiveness' },
@@ -75,6 +77,11 @@ describe('the documented examples against the real server (contract test, OpenAP
     { id: 'refreshTokens', adapt: (e) => ({ ...e, refreshToken: tokens.refresh }), after: keepTokens },
     { id: 'pushChanges', token: access },
     { id: 'pullChanges', token: access },
+    { id: 'createAppPassword', token: access },
+    { id: 'createFeed', token: access, after: (d) => (feed = { id: String(d.id), file: String(d.url).split('/').pop() ?? '' }) },
+    { id: 'listFeeds', token: access },
+    { id: 'getFeed', params: () => ({ file: feed.file }) },
+    { id: 'deleteFeed', token: access, params: () => ({ id: feed.id }) },
     { id: 'listOccurrences', token: access, query: '?from=2026-03-01T00:00:00Z&to=2026-04-01T00:00:00Z&tz=Europe/Berlin' },
     { id: 'listConflicts', token: access, after: (d) => (conflictId = Number((d.conflicts as { conflictId: number }[])[0]?.conflictId ?? 0)) },
     { id: 'resolveConflict', token: access, params: () => ({ id: String(conflictId) }) },
@@ -142,7 +149,7 @@ describe('the documented examples against the real server (contract test, OpenAP
     const checker = new OpenApiChecker(doc);
     const ok = (path: string, data: unknown) => ({ method: 'GET', path, status: 200, contentType: 'application/json', text: JSON.stringify({ success: true, data }) });
     const pull = { cursorReset: false, nextCursor: 'x', hasMore: false, calendars: [], tasks: [], reminders: [] };
-    const event = { id: 1, uid: 'e', version: '2', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', deleted: null, calendarUid: 'c', title: 't', description: null, location: null, startTime: '2026-01-01T00:00:00.000Z', endTime: '2026-01-01T00:00:00.000Z', allDay: false, timezone: null, rrule: null, exdate: null, recurringEventUid: null, originalStartTime: null };
+    const event = { id: 1, uid: 'e', version: '2', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', deleted: null, calendarUid: 'c', title: 't', description: null, location: null, startTime: '2026-01-01T00:00:00.000Z', endTime: '2026-01-01T00:00:00.000Z', allDay: false, timezone: null, rrule: null, exdate: null, recurringEventUid: null, originalStartTime: null, icalExtras: null };
     expect(checker.problems(ok('/api/sync/changes', { ...pull, events: [event] }))).toEqual([]);
     expect(checker.problems(ok('/api/sync/changes', { ...pull, events: [{ ...event, startTime: 'yesterday' }] }))).not.toEqual([]);
     expect(checker.problems(ok('/api/sync/changes', { ...pull, events: [{ ...event, version: null }] }))).not.toEqual([]);

@@ -306,6 +306,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/app-passwords": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make an app password for a calendar app (CalDAV): a device of platform caldav, ended by revoking it */
+        post: operations["createAppPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/feeds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The live subscription feeds (without their URLs) */
+        get: operations["listFeeds"];
+        put?: never;
+        /** Make a subscription feed (a read-only iCalendar URL) of a calendar */
+        post: operations["createFeed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/feeds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End a subscription feed: its URL answers 404 from now on */
+        delete: operations["deleteFeed"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/feeds/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A subscription feed: the calendar as iCalendar (text/calendar), ETag and 304 */
+        get: operations["getFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sync/stream": {
         parameters: {
             query?: never;
@@ -364,6 +433,12 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AppPassword */
+        AppPassword: {
+            /** @description the app password, shown this once: the CalDAV sign-in with the phone number or e-mail address */
+            password: string;
+            device: components["schemas"]["Device"];
+        };
         /** Calendar */
         Calendar: {
             /** @description server row id */
@@ -494,6 +569,15 @@ export interface components {
             /** @description pass as afterId for the next page; null when hasMore is false */
             nextAfterId: number | null;
         };
+        /** CreatedFeed */
+        CreatedFeed: {
+            id: number;
+            calendarUid: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description the subscription URL (…/feeds/<token>.ics); only a hash of the token is kept */
+            url: string;
+        };
         /** Device */
         Device: {
             uid: string;
@@ -577,6 +661,7 @@ export interface components {
             exdate: string | null;
             recurringEventUid: string | null;
             originalStartTime: string | null;
+            icalExtras: string | null;
         };
         /** EventConflict */
         EventConflict: {
@@ -633,6 +718,7 @@ export interface components {
             exdate?: string | null;
             recurringEventUid?: string | null;
             originalStartTime?: string | null;
+            icalExtras?: string | null;
         };
         /** EventSnapshot */
         EventSnapshot: {
@@ -667,6 +753,7 @@ export interface components {
             exdate: string | null;
             recurringEventUid: string | null;
             originalStartTime: string | null;
+            icalExtras: string | null;
         };
         /** EventTombstone */
         EventTombstone: {
@@ -706,6 +793,18 @@ export interface components {
             exdate: string | null;
             recurringEventUid: string | null;
             originalStartTime: string | null;
+            icalExtras: string | null;
+        };
+        /** Feed */
+        Feed: {
+            id: number;
+            calendarUid: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** FeedList */
+        FeedList: {
+            feeds: components["schemas"]["Feed"][];
         };
         /** ItemApplied */
         ItemApplied: {
@@ -845,6 +944,7 @@ export interface components {
             taskUid: string | null;
             minutesBefore: number | null;
             remindAt: string | null;
+            icalExtras: string | null;
         };
         /** ReminderConflict */
         ReminderConflict: {
@@ -890,6 +990,7 @@ export interface components {
             taskUid?: string | null;
             minutesBefore?: number | null;
             remindAt?: string | null;
+            icalExtras?: string | null;
         };
         /** ReminderSnapshot */
         ReminderSnapshot: {
@@ -913,6 +1014,7 @@ export interface components {
             taskUid: string | null;
             minutesBefore: number | null;
             remindAt: string | null;
+            icalExtras: string | null;
         };
         /** ReminderTombstone */
         ReminderTombstone: {
@@ -941,6 +1043,7 @@ export interface components {
             taskUid: string | null;
             minutesBefore: number | null;
             remindAt: string | null;
+            icalExtras: string | null;
         };
         /** ResolveRequest */
         ResolveRequest: {
@@ -1009,6 +1112,7 @@ export interface components {
             completedAt: string | null;
             priority: number | null;
             parentTaskUid: string | null;
+            icalExtras: string | null;
         };
         /** TaskConflict */
         TaskConflict: {
@@ -1057,6 +1161,7 @@ export interface components {
             completedAt?: string | null;
             priority?: number | null;
             parentTaskUid?: string | null;
+            icalExtras?: string | null;
         };
         /** TaskSnapshot */
         TaskSnapshot: {
@@ -1083,6 +1188,7 @@ export interface components {
             completedAt: string | null;
             priority: number | null;
             parentTaskUid: string | null;
+            icalExtras: string | null;
         };
         /** TaskTombstone */
         TaskTombstone: {
@@ -1114,6 +1220,7 @@ export interface components {
             completedAt: string | null;
             priority: number | null;
             parentTaskUid: string | null;
+            icalExtras: string | null;
         };
         /** TokenPair */
         TokenPair: {
@@ -3422,7 +3529,8 @@ export interface operations {
                      *             "rrule": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
                      *             "exdate": null,
                      *             "recurringEventUid": null,
-                     *             "originalStartTime": null
+                     *             "originalStartTime": null,
+                     *             "icalExtras": null
                      *           }
                      *         ],
                      *         "tasks": [],
@@ -3437,7 +3545,8 @@ export interface operations {
                      *             "eventUid": "evt-standup",
                      *             "taskUid": null,
                      *             "minutesBefore": 10,
-                     *             "remindAt": null
+                     *             "remindAt": null,
+                     *             "icalExtras": null
                      *           }
                      *         ]
                      *       }
@@ -3622,7 +3731,8 @@ export interface operations {
                      *               "rrule": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
                      *               "exdate": null,
                      *               "recurringEventUid": null,
-                     *               "originalStartTime": null
+                     *               "originalStartTime": null,
+                     *               "icalExtras": null
                      *             }
                      *           }
                      *         ],
@@ -3816,7 +3926,8 @@ export interface operations {
                      *             "rrule": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
                      *             "exdate": null,
                      *             "recurringEventUid": null,
-                     *             "originalStartTime": null
+                     *             "originalStartTime": null,
+                     *             "icalExtras": null
                      *           }
                      *         },
                      *         "record": {
@@ -4185,6 +4296,877 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "RATE_LIMITED";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL: unexpected failure (logged with the request id, never detailed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database could not be reached for this request; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createAppPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Thunderbird on the laptop"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description what the password is for, e.g. "Thunderbird on the laptop" (the device name) */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The app password (shown this once) and its device */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "password": "q3LkX0a9Vt2mZr8YbN4cWe7u",
+                     *         "device": {
+                     *           "uid": "caldav-0199a3f4-7c1e-7b51-9a0e-5d2f1c3b4a6d",
+                     *           "platform": "caldav",
+                     *           "name": "Thunderbird on the laptop",
+                     *           "hasPushToken": false,
+                     *           "createdAt": "2026-03-02T08:00:00.000Z",
+                     *           "lastSeenAt": "2026-03-02T08:05:00.000Z",
+                     *           "current": false
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["AppPassword"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: the request does not fit the schema (details: the failing paths); INVALID_JSON: the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_ERROR" | "INVALID_JSON";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: no, bad or revoked access token; TOKEN_EXPIRED: the access token expired; refresh, then retry once */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED" | "TOKEN_EXPIRED";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description WRONG_TOKEN_TYPE: a refresh token used as access token, or the reverse */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "WRONG_TOKEN_TYPE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body exceeds BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests; wait Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL: unexpected failure (logged with the request id, never detailed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database could not be reached for this request; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listFeeds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live feeds */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "feeds": [
+                     *           {
+                     *             "id": 1,
+                     *             "calendarUid": "cal-work",
+                     *             "createdAt": "2026-03-02T08:05:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["FeedList"];
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: no, bad or revoked access token; TOKEN_EXPIRED: the access token expired; refresh, then retry once */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED" | "TOKEN_EXPIRED";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description WRONG_TOKEN_TYPE: a refresh token used as access token, or the reverse */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "WRONG_TOKEN_TYPE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests; wait Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL: unexpected failure (logged with the request id, never detailed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database could not be reached for this request; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createFeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "calendarUid": "cal-work"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the calendar the feed shows */
+                    calendarUid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The feed and its URL (shown this once) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": 1,
+                     *         "calendarUid": "cal-work",
+                     *         "createdAt": "2026-03-02T08:05:00.000Z",
+                     *         "url": "https://calsync.example.org/feeds/X2jv6bq0Qm4tZxR8yP1nWc5dKe7uHs3a.ics"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["CreatedFeed"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: the request does not fit the schema (details: the failing paths); INVALID_JSON: the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_ERROR" | "INVALID_JSON";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: no, bad or revoked access token; TOKEN_EXPIRED: the access token expired; refresh, then retry once */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED" | "TOKEN_EXPIRED";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description WRONG_TOKEN_TYPE: a refresh token used as access token, or the reverse */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "WRONG_TOKEN_TYPE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no such resource of the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body exceeds BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests; wait Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL: unexpected failure (logged with the request id, never detailed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database could not be reached for this request; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteFeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the feed id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed ended */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @enum {boolean} */
+                            revoked: true;
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_JSON: the body is not valid JSON; VALIDATION_ERROR: the request does not fit the schema (details: the failing paths) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_JSON" | "VALIDATION_ERROR";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: no, bad or revoked access token; TOKEN_EXPIRED: the access token expired; refresh, then retry once */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED" | "TOKEN_EXPIRED";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description WRONG_TOKEN_TYPE: a refresh token used as access token, or the reverse */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "WRONG_TOKEN_TYPE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no such resource of the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body exceeds BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests; wait Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL: unexpected failure (logged with the request id, never detailed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database could not be reached for this request; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getFeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description <token>.ics, as in the url POST /api/feeds answered */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the calendar as iCalendar */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": string;
+                };
+            };
+            /** @description NOT_FOUND: no such resource of the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
                             /** @description for people; never parse it */
                             message: string;
                             /** @description e.g. the failing paths of a VALIDATION_ERROR */

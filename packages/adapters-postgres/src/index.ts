@@ -10,3 +10,4 @@ export * from './notify/pglite-change-feed.js';
 export * from './database-faults.js';
 export * from './pglite-folder-lock.js';
 export * from './statement-timeout.js';
+export * from './feeds/postgres-feed-store.js';

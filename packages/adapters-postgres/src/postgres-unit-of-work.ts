@@ -9,6 +9,8 @@ import {
   type DataChange,
   eventWindowBounds,
   type EventWindow,
+  type ObjectRows,
+  type ObjectScope,
   type NewConflict,
   type Prefetched,
   type PushReceipt,
@@ -135,6 +137,22 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
       sql`order by id`,
     );
     return { calendars, events };
+  }
+
+  async readObjects(scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows> {
+    const calendars = await this.selectRecords('calendars', sql`deleted is null`, sql`order by id`);
+    const only = rootUids === undefined ? sql`true` : sql`uid = any(cast(${[...rootUids]} as text[]))`;
+    if ('tasks' in scope) {
+      const roots = await this.selectRecords('tasks', only, sql`order by id`);
+      const reminders = roots.length === 0 ? [] : await this.selectRecords('reminders', sql`task_uid = any(cast(${roots.map((r) => r.uid)} as text[]))`, sql`order by id`);
+      return { calendars, roots, overrides: [], reminders };
+    }
+    const roots = await this.selectRecords('events', sql`calendar_uid = ${scope.calendarUid} and recurring_event_uid is null and ${only}`, sql`order by id`);
+    const rootUidList = roots.map((r) => r.uid);
+    const overrides = rootUidList.length === 0 ? [] : await this.selectRecords('events', sql`recurring_event_uid = any(cast(${rootUidList} as text[]))`, sql`order by id`);
+    const owners = [...rootUidList, ...overrides.map((r) => r.uid)];
+    const reminders = owners.length === 0 ? [] : await this.selectRecords('reminders', sql`event_uid = any(cast(${owners} as text[]))`, sql`order by id`);
+    return { calendars, roots, overrides, reminders };
   }
 
   async findLiveDefaultCalendars(): Promise<RecordRow[]> {

@@ -26,7 +26,7 @@ describe('record-table types derived from the field tables', () => {
   it('hold exactly the stamps and the field columns', () => {
     type FieldColumns<T> = Exclude<keyof T, keyof RecordTableBase>;
     expectTypeOf<FieldColumns<CalendarsTable>>().toEqualTypeOf<'name' | 'color' | 'timezone' | 'is_default'>();
-    expectTypeOf<FieldColumns<RemindersTable>>().toEqualTypeOf<'event_uid' | 'task_uid' | 'minutes_before' | 'remind_at'>();
-    expectTypeOf<FieldColumns<TasksTable>>().toEqualTypeOf<'title' | 'notes' | 'due_at' | 'completed' | 'completed_at' | 'priority' | 'parent_task_uid'>();
+    expectTypeOf<FieldColumns<RemindersTable>>().toEqualTypeOf<'event_uid' | 'task_uid' | 'minutes_before' | 'remind_at' | 'ical_extras'>();
+    expectTypeOf<FieldColumns<TasksTable>>().toEqualTypeOf<'title' | 'notes' | 'due_at' | 'completed' | 'completed_at' | 'priority' | 'parent_task_uid' | 'ical_extras'>();
   });
 });

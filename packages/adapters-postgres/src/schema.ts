@@ -39,6 +39,8 @@ export interface DevicesTable {
   platform: Generated<string>;
   name: Generated<string>;
   fcm_token: string | null;
+  /** SHA-256 (hex) of the device's app password (CalDAV sign-in), migration 0005. */
+  app_password_hash: Generated<string | null>;
   created_at: DefaultTimestamp;
   last_seen_at: DefaultTimestamp;
   revoked_at: Timestamp | null;

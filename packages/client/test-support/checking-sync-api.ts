@@ -20,6 +20,7 @@ export class CheckingSyncApi implements SyncApi {
   resolveConflict: SyncApi['resolveConflict'] = (u, id, a) => this.svc.resolveConflict(u, id, a);
   newestVersion: SyncApi['newestVersion'] = (u) => this.svc.newestVersion(u);
   occurrences: SyncApi['occurrences'] = (u, q) => this.svc.occurrences(u, q);
+  readObjects: SyncApi['readObjects'] = (u, s, r) => this.svc.readObjects(u, s, r);
 
   #rows(userId: number, type: RecordType): Map<string, RecordRow> {
     return new Map(this.store.snapshotRows(userId, type).map((r) => [r.uid, r]));

@@ -5,3 +5,4 @@ export * from './ports/index.js';
 export * from './cursor/index.js';
 export * from './sync/index.js';
 export * from './auth/index.js';
+export * from './feeds/index.js';

@@ -23,6 +23,7 @@ import { healthRoutes } from './routes/health-routes.js';
 import { profileRoutes } from './routes/profile-routes.js';
 import { legacyRoutes } from './routes/legacy-routes.js';
 import { streamRoutes } from './routes/stream-routes.js';
+import { interopRoutes, type InteropRoutesOptions } from './routes/interop-routes.js';
 import { occurrenceRoutes } from './routes/occurrence-routes.js';
 import { syncRoutes } from './routes/sync-routes.js';
 import { webClientPlugin } from './plugins/web-client.js';
@@ -52,6 +53,8 @@ export interface BuildAppDeps {
   readonly streamHeartbeatMs?: number;
   /** Folder of the built web client, served at /app/ (with / redirecting there); none when absent. */
   readonly webClientDir?: string | undefined;
+  /** App passwords and subscription feeds (and with them CalDAV); the routes are absent without. */
+  readonly interop?: Omit<InteropRoutesOptions, 'sync'> | undefined;
 }
 
 function isLoggerInstance(logger: BuildAppDeps['logger']): logger is FastifyBaseLogger {
@@ -124,6 +127,7 @@ export async function buildApp(deps: BuildAppDeps): Promise<FastifyInstance> {
   await app.register(profileRoutes, { auth: deps.auth });
   await app.register(syncRoutes, { sync: deps.sync, config });
   await app.register(occurrenceRoutes, { sync: deps.sync });
+  if (deps.interop) await app.register(interopRoutes, { ...deps.interop, sync: deps.sync });
   if (deps.changes) await registerStreams(app, deps, deps.changes);
   await app.register(legacyRoutes, { stats: deps.stats, config });
   if (deps.webClientDir) await app.register(webClientPlugin, { root: deps.webClientDir });

@@ -1,4 +1,5 @@
 import {
+  PostgresFeedStore,
   PostgresLegacyStatsStore,
   PostgresSyncStore,
   postgresAuthStores,
@@ -10,7 +11,7 @@ import {
 import { CryptoRandom, ScryptPasswordHasher, SystemClock } from '@calsync/adapters-node';
 import { FcmChangeNotifier, FcmClient, loadServiceAccount } from '@calsync/adapters-fcm';
 import { HttpSmsSender, LoggingSmsSender } from '@calsync/adapters-sms';
-import { CursorCodec, SyncService, type DeviceStore, type SmsSender, type UserStore } from '@calsync/domain';
+import { AppPasswordService, CursorCodec, FeedService, SyncService, type DeviceStore, type SmsSender, type UserStore } from '@calsync/domain';
 import type { FastifyInstance } from 'fastify';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -191,7 +192,11 @@ async function main(): Promise<void> {
   const redis = config.redisUrl ? new Redis(config.redisUrl, { connectTimeout: 1000, maxRetriesPerRequest: 1 }) : undefined;
 
   const webClientDir = builtWebClientDir();
-  app = await buildApp({ config, logger, sync, stats, auth, readiness: () => database.ping(), databaseGauges: database, redis, webClientDir, changes: feed });
+  const interop = {
+    appPasswords: new AppPasswordService({ users: authStores.users, devices: authStores.devices, random, clock }),
+    feeds: new FeedService({ feeds: new PostgresFeedStore(database.db), sync, random, clock }),
+  };
+  app = await buildApp({ config, logger, sync, stats, auth, readiness: () => database.ping(), databaseGauges: database, redis, webClientDir, changes: feed, interop });
   const metrics = app.notificationMetrics;
   fcm?.observe({
     sent: () => metrics.sent('fcm'),

@@ -6,6 +6,8 @@ import {
   checkOccurrenceWindow,
   type ConflictPage,
   type OccurrencePage,
+  type ObjectRows,
+  type ObjectScope,
   type OccurrenceQuery,
   type ItemResult,
   type LegacyStatsStore,
@@ -50,6 +52,11 @@ export class RecordingSyncApi implements SyncApi {
     this.record('occurrences', userId, query);
     checkOccurrenceWindow(query);
     return { occurrences: [], truncated: false };
+  }
+
+  async readObjects(userId: number, scope: ObjectScope): Promise<ObjectRows> {
+    this.record('readObjects', userId, scope);
+    return { calendars: [], roots: [], overrides: [], reminders: [] };
   }
 
   async listConflicts(userId: number, query: { afterId?: number; limit?: number }): Promise<ConflictPage> {

@@ -206,6 +206,22 @@ export class InMemorySyncStore implements SyncStore {
         );
         return { calendars: live('calendars'), events };
       },
+      readObjects: async (scope, rootUids) => {
+        guard();
+        const byId = (rows: Iterable<RecordRow>) => [...rows].sort((a, b) => a.id - b.id);
+        const wanted = rootUids === undefined ? null : new Set(rootUids);
+        const type = 'tasks' in scope ? 'tasks' : 'events';
+        const roots = byId(d.rows[type].values()).filter(
+          (r) => (wanted === null || wanted.has(r.uid)) && (type === 'tasks' || (r.fields.recurringEventUid == null && r.fields.calendarUid === (scope as { calendarUid: string }).calendarUid)),
+        );
+        const rootUidSet = new Set(roots.map((r) => r.uid));
+        const overrides = type === 'events' ? byId(d.rows.events.values()).filter((r) => rootUidSet.has(String(r.fields.recurringEventUid))) : [];
+        const owners = new Set([...rootUidSet, ...overrides.map((r) => r.uid)]);
+        const field = type === 'tasks' ? 'taskUid' : 'eventUid';
+        const reminders = byId(d.rows.reminders.values()).filter((r) => owners.has(String(r.fields[field])));
+        const calendars = byId(d.rows.calendars.values()).filter((r) => r.deleted === null);
+        return { calendars, roots, overrides, reminders };
+      },
     };
   }
 

@@ -26,5 +26,6 @@ export function itemByItem(sync: SyncApi): SyncApi {
     resolveConflict: (userId, conflictId, action, deviceUid) => sync.resolveConflict(userId, conflictId, action, deviceUid),
     newestVersion: (userId) => sync.newestVersion(userId),
     occurrences: (userId, query) => sync.occurrences(userId, query),
+    readObjects: (userId, scope, rootUids) => sync.readObjects(userId, scope, rootUids),
   };
 }

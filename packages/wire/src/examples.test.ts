@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { deviceListResult, loginBody, meResult, profileBody, refreshBody, sendOtpBody, sendOtpResult, signInResult, tokenPair, verifyOtpBody } from './auth-schemas.js';
 import { EXAMPLES } from './examples.js';
 import { OPERATIONS, errorCodesByStatus } from './operations.js';
+import { appPasswordBodySchema, appPasswordResultSchema, createdFeedSchema, feedBodySchema, feedListSchema } from './interop-schemas.js';
 import { occurrencePageSchema } from './occurrence-schemas.js';
 import { pushBodySchema } from './record-schemas.js';
 import { conflictPageSchema, pullResponseSchema, pushResponseSchema, resolveBodySchema, resolveResponseSchema } from './sync-schemas.js';
@@ -23,6 +24,9 @@ const schemas: Record<string, { request?: TSchema; response?: TSchema }> = {
   pullChanges: { response: pullResponseSchema },
   listConflicts: { response: conflictPageSchema },
   listOccurrences: { response: occurrencePageSchema },
+  createAppPassword: { request: appPasswordBodySchema, response: appPasswordResultSchema },
+  createFeed: { request: feedBodySchema, response: createdFeedSchema },
+  listFeeds: { response: feedListSchema },
   resolveConflict: { request: resolveBodySchema, response: resolveResponseSchema },
 };
 

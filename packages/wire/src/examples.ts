@@ -1,6 +1,11 @@
 import type { OperationId } from './operations.js';
 import type {
+  AppPasswordBody,
+  AppPasswordResultWire,
   ConflictPageWire,
+  CreatedFeedWire,
+  FeedBody,
+  FeedListWire,
   OccurrencePageWire,
   DeviceListResult,
   LoginBody,
@@ -41,7 +46,7 @@ const event = {
   calendarUid: 'cal-work', title: 'Stand-up', description: null, location: 'Room 2',
   startTime: '2026-03-03T09:00:00.000Z', endTime: '2026-03-03T09:15:00.000Z', allDay: false,
   timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR', exdate: null,
-  recurringEventUid: null, originalStartTime: null,
+  recurringEventUid: null, originalStartTime: null, icalExtras: null,
 };
 const conflict = {
   conflictId: 3, entityType: 'EVENT' as const, entityUid: 'evt-standup', winnerVersion: '9', createdAt: T1, resolvedAt: null,
@@ -93,10 +98,19 @@ export const EXAMPLES = {
       calendars: [{ id: 11, uid: 'cal-work', version: '4', createdAt: T1, updatedAt: T1, deleted: null, name: 'Work', color: '#3366CC', timezone: 'Europe/Berlin', isDefault: false }],
       events: [event],
       tasks: [],
-      reminders: [{ id: 14, uid: 'rem-standup', version: '7', createdAt: T1, updatedAt: T1, deleted: null, eventUid: 'evt-standup', taskUid: null, minutesBefore: 10, remindAt: null }],
+      reminders: [{ id: 14, uid: 'rem-standup', version: '7', createdAt: T1, updatedAt: T1, deleted: null, eventUid: 'evt-standup', taskUid: null, minutesBefore: 10, remindAt: null, icalExtras: null }],
     } satisfies PullResponseWire,
   },
   listConflicts: { response: { conflicts: [conflict], hasMore: false, nextAfterId: null } satisfies ConflictPageWire },
+  createAppPassword: {
+    request: { name: 'Thunderbird on the laptop' } satisfies AppPasswordBody,
+    response: { password: 'q3LkX0a9Vt2mZr8YbN4cWe7u', device: { ...device, uid: 'caldav-0199a3f4-7c1e-7b51-9a0e-5d2f1c3b4a6d', platform: 'caldav', name: 'Thunderbird on the laptop', current: false } } satisfies AppPasswordResultWire,
+  },
+  createFeed: {
+    request: { calendarUid: 'cal-work' } satisfies FeedBody,
+    response: { id: 1, calendarUid: 'cal-work', createdAt: T1, url: 'https://calsync.example.org/feeds/X2jv6bq0Qm4tZxR8yP1nWc5dKe7uHs3a.ics' } satisfies CreatedFeedWire,
+  },
+  listFeeds: { response: { feeds: [{ id: 1, calendarUid: 'cal-work', createdAt: T1 }] } satisfies FeedListWire },
   listOccurrences: {
     response: {
       occurrences: [

@@ -5,6 +5,7 @@ export * from './auth-schemas.js';
 export * from './envelope-schemas.js';
 export * from './examples.js';
 export * from './http-status.js';
+export * from './interop-schemas.js';
 export * from './occurrence-schemas.js';
 export * from './operations.js';
 export * from './record-schemas.js';

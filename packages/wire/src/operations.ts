@@ -73,6 +73,11 @@ export const OPERATIONS = {
     summary: 'Revoke a device: its session ends at once',
     errors: [...API, ...BODY_TRANSPORT, ...PARAMS, ...BEARER, 'NOT_FOUND'],
   },
+  createAppPassword: {
+    method: 'POST', path: '/api/auth/app-passwords', tag: 'auth', auth: 'bearer',
+    summary: 'Make an app password for a calendar app (CalDAV): a device of platform caldav, ended by revoking it',
+    errors: [...API, ...BODY, ...BEARER],
+  },
   updateMe: {
     method: 'PATCH', path: '/api/users/me', tag: 'users', auth: 'bearer',
     summary: 'Update name, e-mail, password or notification settings (merged key by key)',
@@ -97,6 +102,26 @@ export const OPERATIONS = {
     method: 'GET', path: '/api/occurrences', tag: 'sync', auth: 'bearer',
     summary: 'Occurrences of events in a window: series expanded in their zones, exdates and overrides applied',
     errors: [...API, ...PARAMS, ...BEARER],
+  },
+  createFeed: {
+    method: 'POST', path: '/api/feeds', tag: 'sync', auth: 'bearer',
+    summary: 'Make a subscription feed (a read-only iCalendar URL) of a calendar',
+    errors: [...API, ...BODY, ...BEARER, 'NOT_FOUND'],
+  },
+  listFeeds: {
+    method: 'GET', path: '/api/feeds', tag: 'sync', auth: 'bearer',
+    summary: 'The live subscription feeds (without their URLs)',
+    errors: [...API, ...BEARER],
+  },
+  deleteFeed: {
+    method: 'DELETE', path: '/api/feeds/{id}', tag: 'sync', auth: 'bearer',
+    summary: 'End a subscription feed: its URL answers 404 from now on',
+    errors: [...API, ...BODY_TRANSPORT, ...PARAMS, ...BEARER, 'NOT_FOUND'],
+  },
+  getFeed: {
+    method: 'GET', path: '/feeds/{file}', tag: 'sync', auth: 'public',
+    summary: 'A subscription feed: the calendar as iCalendar (text/calendar), ETag and 304',
+    errors: [...ALWAYS, 'NOT_FOUND', 'DATABASE_UNAVAILABLE'],
   },
   resolveConflict: {
     method: 'POST', path: '/api/sync/conflicts/{id}/resolve', tag: 'sync', auth: 'bearer',

@@ -1,6 +1,7 @@
 import type { RecordType } from '@calsync/domain';
 import type { Static } from '@sinclair/typebox';
 import type * as auth from './auth-schemas.js';
+import type * as interop from './interop-schemas.js';
 import type * as occurrences from './occurrence-schemas.js';
 import type { errorEnvelopeSchema } from './envelope-schemas.js';
 import type * as records from './record-schemas.js';
@@ -67,3 +68,13 @@ export type OccurrencesQuery = Static<typeof occurrences.occurrencesQuerySchema>
 export type OccurrenceWire = Static<typeof occurrences.occurrenceSchema>;
 /** `data` of GET /api/occurrences. */
 export type OccurrencePageWire = Static<typeof occurrences.occurrencePageSchema>;
+/** Body of POST /api/auth/app-passwords. */
+export type AppPasswordBody = Static<typeof interop.appPasswordBodySchema>;
+/** `data` of POST /api/auth/app-passwords. */
+export type AppPasswordResultWire = Static<typeof interop.appPasswordResultSchema>;
+/** Body of POST /api/feeds. */
+export type FeedBody = Static<typeof interop.feedBodySchema>;
+/** `data` of POST /api/feeds. */
+export type CreatedFeedWire = Static<typeof interop.createdFeedSchema>;
+/** `data` of GET /api/feeds. */
+export type FeedListWire = Static<typeof interop.feedListSchema>;

@@ -77,7 +77,7 @@ export class PostgresDeviceStore implements DeviceStore {
     return this.db.transaction().execute(async (trx) => {
       const device = await trx
         .updateTable('devices')
-        .set({ revoked_at: now })
+        .set({ revoked_at: now, app_password_hash: null })
         .where('user_id', '=', userId)
         .where('uid', '=', uid)
         .where('revoked_at', 'is', null)
@@ -92,5 +92,19 @@ export class PostgresDeviceStore implements DeviceStore {
         .execute();
       return true;
     });
+  }
+
+  async setAppPassword(userId: number, uid: string, passwordHash: string): Promise<void> {
+    await this.db.updateTable('devices').set({ app_password_hash: passwordHash }).where('user_id', '=', userId).where('uid', '=', uid).execute();
+  }
+
+  async findByAppPassword(passwordHash: string): Promise<DeviceRecord | null> {
+    const row = await this.db
+      .selectFrom('devices')
+      .selectAll()
+      .where('app_password_hash', '=', passwordHash)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return row ? toDevice(row) : null;
   }
 }

@@ -3,3 +3,4 @@ export * as m0001_core from './0001_core.js';
 export * as m0002_auth from './0002_auth.js';
 export * as m0003_reference_indexes from './0003_reference_indexes.js';
 export * as m0004_event_series from './0004_event_series.js';
+export * as m0005_ical_extras from './0005_ical_extras.js';

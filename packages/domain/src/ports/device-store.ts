@@ -26,7 +26,9 @@ export interface DeviceInput {
  * - `revokeDevice` revokes a live device and ends every live refresh family of it (reason
  *   `device-revoked`, see `SessionStore`) in one transaction, so no family of a revoked device
  *   stays usable;
- * - `clearFcmToken` clears the token only while it is still the given one (a newer token wins).
+ * - `clearFcmToken` clears the token only while it is still the given one (a newer token wins);
+ * - an app password (`setAppPassword`) is found by its hash only while its device is live:
+ *   revoking the device ends it at once, for good.
  */
 export interface DeviceStore {
   /** Creates the device or updates platform, name and fcmToken of the existing one (un-revoking it). */
@@ -39,4 +41,8 @@ export interface DeviceStore {
   clearFcmToken(userId: number, uid: string, token: string): Promise<void>;
   /** Revokes a live device and all its live families; false when there is no such live device. */
   revokeDevice(userId: number, uid: string, now: string): Promise<boolean>;
+  /** Sets the SHA-256 (hex) of the device's app password, the CalDAV sign-in of that device. */
+  setAppPassword(userId: number, uid: string, passwordHash: string): Promise<void>;
+  /** The live device whose app password has this SHA-256 (hex), or null. */
+  findByAppPassword(passwordHash: string): Promise<DeviceRecord | null>;
 }

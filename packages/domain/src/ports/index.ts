@@ -4,3 +4,4 @@ export * from './sync-store.js';
 export * from './legacy-stats-store.js';
 export * from './auth.js';
 export * from './change-feed.js';
+export * from './feed-store.js';

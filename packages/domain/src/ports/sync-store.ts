@@ -73,6 +73,21 @@ export interface EventWindow {
   readonly events: RecordRow[];
 }
 
+/** Which objects `readObjects` reads: a calendar's events, or the user's tasks. */
+export type ObjectScope = { readonly calendarUid: string } | { readonly tasks: true };
+
+/** The answer of `SyncUnitOfWork.readObjects`. */
+export interface ObjectRows {
+  /** The user's live calendars. */
+  readonly calendars: RecordRow[];
+  /** Roots (events that are no override, or tasks) of the scope, live and tombstones, and the overrides of those events. */
+  readonly roots: RecordRow[];
+  /** Live and tombstoned overrides of the events among `roots`. */
+  readonly overrides: RecordRow[];
+  /** Live and tombstoned reminders of `roots` and `overrides`. */
+  readonly reminders: RecordRow[];
+}
+
 /** The answer of `SyncUnitOfWork.readChangesSince`: the pull's upper bound and each type's rows. */
 export interface ChangesSince {
   /** The global sequence's last issued value when the read began (0n when none was ever issued). */
@@ -151,6 +166,13 @@ export interface SyncUnitOfWork {
    * Not locked; each list in id order.
    */
   readEventWindow(from: string, to: string): Promise<EventWindow>;
+  /**
+   * The read behind iCalendar objects (CalDAV collections and resources, subscription feeds): the
+   * user's live calendars, and in `scope` the roots with the uids `rootUids` (all roots when
+   * absent), their overrides and the reminders of both, tombstones included (an object's ETag is
+   * the highest version among all of them, so it never goes back). Not locked; each list in id order.
+   */
+  readObjects(scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows>;
 }
 
 /**

@@ -1,5 +1,12 @@
 import type { FieldSpec, RecordType } from './types.js';
 
+/**
+ * Longest `icalExtras`: the iCalendar properties of an event, task or alarm that the other fields
+ * do not hold (attendees, categories, X- properties, …), kept as the text of the component so a
+ * calendar app gets back what it sent (docs/protocol.md, "iCalendar and CalDAV").
+ */
+export const ICAL_EXTRAS_MAX = 65_536;
+
 // The tables as written, literal types kept (see FieldTables below).
 const TABLES = {
   calendars: [
@@ -21,6 +28,7 @@ const TABLES = {
     { name: 'exdate', column: 'exdate', kind: 'exdate', nullable: true, requiredOnCreate: false, maxLength: 20000 },
     { name: 'recurringEventUid', column: 'recurring_event_uid', kind: 'ref', ref: 'events', nullable: true, requiredOnCreate: false, immutable: true },
     { name: 'originalStartTime', column: 'original_start_time', kind: 'eventtime', nullable: true, requiredOnCreate: false, immutable: true },
+    { name: 'icalExtras', column: 'ical_extras', kind: 'text', nullable: true, requiredOnCreate: false, maxLength: ICAL_EXTRAS_MAX },
   ],
   tasks: [
     { name: 'title', column: 'title', kind: 'text', nullable: false, requiredOnCreate: true, minLength: 1, maxLength: 500 },
@@ -30,12 +38,14 @@ const TABLES = {
     { name: 'completedAt', column: 'completed_at', kind: 'datetime', nullable: true, requiredOnCreate: false },
     { name: 'priority', column: 'priority', kind: 'integer', nullable: true, requiredOnCreate: false, min: 0, max: 9 },
     { name: 'parentTaskUid', column: 'parent_task_uid', kind: 'ref', ref: 'tasks', nullable: true, requiredOnCreate: false },
+    { name: 'icalExtras', column: 'ical_extras', kind: 'text', nullable: true, requiredOnCreate: false, maxLength: ICAL_EXTRAS_MAX },
   ],
   reminders: [
     { name: 'eventUid', column: 'event_uid', kind: 'ref', ref: 'events', nullable: true, requiredOnCreate: false },
     { name: 'taskUid', column: 'task_uid', kind: 'ref', ref: 'tasks', nullable: true, requiredOnCreate: false },
     { name: 'minutesBefore', column: 'minutes_before', kind: 'integer', nullable: true, requiredOnCreate: false, min: 0, max: 40320 },
     { name: 'remindAt', column: 'remind_at', kind: 'datetime', nullable: true, requiredOnCreate: false },
+    { name: 'icalExtras', column: 'ical_extras', kind: 'text', nullable: true, requiredOnCreate: false, maxLength: ICAL_EXTRAS_MAX },
   ],
 } as const satisfies Readonly<Record<RecordType, readonly FieldSpec[]>>;
 

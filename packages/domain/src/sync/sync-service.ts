@@ -5,7 +5,7 @@ import { checkOccurrenceWindow } from '../calendar/occurrence-window.js';
 import { DomainError } from '../errors.js';
 import type { ChangeNotifier, DataChange } from '../ports/change-feed.js';
 import type { Clock } from '../ports/clock.js';
-import type { SyncStore, SyncUnitOfWork } from '../ports/sync-store.js';
+import type { ObjectRows, ObjectScope, SyncStore, SyncUnitOfWork } from '../ports/sync-store.js';
 import { itemError } from '../records/item-error.js';
 import { toWireRecord } from '../records/snapshot.js';
 import { ENTITY_TYPE, RECORD_TYPES, type RecordType, type WireRecord } from '../records/types.js';
@@ -128,6 +128,10 @@ export class SyncService implements SyncApi {
     const { calendars, events } = await this.#store.inUserTransaction(userId, (uow) => uow.readEventWindow(query.from, query.to));
     const zones = new Map(calendars.map((c) => [c.uid, typeof c.fields.timezone === 'string' ? c.fields.timezone : null]));
     return expandOccurrences(events, (uid) => zones.get(uid) ?? null, query);
+  }
+
+  readObjects(userId: number, scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows> {
+    return this.#store.inUserTransaction(userId, (uow) => uow.readObjects(scope, rootUids));
   }
 
   async listConflicts(userId: number, query: { readonly afterId?: number; readonly limit?: number }): Promise<ConflictPage> {

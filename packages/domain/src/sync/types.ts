@@ -1,3 +1,4 @@
+import type { ObjectRows, ObjectScope } from '../ports/sync-store.js';
 import type { OccurrencePage, OccurrenceWindow } from '../calendar/occurrence.js';
 import type { ItemErrorCode } from '../records/item-error.js';
 import type { EntityType, RecordType, WireRecord } from '../records/types.js';
@@ -77,6 +78,8 @@ export interface SyncApi {
   newestVersion(userId: number): Promise<bigint>;
   /** The occurrences of the user's events in a window (docs/protocol.md, "Occurrences"); VALIDATION_ERROR for a bad window. */
   occurrences(userId: number, query: OccurrenceQuery): Promise<OccurrencePage>;
+  /** The rows of the user's iCalendar objects in a scope (CalDAV, feeds), tombstones included: `SyncUnitOfWork.readObjects`. */
+  readObjects(userId: number, scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows>;
 }
 
 /** What `SyncApi.occurrences` is asked: the window, the viewer's zone, optionally some calendars. */

@@ -27,6 +27,25 @@ export function runDeviceStoreContract(name: string, open: OpenAuthStores): void
       expect((await devices.listActiveDevices(u.id)).map((d) => d.uid).sort()).toEqual(['phone-1', 'phone-2']);
     });
 
+    it('finds a device by its app password hash while it is live; revoking ends the password for good', async () => {
+      const { users, devices } = stores();
+      const u = await f.newUser(users);
+      const other = await f.newUser(users);
+      await devices.upsertDevice(u.id, { uid: 'caldav-1', platform: 'caldav', name: 'Thunderbird' }, T0);
+      await devices.upsertDevice(other.id, { uid: 'caldav-1', platform: 'caldav', name: 'DAVx5' }, T0);
+      await devices.setAppPassword(u.id, 'caldav-1', 'a'.repeat(64));
+      await devices.setAppPassword(other.id, 'caldav-1', 'b'.repeat(64));
+      expect(await devices.findByAppPassword('a'.repeat(64))).toMatchObject({ userId: u.id, uid: 'caldav-1', name: 'Thunderbird' });
+      expect(await devices.findByAppPassword('b'.repeat(64))).toMatchObject({ userId: other.id, name: 'DAVx5' });
+      expect(await devices.findByAppPassword('c'.repeat(64))).toBeNull();
+      expect(await devices.revokeDevice(u.id, 'caldav-1', T1)).toBe(true);
+      expect(await devices.findByAppPassword('a'.repeat(64))).toBeNull();
+      // Signing the same device uid in again does not bring the password back.
+      await devices.upsertDevice(u.id, { uid: 'caldav-1' }, T1);
+      expect(await devices.findByAppPassword('a'.repeat(64))).toBeNull();
+      expect(await devices.findByAppPassword('b'.repeat(64))).toMatchObject({ userId: other.id });
+    });
+
     it('touching a device moves its lastSeenAt only', async () => {
       const { users, devices } = stores();
       const u = await f.newUser(users);

@@ -7,6 +7,8 @@ import type { InMemorySessionStore } from './in-memory-session-store.js';
  */
 export class InMemoryDeviceStore implements DeviceStore {
   readonly devices: DeviceRecord[] = [];
+  /** App password hashes by "userId/uid". */
+  readonly #appPasswords = new Map<string, string>();
 
   constructor(private readonly sessions: InMemorySessionStore) {}
 
@@ -49,7 +51,21 @@ export class InMemoryDeviceStore implements DeviceStore {
     const d = this.devices[i];
     if (!d) return false;
     this.devices[i] = { ...d, revokedAt: now };
+    this.#appPasswords.delete(`${userId}/${uid}`);
     this.sessions.endDeviceFamilies(userId, uid, now);
     return true;
+  }
+
+  async setAppPassword(userId: number, uid: string, passwordHash: string): Promise<void> {
+    this.#appPasswords.set(`${userId}/${uid}`, passwordHash);
+  }
+
+  async findByAppPassword(passwordHash: string): Promise<DeviceRecord | null> {
+    for (const [key, hash] of this.#appPasswords) {
+      if (hash !== passwordHash) continue;
+      const device = this.devices.find((d) => `${d.userId}/${d.uid}` === key && d.revokedAt === null);
+      if (device) return device;
+    }
+    return null;
   }
 }

@@ -37,6 +37,7 @@ export function sampleFields(type: RecordType, refs: { calendarUid?: string; eve
         exdate: '2024-03-04T08:30:00.000Z,2024-03-06T08:30:00.000Z',
         recurringEventUid: null,
         originalStartTime: null,
+        icalExtras: 'BEGIN:VEVENT\r\nCATEGORIES:Team\r\nX-EXAMPLE;PARAM=1:value\r\nEND:VEVENT',
       };
     case 'tasks':
       return {
@@ -47,9 +48,10 @@ export function sampleFields(type: RecordType, refs: { calendarUid?: string; eve
         completedAt: null,
         priority: 7,
         parentTaskUid: refs.taskUid ?? null,
+        icalExtras: null,
       };
     case 'reminders':
-      return { eventUid: refs.eventUid ?? null, taskUid: refs.taskUid ?? null, minutesBefore: 15, remindAt: null };
+      return { eventUid: refs.eventUid ?? null, taskUid: refs.taskUid ?? null, minutesBefore: 15, remindAt: null, icalExtras: null };
   }
 }
 

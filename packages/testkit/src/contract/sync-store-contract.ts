@@ -6,6 +6,7 @@ import { raceCases } from './race-cases.js';
 import { rowCases } from './row-cases.js';
 import { transactionCases, type ContractOptions } from './transaction-cases.js';
 import { versionCases } from './version-cases.js';
+import { objectCases } from './object-cases.js';
 import { seriesCases } from './series-cases.js';
 import { windowCases } from './window-cases.js';
 
@@ -35,5 +36,6 @@ export function runSyncStoreContract(name: string, makeStore: MakeStore, options
     announceCases(current);
     windowCases(current);
     seriesCases(current);
+    objectCases(current);
   });
 }

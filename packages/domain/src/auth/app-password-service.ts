@@ -1,0 +1,64 @@
+import type { Clock } from '../ports/clock.js';
+import type { DeviceStore } from '../ports/device-store.js';
+import type { Random } from '../ports/random.js';
+import type { UserStore } from '../ports/user-store.js';
+import { toDeviceDto, type DeviceDto } from './dtos.js';
+import { assertName, normaliseEmail } from './input-rules.js';
+import type { AccessIdentity } from './session-service.js';
+import { hashRefreshToken } from './token-hash.js';
+
+/** What an app password signs in as: the user and its app-password device. */
+export interface AppPasswordIdentity {
+  readonly userId: number;
+  readonly deviceUid: string;
+}
+
+/** Dependencies of `AppPasswordService`. */
+export interface AppPasswordDeps {
+  readonly users: UserStore;
+  readonly devices: DeviceStore;
+  readonly random: Random;
+  readonly clock: Clock;
+}
+
+/** Random bytes of an app password: 144 bits. */
+const PASSWORD_BYTES = 18;
+
+function base64url(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString('base64url');
+}
+
+/**
+ * App passwords, the sign-in of calendar apps that speak CalDAV (HTTP Basic: the account's phone
+ * number or e-mail address, and the password). Each is a device of platform `caldav`: it is
+ * listed with the others and ended by the same revoke. Only a SHA-256 of the password is stored;
+ * being 144 random bits, it needs no slow hash, so every request of a calendar app can present it.
+ */
+export class AppPasswordService {
+  constructor(private readonly deps: AppPasswordDeps) {}
+
+  /** POST /api/auth/app-passwords: a new device and its password, shown this once. */
+  async create(caller: Pick<AccessIdentity, 'userId' | 'deviceUid'>, name: string): Promise<{ password: string; device: DeviceDto }> {
+    assertName(name);
+    const uid = `caldav-${this.deps.random.uuid()}`;
+    const password = base64url(this.deps.random.bytes(PASSWORD_BYTES));
+    const device = await this.deps.devices.upsertDevice(caller.userId, { uid, platform: 'caldav', name }, this.deps.clock.now().toISOString());
+    await this.deps.devices.setAppPassword(caller.userId, uid, hashRefreshToken(password));
+    return { password, device: toDeviceDto(device, caller.deviceUid) };
+  }
+
+  /**
+   * The identity of a Basic sign-in, or null: the password must be a live app password of the user
+   * whose phone number (exactly) or e-mail address (any case) is `username`.
+   */
+  async authenticate(username: string, password: string): Promise<AppPasswordIdentity | null> {
+    if (password.length === 0 || password.length > 200) return null;
+    const device = await this.deps.devices.findByAppPassword(hashRefreshToken(password));
+    if (device === null) return null;
+    const user = await this.deps.users.findById(device.userId);
+    if (user === null) return null;
+    const name = username.trim();
+    const matches = user.phone === name || (user.email !== null && name.includes('@') && user.email === normaliseEmail(name));
+    return matches ? { userId: user.id, deviceUid: device.uid } : null;
+  }
+}

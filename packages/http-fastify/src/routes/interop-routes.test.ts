@@ -1,0 +1,83 @@
+import { AppPasswordService, CursorCodec, FeedService, SyncService } from '@calsync/domain';
+import { FixedClock, InMemoryFeedStore, InMemorySyncStore, SeededRandom, inMemoryAuthStores } from '@calsync/testkit';
+import ICAL from 'ical.js';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp } from '../../test-support/index.js';
+
+let app: FastifyInstance;
+let appPasswords: AppPasswordService;
+const stores = inMemoryAuthStores();
+const user = { authorization: 'Bearer user-7' };
+let phoneUserId = 0;
+
+beforeAll(async () => {
+  const clock = new FixedClock('2026-01-01T00:00:00.000Z');
+  const sync = new SyncService({ store: new InMemorySyncStore(), clock, cursorCodec: new CursorCodec('feeds') });
+  const random = new SeededRandom(21);
+  phoneUserId = (await stores.users.createPhoneUser({ phone: '+15550007777', name: 'Ada', now: '2026-01-01T00:00:00.000Z' })).user.id;
+  await sync.push(7, {
+    calendars: [{ uid: 'cal', op: 'upsert', baseVersion: null, fields: { name: 'Home', timezone: 'Europe/Berlin' } }],
+    events: [
+      { uid: 'weekly', op: 'upsert', baseVersion: null, fields: { calendarUid: 'cal', title: 'Weekly', startTime: '2026-01-05T08:00:00.000Z', endTime: '2026-01-05T09:00:00.000Z', rrule: 'FREQ=WEEKLY', exdate: '2026-01-12T08:00:00.000Z' } },
+      { uid: 'weekly-0119', op: 'upsert', baseVersion: null, fields: { calendarUid: 'cal', title: 'Weekly (moved)', startTime: '2026-01-19T10:00:00.000Z', endTime: '2026-01-19T11:00:00.000Z', recurringEventUid: 'weekly', originalStartTime: '2026-01-19T08:00:00.000Z' } },
+      { uid: 'holiday', op: 'upsert', baseVersion: null, fields: { calendarUid: 'cal', title: 'Holiday', allDay: true, startTime: '2026-03-10', endTime: '2026-03-11' } },
+    ],
+    reminders: [{ uid: 'r1', op: 'upsert', baseVersion: null, fields: { eventUid: 'weekly', minutesBefore: 15 } }],
+  });
+  appPasswords = new AppPasswordService({ users: stores.users, devices: stores.devices, random, clock });
+  ({ app } = await buildTestApp({}, { sync, interop: { appPasswords, feeds: new FeedService({ feeds: new InMemoryFeedStore(), sync, random, clock }) } }));
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+describe('subscription feeds', () => {
+  it('makes a feed whose URL answers the calendar as iCalendar with VTIMEZONE, RRULE, EXDATE, RECURRENCE-ID and VALARM, ETag and 304; revoking it makes the URL 404', async () => {
+    const made = await app.inject({ method: 'POST', url: '/api/feeds', headers: user, payload: { calendarUid: 'cal' } });
+    expect(made.statusCode).toBe(200);
+    const { url, id } = made.json().data;
+    expect(url).toMatch(/^http:\/\/localhost(:\d+)?\/feeds\/[A-Za-z0-9_-]{32}\.ics$/);
+    const path = new URL(url).pathname;
+    const feed = await app.inject({ method: 'GET', url: path });
+    expect(feed.statusCode).toBe(200);
+    expect(feed.headers['content-type']).toBe('text/calendar; charset=utf-8');
+    const calendar = new ICAL.Component(ICAL.parse(feed.body));
+    expect(calendar.getFirstSubcomponent('vtimezone')?.getFirstPropertyValue('tzid')).toBe('Europe/Berlin');
+    const vevents = calendar.getAllSubcomponents('vevent');
+    expect(vevents.map((v) => v.getFirstPropertyValue('summary')).sort()).toEqual(['Holiday', 'Weekly', 'Weekly (moved)']);
+    const weekly = vevents.find((v) => v.getFirstPropertyValue('summary') === 'Weekly')!;
+    expect(weekly.getFirstProperty('dtstart')?.toICALString()).toBe('DTSTART;TZID=Europe/Berlin:20260105T090000');
+    expect(weekly.getFirstProperty('exdate')?.toICALString()).toBe('EXDATE;TZID=Europe/Berlin:20260112T090000');
+    expect(weekly.getFirstSubcomponent('valarm')?.getFirstProperty('trigger')?.toICALString()).toBe('TRIGGER:-PT15M');
+    const moved = vevents.find((v) => v.getFirstPropertyValue('summary') === 'Weekly (moved)')!;
+    expect(moved.getFirstProperty('recurrence-id')?.toICALString()).toBe('RECURRENCE-ID;TZID=Europe/Berlin:20260119T090000');
+    expect(vevents.find((v) => v.getFirstPropertyValue('summary') === 'Holiday')!.getFirstProperty('dtstart')?.toICALString()).toBe('DTSTART;VALUE=DATE:20260310');
+    const again = await app.inject({ method: 'GET', url: path, headers: { 'if-none-match': String(feed.headers.etag) } });
+    expect(again.statusCode).toBe(304);
+    expect((await app.inject({ method: 'GET', url: '/api/feeds', headers: user })).json().data.feeds).toEqual([{ id, calendarUid: 'cal', createdAt: '2026-01-01T00:00:00.000Z' }]);
+    expect((await app.inject({ method: 'DELETE', url: `/api/feeds/${id}`, headers: user })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: path })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'GET', url: '/feeds/not-a-token.ics' })).statusCode).toBe(404);
+  });
+
+  it('refuses a feed of a calendar that is not the user\'s (404) and needs a bearer token', async () => {
+    expect((await app.inject({ method: 'POST', url: '/api/feeds', headers: user, payload: { calendarUid: 'nope' } })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'POST', url: '/api/feeds', payload: { calendarUid: 'cal' } })).statusCode).toBe(401);
+  });
+});
+
+describe('app passwords', () => {
+  it('makes a caldav device whose password signs in with the phone number, until the device is revoked', async () => {
+    const made = await app.inject({ method: 'POST', url: '/api/auth/app-passwords', headers: { authorization: `Bearer user-${phoneUserId}` }, payload: { name: 'Thunderbird' } });
+    expect(made.statusCode).toBe(200);
+    const { password, device } = made.json().data;
+    expect(device).toMatchObject({ platform: 'caldav', name: 'Thunderbird' });
+    expect(password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(await appPasswords.authenticate('+15550007777', password)).toEqual({ userId: phoneUserId, deviceUid: device.uid });
+    expect(await appPasswords.authenticate('+15550007778', password)).toBeNull();
+    expect(await appPasswords.authenticate('+15550007777', `${password}x`)).toBeNull();
+    await stores.devices.revokeDevice(phoneUserId, device.uid, '2026-01-02T00:00:00.000Z');
+    expect(await appPasswords.authenticate('+15550007777', password)).toBeNull();
+  });
+});

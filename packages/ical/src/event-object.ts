@@ -1,0 +1,207 @@
+import ICAL from 'ical.js';
+import { asAllDayDate, isValidRrule, parseIsoInstant, type FieldValue, type FieldValues } from '@calsync/domain/records';
+import { alarmComponent, parseAlarms, type ParsedAlarm } from './alarms.js';
+import { componentFromExtras, extrasOf, setText, textOf } from './extras.js';
+import { readTime, timeOf, timeProperty, timesProperty } from './ical-time.js';
+import type { ObjectRecord, SkippedPart } from './object-types.js';
+
+/** VEVENT properties the event fields hold; every other one is kept in `icalExtras`. */
+const MODELED = new Set(['SUMMARY', 'DESCRIPTION', 'LOCATION', 'DTSTART', 'DTEND', 'DURATION', 'RRULE', 'EXDATE', 'RECURRENCE-ID']);
+
+const DAY_MS = 86_400_000;
+
+/** Text limits of the event fields (clipped with a note in `skipped` when longer). */
+const LIMITS: Readonly<Record<string, number>> = { title: 500, description: 10_000, location: 1000 };
+
+/** One iCalendar object of events: a single event or a series, its overrides, and their alarms (reminders). */
+export interface EventObject {
+  readonly root: ObjectRecord;
+  readonly overrides: readonly ObjectRecord[];
+  readonly reminders: readonly ObjectRecord[];
+}
+
+/** The zone an event's times are written in: its own, else its calendar's; null for UTC. */
+function writtenZone(fields: FieldValues, calendarZone: string | null): string | null {
+  const zone = typeof fields.timezone === 'string' ? fields.timezone : calendarZone;
+  return zone === 'UTC' ? null : zone;
+}
+
+/** The zones an object's VTIMEZONEs must cover. */
+export function eventZones(object: EventObject, calendarZone: string | null): string[] {
+  const zones = new Set<string>();
+  for (const r of [object.root, ...object.overrides]) {
+    const zone = r.fields.allDay === true ? null : writtenZone(r.fields, calendarZone);
+    if (zone !== null) zones.add(zone);
+  }
+  return [...zones];
+}
+
+function setTimes(c: ICAL.Component, fields: FieldValues, zone: string | null): void {
+  c.removeAllProperties('dtstart');
+  c.removeAllProperties('dtend');
+  c.removeAllProperties('duration');
+  const timeZone = fields.allDay === true ? null : zone;
+  c.addProperty(timeProperty('dtstart', String(fields.startTime), timeZone));
+  c.addProperty(timeProperty('dtend', String(fields.endTime), timeZone));
+}
+
+function setCommon(c: ICAL.Component, fields: FieldValues, uid: string, stamp: string | undefined): void {
+  if (!c.hasProperty('uid')) c.addPropertyWithValue('uid', uid);
+  if (!c.hasProperty('dtstamp')) c.addProperty(timeProperty('dtstamp', stamp ?? '1970-01-01T00:00:00.000Z', null));
+  setText(c, 'summary', fields.title);
+  setText(c, 'description', fields.description);
+  setText(c, 'location', fields.location);
+}
+
+/**
+ * The VEVENTs of an object: the event (with RRULE and EXDATE for a series), one per override
+ * (RECURRENCE-ID in the series' form), each with its alarms. Each starts from the component's kept
+ * extras, so what a calendar app sent comes back, and the fields the records hold are written over.
+ */
+export function eventComponents(object: EventObject, calendarZone: string | null): ICAL.Component[] {
+  const { root } = object;
+  const f = root.fields;
+  const zone = writtenZone(f, calendarZone);
+  const master = componentFromExtras(f.icalExtras, 'vevent');
+  setCommon(master, f, root.uid, root.updatedAt);
+  const icalUid = String(master.getFirstPropertyValue('uid'));
+  setTimes(master, f, zone);
+  master.removeAllProperties('rrule');
+  master.removeAllProperties('exdate');
+  master.removeAllProperties('recurrence-id');
+  if (typeof f.rrule === 'string') {
+    master.addPropertyWithValue('rrule', ICAL.Recur.fromString(f.rrule));
+    const exdates = String(f.exdate ?? '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean)
+      .map((x) => (f.allDay === true ? asAllDayDate(x) : (parseIsoInstant(x)?.toISOString() ?? null)))
+      .filter((x): x is string => x !== null);
+    if (exdates.length > 0) master.addProperty(timesProperty('exdate', exdates, f.allDay === true ? null : zone));
+  }
+  const alarmsOf = (ownerUid: string, title: unknown) => object.reminders.filter((r) => r.fields.eventUid === ownerUid).map((r) => alarmComponent(r, title));
+  master.removeAllSubcomponents('valarm');
+  for (const a of alarmsOf(root.uid, f.title)) master.addSubcomponent(a);
+  const out = [master];
+  for (const o of object.overrides) {
+    const c = componentFromExtras(o.fields.icalExtras, 'vevent');
+    c.removeAllProperties('uid');
+    c.addPropertyWithValue('uid', icalUid);
+    setCommon(c, o.fields, root.uid, o.updatedAt);
+    c.removeAllProperties('recurrence-id');
+    c.addProperty(timeProperty('recurrence-id', String(o.fields.originalStartTime), f.allDay === true ? null : zone));
+    setTimes(c, o.fields, writtenZone(o.fields, calendarZone));
+    c.removeAllProperties('rrule');
+    c.removeAllProperties('exdate');
+    c.removeAllSubcomponents('valarm');
+    for (const a of alarmsOf(o.uid, o.fields.title)) c.addSubcomponent(a);
+    out.push(c);
+  }
+  return out;
+}
+
+/** What one VEVENT of an object says, as event fields (calendarUid and the override pair added by the caller). */
+export interface ParsedEvent {
+  readonly fields: FieldValues;
+  readonly alarms: readonly ParsedAlarm[];
+}
+
+/** An object of events read from iCalendar: the event, its overrides by RECURRENCE-ID, what was left out. */
+export interface ParsedEventObject {
+  readonly icalUid: string;
+  readonly root: ParsedEvent;
+  readonly overrides: readonly (ParsedEvent & { readonly originalStart: string })[];
+  readonly skipped: readonly SkippedPart[];
+}
+
+function clipped(name: string, value: string | null, uid: string, skipped: SkippedPart[]): string | null {
+  const limit = LIMITS[name] ?? Number.POSITIVE_INFINITY;
+  if (value === null || value.length <= limit) return value;
+  skipped.push({ uid, reason: `${name} longer than ${limit} characters: the rest was left out` });
+  return value.slice(0, limit);
+}
+
+/** The event fields of one VEVENT. */
+function eventFields(c: ICAL.Component, icalUid: string, floatingZone: string, skipped: SkippedPart[], fallbackTitle: string | null): FieldValues | null {
+  const start = timeOf(c, 'dtstart');
+  if (start === null) {
+    skipped.push({ uid: icalUid, reason: 'a VEVENT without DTSTART' });
+    return null;
+  }
+  const s = readTime(start.value, start.tzid, floatingZone);
+  let endValue: string;
+  const end = timeOf(c, 'dtend');
+  const duration = c.getFirstPropertyValue('duration');
+  if (end !== null) {
+    const e = readTime(end.value, end.tzid, floatingZone);
+    endValue = s.allDay ? (e.allDay ? e.value : e.value.slice(0, 10)) : e.allDay ? `${e.value}T00:00:00.000Z` : e.value;
+  } else if (duration instanceof ICAL.Duration) {
+    const ms = duration.toSeconds() * 1000;
+    endValue = s.allDay ? new Date(Date.parse(`${s.value}T00:00:00Z`) + Math.max(DAY_MS, ms)).toISOString().slice(0, 10) : new Date(Date.parse(s.value) + ms).toISOString();
+  } else {
+    endValue = s.allDay ? new Date(Date.parse(`${s.value}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10) : s.value;
+  }
+  if (s.allDay ? endValue < s.value : Date.parse(endValue) < Date.parse(s.value)) endValue = s.value;
+  const title = clipped('title', textOf(c, 'summary') ?? fallbackTitle ?? '(no title)', icalUid, skipped);
+  return {
+    title,
+    description: clipped('description', textOf(c, 'description'), icalUid, skipped),
+    location: clipped('location', textOf(c, 'location'), icalUid, skipped),
+    startTime: s.value,
+    endTime: endValue,
+    allDay: s.allDay,
+    timezone: s.zone,
+    icalExtras: extrasOf(c, MODELED),
+  };
+}
+
+/**
+ * The records an object of VEVENTs (one UID) holds: the event (the component without
+ * RECURRENCE-ID) with its RRULE and EXDATEs, each override, each alarm. What a record cannot hold
+ * is listed in `skipped`: a second RRULE, an RDATE (kept in the extras, not expanded), a
+ * THISANDFUTURE override, an alarm relative to the end; an object whose rule the expander cannot
+ * read is skipped whole rather than half honoured.
+ */
+export function parseEventObject(vevents: readonly ICAL.Component[], floatingZone: string): ParsedEventObject | { readonly skipped: readonly SkippedPart[] } {
+  const icalUid = textOf(vevents[0]!, 'uid') ?? '';
+  const skipped: SkippedPart[] = [];
+  const master = vevents.find((c) => !c.hasProperty('recurrence-id'));
+  if (master === undefined) return { skipped: [{ uid: icalUid, reason: 'only RECURRENCE-ID instances, no event they belong to' }] };
+  const rrules = master.getAllProperties('rrule');
+  if (rrules.length > 1) return { skipped: [{ uid: icalUid, reason: 'more than one RRULE' }] };
+  const fields = eventFields(master, icalUid, floatingZone, skipped, null);
+  if (fields === null) return { skipped };
+  const root: Record<string, FieldValue> = { ...fields, rrule: null, exdate: null };
+  if (rrules.length === 1) {
+    const rule = (rrules[0]!.getFirstValue() as ICAL.Recur).toString();
+    if (!isValidRrule(rule)) return { skipped: [{ uid: icalUid, reason: `RRULE ${rule} cannot be expanded here` }] };
+    root.rrule = rule;
+    const exdates: string[] = [];
+    for (const prop of master.getAllProperties('exdate')) {
+      const tzid = prop.getParameter('tzid');
+      for (const v of prop.getValues()) {
+        if (v instanceof ICAL.Time) exdates.push(readTime(v, typeof tzid === 'string' ? tzid : null, fields.timezone === null ? floatingZone : String(fields.timezone)).value);
+      }
+    }
+    if (exdates.length > 0) root.exdate = exdates.map((x) => (fields.allDay === true ? x.slice(0, 10) : x)).join(',');
+    if (master.hasProperty('rdate')) skipped.push({ uid: icalUid, reason: 'RDATE kept as sent but not expanded' });
+  }
+  const overrides: (ParsedEvent & { originalStart: string })[] = [];
+  for (const c of vevents) {
+    if (c === master) continue;
+    const rid = c.getFirstProperty('recurrence-id');
+    if (rid === null) continue;
+    if (rid.getParameter('range') !== undefined && rid.getParameter('range') !== null) {
+      skipped.push({ uid: icalUid, reason: 'RECURRENCE-ID;RANGE=THISANDFUTURE is not supported' });
+      continue;
+    }
+    const value = rid.getFirstValue();
+    if (!(value instanceof ICAL.Time)) continue;
+    const tzid = rid.getParameter('tzid');
+    const original = readTime(value, typeof tzid === 'string' ? tzid : null, fields.timezone === null ? floatingZone : String(fields.timezone));
+    const of = eventFields(c, icalUid, floatingZone, skipped, String(root.title));
+    if (of === null) continue;
+    overrides.push({ originalStart: fields.allDay === true ? original.value.slice(0, 10) : original.value, fields: { ...of, rrule: null, exdate: null }, alarms: parseAlarms(c, icalUid, skipped) });
+  }
+  return { icalUid, root: { fields: root, alarms: parseAlarms(master, icalUid, skipped) }, overrides, skipped };
+}

@@ -1,0 +1,90 @@
+import ICAL from 'ical.js';
+import type { FieldValues } from '@calsync/domain/records';
+import { alarmComponent, parseAlarms, type ParsedAlarm } from './alarms.js';
+import { cloneComponent, componentFromExtras, extrasOf, setText, textOf } from './extras.js';
+import { readTime, timeOf, timeProperty } from './ical-time.js';
+import type { ObjectRecord, SkippedPart } from './object-types.js';
+import { recordUidFor } from './uids.js';
+
+/** VTODO properties the task fields hold (STATUS is kept as sent, and written over only for COMPLETED / NEEDS-ACTION). */
+const MODELED = new Set(['SUMMARY', 'DESCRIPTION', 'DUE', 'COMPLETED', 'PRIORITY']);
+
+/** One iCalendar object of a task and its alarms. */
+export interface TaskObject {
+  readonly root: ObjectRecord;
+  readonly reminders: readonly ObjectRecord[];
+  /** The iCalendar UID of the parent task (RELATED-TO), when it has one. */
+  readonly parentIcalUid: string | null;
+}
+
+/** A task read from iCalendar: its fields and alarms. */
+export interface ParsedTaskObject {
+  readonly icalUid: string;
+  readonly fields: FieldValues;
+  readonly alarms: readonly ParsedAlarm[];
+  readonly skipped: readonly SkippedPart[];
+}
+
+/** The parent relation of a VTODO: RELATED-TO with RELTYPE PARENT (the default). */
+function parentRelations(c: ICAL.Component): ICAL.Property[] {
+  return c.getAllProperties('related-to').filter((p) => String(p.getParameter('reltype') ?? 'PARENT').toUpperCase() === 'PARENT');
+}
+
+/** The VTODO of a task: its kept extras with the fields written over, RELATED-TO its parent, its alarms. */
+export function taskComponent(object: TaskObject): ICAL.Component {
+  const f = object.root.fields;
+  const c = componentFromExtras(f.icalExtras, 'vtodo');
+  if (!c.hasProperty('uid')) c.addPropertyWithValue('uid', object.root.uid);
+  if (!c.hasProperty('dtstamp')) c.addProperty(timeProperty('dtstamp', object.root.updatedAt ?? '1970-01-01T00:00:00.000Z', null));
+  setText(c, 'summary', f.title);
+  setText(c, 'description', f.notes);
+  c.removeAllProperties('due');
+  if (typeof f.dueAt === 'string') c.addProperty(timeProperty('due', f.dueAt, null));
+  c.removeAllProperties('completed');
+  if (typeof f.completedAt === 'string') c.addProperty(timeProperty('completed', f.completedAt, null));
+  c.removeAllProperties('priority');
+  if (typeof f.priority === 'number') c.addPropertyWithValue('priority', f.priority);
+  const status = String(c.getFirstPropertyValue('status') ?? '').toUpperCase();
+  if (f.completed === true) c.updatePropertyWithValue('status', 'COMPLETED');
+  else if (status === 'COMPLETED' || status === '') c.updatePropertyWithValue('status', 'NEEDS-ACTION');
+  for (const p of [...parentRelations(c)]) c.removeProperty(p);
+  if (object.parentIcalUid !== null) c.addPropertyWithValue('related-to', object.parentIcalUid);
+  c.removeAllSubcomponents('valarm');
+  for (const r of object.reminders) c.addSubcomponent(alarmComponent(r, f.title));
+  return c;
+}
+
+/** The task fields of a VTODO (RELATED-TO read as the parent's record uid). */
+export function parseTaskObject(c: ICAL.Component, floatingZone: string): ParsedTaskObject {
+  const icalUid = textOf(c, 'uid') ?? '';
+  const skipped: SkippedPart[] = [];
+  const due = timeOf(c, 'due');
+  const completedAt = timeOf(c, 'completed');
+  const read = (t: { value: ICAL.Time; tzid: string | null } | null): string | null => {
+    if (t === null) return null;
+    const r = readTime(t.value, t.tzid, floatingZone);
+    return r.allDay ? `${r.value}T00:00:00.000Z` : r.value;
+  };
+  const priority = c.getFirstPropertyValue('priority');
+  const status = String(c.getFirstPropertyValue('status') ?? '').toUpperCase();
+  const parent = parentRelations(c)[0]?.getFirstValue();
+  const title = textOf(c, 'summary') ?? '(no title)';
+  if (title.length > 500) skipped.push({ uid: icalUid, reason: 'title longer than 500 characters: the rest was left out' });
+  const withoutParent = cloneComponent(c);
+  for (const p of parentRelations(withoutParent)) withoutParent.removeProperty(p);
+  return {
+    icalUid,
+    fields: {
+      title: title.slice(0, 500),
+      notes: textOf(c, 'description')?.slice(0, 10_000) ?? null,
+      dueAt: read(due),
+      completed: status === 'COMPLETED' || completedAt !== null,
+      completedAt: read(completedAt),
+      priority: typeof priority === 'number' && priority >= 0 && priority <= 9 ? priority : null,
+      parentTaskUid: typeof parent === 'string' && parent.length > 0 ? recordUidFor(parent) : null,
+      icalExtras: extrasOf(withoutParent, MODELED),
+    },
+    alarms: parseAlarms(c, icalUid, skipped),
+    skipped,
+  };
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { insertRows, sampleFields, type StoreHarness } from './fixtures.js';
+
+/** `readObjects`: the rows of iCalendar objects, tombstones included. */
+export function objectCases(harness: () => StoreHarness): void {
+  describe('iCalendar objects', () => {
+    it("reads a calendar's roots with their overrides and reminders, tombstones included, or the tasks with theirs, of this user only", async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      const other = await createUser();
+      const gone = '2026-01-01T00:00:00.000Z';
+      const event = (uid: string, calendarUid: string, extra: Record<string, string | null> = {}, deleted: string | null = null) => ({
+        type: 'events' as const,
+        uid,
+        deleted,
+        fields: { ...sampleFields('events', { calendarUid }), ...extra },
+      });
+      await insertRows(store, user, [
+        { type: 'calendars', uid: 'o-home', fields: sampleFields('calendars') },
+        { type: 'calendars', uid: 'o-work', fields: sampleFields('calendars') },
+        event('series', 'o-home'),
+        event('single', 'o-home', { rrule: null, exdate: null }, gone),
+        event('elsewhere', 'o-work', { rrule: null, exdate: null }),
+        event('series-x', 'o-home', { rrule: null, exdate: null, recurringEventUid: 'series', originalStartTime: '2024-03-11T08:30:00.123Z' }),
+        event('series-y', 'o-home', { rrule: null, exdate: null, recurringEventUid: 'series', originalStartTime: '2024-03-13T08:30:00.123Z' }, gone),
+        { type: 'reminders', uid: 'r-series', fields: sampleFields('reminders', { eventUid: 'series' }) },
+        { type: 'reminders', uid: 'r-x', fields: sampleFields('reminders', { eventUid: 'series-x' }), deleted: gone },
+        { type: 'reminders', uid: 'r-work', fields: sampleFields('reminders', { eventUid: 'elsewhere' }) },
+        { type: 'tasks', uid: 't-1', fields: sampleFields('tasks') },
+        { type: 'reminders', uid: 'r-t', fields: sampleFields('reminders', { taskUid: 't-1' }) },
+      ]);
+      await insertRows(store, other, [
+        { type: 'calendars', uid: 'o-home', fields: sampleFields('calendars') },
+        event('series', 'o-home'),
+      ]);
+      const home = await store.inUserTransaction(user, (uow) => uow.readObjects({ calendarUid: 'o-home' }));
+      expect(home.calendars.map((c) => c.uid)).toEqual(['o-home', 'o-work']);
+      expect(home.roots.map((r) => [r.uid, r.deleted !== null])).toEqual([['series', false], ['single', true]]);
+      expect(home.overrides.map((r) => [r.uid, r.deleted !== null])).toEqual([['series-x', false], ['series-y', true]]);
+      expect(home.reminders.map((r) => [r.uid, r.deleted !== null])).toEqual([['r-series', false], ['r-x', true]]);
+      const one = await store.inUserTransaction(user, (uow) => uow.readObjects({ calendarUid: 'o-home' }, ['single']));
+      expect([one.roots.map((r) => r.uid), one.overrides, one.reminders]).toEqual([['single'], [], []]);
+      const tasks = await store.inUserTransaction(user, (uow) => uow.readObjects({ tasks: true }));
+      expect([tasks.roots.map((r) => r.uid), tasks.reminders.map((r) => r.uid)]).toEqual([['t-1'], ['r-t']]);
+    });
+  });
+}

@@ -1,0 +1,2 @@
+export * from './in-memory-feed-store.js';
+export * from './feed-store-contract.js';
