@@ -8,7 +8,7 @@ describe('record state', () => {
   });
   it('fills create defaults and nulls', () => {
     expect(createFields('tasks', { title: 't' })).toEqual({
-      title: 't', notes: null, dueAt: null, completed: false, completedAt: null, priority: null, parentTaskUid: null,
+      title: 't', notes: null, dueAt: null, completed: false, completedAt: null, priority: null, parentTaskUid: null, icalExtras: null,
     });
     expect(createFields('calendars', { name: 'c' }).isDefault).toBe(false);
   });
