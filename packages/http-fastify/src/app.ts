@@ -23,6 +23,7 @@ import { healthRoutes } from './routes/health-routes.js';
 import { profileRoutes } from './routes/profile-routes.js';
 import { legacyRoutes } from './routes/legacy-routes.js';
 import { streamRoutes } from './routes/stream-routes.js';
+import { davRoutes } from './dav/dav-routes.js';
 import { interopRoutes, type InteropRoutesOptions } from './routes/interop-routes.js';
 import { occurrenceRoutes } from './routes/occurrence-routes.js';
 import { syncRoutes } from './routes/sync-routes.js';
@@ -127,7 +128,10 @@ export async function buildApp(deps: BuildAppDeps): Promise<FastifyInstance> {
   await app.register(profileRoutes, { auth: deps.auth });
   await app.register(syncRoutes, { sync: deps.sync, config });
   await app.register(occurrenceRoutes, { sync: deps.sync });
-  if (deps.interop) await app.register(interopRoutes, { ...deps.interop, sync: deps.sync });
+  if (deps.interop) {
+    await app.register(interopRoutes, { ...deps.interop, sync: deps.sync });
+    await app.register(davRoutes, { appPasswords: deps.interop.appPasswords, sync: deps.sync });
+  }
   if (deps.changes) await registerStreams(app, deps, deps.changes);
   await app.register(legacyRoutes, { stats: deps.stats, config });
   if (deps.webClientDir) await app.register(webClientPlugin, { root: deps.webClientDir });

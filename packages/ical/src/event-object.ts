@@ -46,6 +46,8 @@ function setTimes(c: ICAL.Component, fields: FieldValues, zone: string | null): 
 }
 
 function setCommon(c: ICAL.Component, fields: FieldValues, uid: string, stamp: string | undefined): void {
+  // calsync's own bookkeeping (the resource name a CalDAV client chose) is never written out.
+  c.removeAllProperties('x-calsync-href');
   if (!c.hasProperty('uid')) c.addPropertyWithValue('uid', uid);
   if (!c.hasProperty('dtstamp')) c.addProperty(timeProperty('dtstamp', stamp ?? '1970-01-01T00:00:00.000Z', null));
   setText(c, 'summary', fields.title);

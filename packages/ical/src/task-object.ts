@@ -34,6 +34,7 @@ function parentRelations(c: ICAL.Component): ICAL.Property[] {
 export function taskComponent(object: TaskObject): ICAL.Component {
   const f = object.root.fields;
   const c = componentFromExtras(f.icalExtras, 'vtodo');
+  c.removeAllProperties('x-calsync-href');
   if (!c.hasProperty('uid')) c.addPropertyWithValue('uid', object.root.uid);
   if (!c.hasProperty('dtstamp')) c.addProperty(timeProperty('dtstamp', object.root.updatedAt ?? '1970-01-01T00:00:00.000Z', null));
   setText(c, 'summary', f.title);

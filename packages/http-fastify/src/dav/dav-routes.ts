@@ -1,0 +1,306 @@
+import { DomainError, expandOccurrences, type AppPasswordIdentity, type AppPasswordService, type SyncApi } from '@calsync/domain';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { etagOf, type IcalObject } from '../ical/objects.js';
+import { BasicAuthenticator, refuse, type BasicLimits } from './dav-auth.js';
+import { collectionVersion, DavObjects, DavWriteError, hrefNameOf, TASKS, type Collection } from './dav-objects.js';
+import {
+  collectionProps,
+  homeProps,
+  multistatus,
+  objectProps,
+  paths,
+  principalProps,
+  propRequestOf,
+  propResponse,
+  statusResponse,
+  syncToken,
+  versionOfSyncToken,
+  type PropRequest,
+} from './dav-props.js';
+import { child, children, el, NS, parseXml, qname, writeXml, type OutElement, type XmlNode } from './dav-xml.js';
+
+/** Options of the CalDAV plugin. */
+export interface DavOptions {
+  readonly appPasswords: Pick<AppPasswordService, 'authenticate'>;
+  readonly sync: Pick<SyncApi, 'readObjects' | 'push'>;
+  readonly limits?: BasicLimits;
+}
+
+const d = (local: string) => qname(NS.dav, local);
+const c = (local: string) => qname(NS.caldav, local);
+
+const METHODS = ['PROPFIND', 'PROPPATCH', 'MKCALENDAR', 'REPORT'] as const;
+const ALLOW = 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, MKCALENDAR, REPORT';
+
+/** Where a DAV path points, once the user is known. */
+type Target =
+  | { readonly kind: 'root' }
+  | { readonly kind: 'principal' }
+  | { readonly kind: 'home' }
+  | { readonly kind: 'collection'; readonly collection: string }
+  | { readonly kind: 'object'; readonly collection: string; readonly name: string }
+  | { readonly kind: 'none' };
+
+function targetOf(url: string, userId: number): Target {
+  const path = url.split('?')[0]!.replace(/^\/dav\/?/, '');
+  const parts = path.split('/').filter(Boolean).map((p) => decodeURIComponent(p));
+  if (parts.length === 0) return { kind: 'root' };
+  const [area, owner, collection, name, ...rest] = parts;
+  if (owner !== String(userId) || rest.length > 0) return { kind: 'none' };
+  if (area === 'principals') return collection === undefined ? { kind: 'principal' } : { kind: 'none' };
+  if (area !== 'calendars') return { kind: 'none' };
+  if (collection === undefined) return { kind: 'home' };
+  if (name === undefined) return { kind: 'collection', collection };
+  return { kind: 'object', collection, name };
+}
+
+function xml(reply: FastifyReply, status: number, body: OutElement): FastifyReply {
+  return reply.code(status).type('application/xml; charset=utf-8').send(writeXml(body));
+}
+
+function davError(reply: FastifyReply, error: DavWriteError): FastifyReply {
+  if (error.precondition === undefined) return reply.code(error.status).type('text/plain; charset=utf-8').send(`${error.message}\n`);
+  return xml(reply, error.status, el(d('error'), [el(c(error.precondition)), el(d('responsedescription'), error.message)]));
+}
+
+function bodyText(request: FastifyRequest): string {
+  return typeof request.body === 'string' ? request.body : Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '';
+}
+
+function bodyXml(request: FastifyRequest): XmlNode | undefined {
+  const text = bodyText(request).trim();
+  return text === '' ? undefined : parseXml(text);
+}
+
+/** The calendar colour of a PROPPATCH or MKCALENDAR (`#RRGGBB`, or Apple's `#RRGGBBAA` without its alpha). */
+function colorOf(value: string | undefined): string | undefined {
+  const m = value === undefined ? null : /^#([0-9A-Fa-f]{6})([0-9A-Fa-f]{2})?$/.exec(value.trim());
+  return m ? `#${m[1]}` : undefined;
+}
+
+/** Display name and colour set by a PROPPATCH `set` or an MKCALENDAR body. */
+function calendarPropsOf(node: XmlNode | undefined): { name?: string; color?: string } {
+  const props: { name?: string; color?: string } = {};
+  for (const set of [...children(node, d('set')), ...children(child(node, d('set')), d('set'))]) {
+    const prop = child(set, d('prop'));
+    const name = child(prop, d('displayname'))?.text;
+    const color = colorOf(child(prop, qname(NS.apple, 'calendar-color'))?.text);
+    if (name !== undefined && name.trim() !== '') props.name = name.trim().slice(0, 200);
+    if (color !== undefined) props.color = color;
+  }
+  return props;
+}
+
+/** The time-range of a calendar-query filter, as ISO instants, or null when it has none. */
+function timeRangeOf(filter: XmlNode | undefined): { from: string; to: string } | null {
+  const find = (node: XmlNode | undefined): XmlNode | undefined => {
+    if (node === undefined) return undefined;
+    const range = child(node, c('time-range'));
+    if (range !== undefined) return range;
+    for (const f of children(node, c('comp-filter'))) {
+      const inner = find(f);
+      if (inner !== undefined) return inner;
+    }
+    return undefined;
+  };
+  const range = find(filter);
+  if (range === undefined) return null;
+  const iso = (v: string | undefined, fallback: string) => {
+    const m = v === undefined ? null : /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(v);
+    return m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z` : fallback;
+  };
+  return { from: iso(range.attributes.start, '0001-01-01T00:00:00Z'), to: iso(range.attributes.end, '9999-12-31T00:00:00Z') };
+}
+
+/**
+ * CalDAV (RFC 4791) with sync-collection (RFC 6578) and discovery (RFC 6764) under /dav/, signed in
+ * with app passwords (HTTP Basic). One calendar collection per calendar (VEVENT) and `tasks`
+ * (VTODO); every write is a push of the app password's device, so SDK devices see it on their next
+ * pull and CalDAV sees theirs in its next sync-collection. Not in the OpenAPI document: its
+ * bodies are XML and iCalendar.
+ */
+export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise<void> {
+  for (const method of METHODS) if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
+  const auth = new BasicAuthenticator(opts.appPasswords, opts.limits);
+  // Bodies are XML or iCalendar: read as text here (the JSON API keeps its parser).
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  app.route({
+    method: ['GET', 'PROPFIND', ...METHODS.filter((m) => m !== 'PROPFIND'), 'OPTIONS', 'PUT', 'DELETE'],
+    url: '/.well-known/caldav',
+    schema: { hide: true },
+    handler: async (_request, reply) => reply.code(301).header('location', '/dav/').send(),
+  });
+
+  const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    reply.header('dav', '1, 3, calendar-access').header('allow', ALLOW);
+    if (request.method === 'OPTIONS') return reply.code(200).send();
+    const identity = await auth.authenticate(request);
+    if ('status' in identity) return refuse(reply, identity);
+    try {
+      return await serve(request, reply, identity);
+    } catch (error) {
+      if (error instanceof DavWriteError) return davError(reply, error);
+      throw error;
+    }
+  };
+  app.route({ method: ['OPTIONS', 'GET', 'PUT', 'DELETE', ...METHODS], url: '/dav', schema: { hide: true }, handler });
+  app.route({ method: ['OPTIONS', 'GET', 'PUT', 'DELETE', ...METHODS], url: '/dav/*', schema: { hide: true }, handler });
+
+  async function serve(request: FastifyRequest, reply: FastifyReply, identity: AppPasswordIdentity): Promise<FastifyReply> {
+    const objects = new DavObjects(opts.sync, identity.userId, identity.deviceUid);
+    const target = targetOf(request.url, identity.userId);
+    const p = paths(identity.userId);
+    const method = request.method;
+    if (target.kind === 'none') return reply.code(404).send();
+
+    if (target.kind === 'root' || target.kind === 'principal') {
+      if (method !== 'PROPFIND') return reply.code(405).send();
+      const request_ = propRequestOf(bodyXml(request));
+      const href = target.kind === 'root' ? '/dav/' : p.principal;
+      const responses = [propResponse(href, principalProps(identity.userId, 'calsync'), request_)];
+      if (target.kind === 'principal' && request.headers.depth === '1') responses.push(propResponse(p.home, homeProps(identity.userId), request_));
+      return xml(reply, 207, multistatus(responses));
+    }
+
+    if (target.kind === 'home') {
+      if (method !== 'PROPFIND') return reply.code(405).send();
+      const request_ = propRequestOf(bodyXml(request));
+      const responses = [propResponse(p.home, homeProps(identity.userId), request_)];
+      if (request.headers.depth !== '0') {
+        for (const calendar of await objects.calendars()) {
+          const collection = await objects.collection(calendar.uid);
+          if (collection !== null) responses.push(propResponse(p.collection(calendar.uid), collectionProps(identity.userId, calendar, collectionVersion(collection.rows)), request_));
+        }
+        const tasks = await objects.collection(TASKS);
+        if (tasks !== null) responses.push(propResponse(p.collection(TASKS), collectionProps(identity.userId, null, collectionVersion(tasks.rows)), request_));
+      }
+      return xml(reply, 207, multistatus(responses));
+    }
+
+    const { collection } = target;
+    const component = collection === TASKS ? 'VTODO' : 'VEVENT';
+
+    if (target.kind === 'collection') {
+      if (method === 'MKCALENDAR') {
+        const created = await objects.makeCalendar(collection, calendarPropsOf(bodyXml(request)));
+        return reply.code(created ? 201 : 405).send();
+      }
+      if (method === 'DELETE') {
+        if (collection === TASKS) return reply.code(403).send();
+        return reply.code((await objects.removeCalendar(collection)) ? 204 : 404).send();
+      }
+      if (method === 'PROPPATCH') {
+        if (collection === TASKS) return reply.code(403).send();
+        const body = bodyXml(request);
+        await objects.patchCalendar(collection, calendarPropsOf(body));
+        const names = children(body, d('set')).flatMap((s) => child(s, d('prop'))?.children.map((x) => x.name) ?? []);
+        return xml(reply, 207, multistatus([el(d('response'), [el(d('href'), p.collection(collection)), el(d('propstat'), [el(d('prop'), names.map((n) => el(n))), el(d('status'), 'HTTP/1.1 200 OK')])])]));
+      }
+      const coll = await objects.collection(collection);
+      if (coll === null) return reply.code(404).send();
+      const calendar = collection === TASKS ? null : (coll.rows.calendars.find((x) => x.uid === collection) ?? null);
+      const version = collectionVersion(coll.rows);
+      if (method === 'PROPFIND') {
+        const request_ = propRequestOf(bodyXml(request));
+        const responses = [propResponse(p.collection(collection), collectionProps(identity.userId, calendar, version), request_)];
+        if (request.headers.depth === '1' || request.headers.depth === 'infinity') {
+          for (const o of live(coll)) responses.push(propResponse(p.resource(collection, hrefNameOf(o.root)), objectProps(identity.userId, etagOf(o), component, null), request_));
+        }
+        return xml(reply, 207, multistatus(responses));
+      }
+      if (method === 'REPORT') return report(reply, objects, coll, collection, identity.userId, version, bodyXml(request));
+      return reply.code(405).send();
+    }
+
+    // A calendar object resource.
+    const { name } = target;
+    if (method === 'GET' || method === 'HEAD') {
+      const found = await objects.find(collection, name);
+      if (found === null) return reply.code(404).send();
+      const text = await objects.render(found.object, found.within, collection);
+      return reply.code(200).header('etag', etagOf(found.object)).type('text/calendar; charset=utf-8').send(text);
+    }
+    if (method === 'PUT') {
+      const ifMatch = request.headers['if-match'];
+      const ifNoneMatch = request.headers['if-none-match'];
+      const out = await objects.put(collection, name, bodyText(request), {
+        ...(typeof ifMatch === 'string' ? { ifMatch } : {}),
+        ...(typeof ifNoneMatch === 'string' ? { ifNoneMatch } : {}),
+      });
+      return reply.code(out.created ? 201 : 204).header('etag', out.etag).send();
+    }
+    if (method === 'DELETE') {
+      const ifMatch = request.headers['if-match'];
+      return reply.code((await objects.remove(collection, name, typeof ifMatch === 'string' ? ifMatch : undefined)) ? 204 : 404).send();
+    }
+    if (method === 'PROPFIND') {
+      const found = await objects.find(collection, name);
+      if (found === null) return reply.code(404).send();
+      const request_ = propRequestOf(bodyXml(request));
+      const wantsData = request_.kind === 'prop' && request_.names.includes(c('calendar-data'));
+      const data = wantsData ? await objects.render(found.object, found.within, collection) : null;
+      return xml(reply, 207, multistatus([propResponse(p.resource(collection, name), objectProps(identity.userId, etagOf(found.object), component, data), request_)]));
+    }
+    return reply.code(405).send();
+  }
+
+  /** calendar-multiget, calendar-query (time-range through the occurrence expander) and sync-collection. */
+  async function report(reply: FastifyReply, objects: DavObjects, coll: Collection, collection: string, userId: number, version: bigint, body: XmlNode | undefined): Promise<FastifyReply> {
+    if (body === undefined) throw new DomainError('VALIDATION_ERROR', 'REPORT needs a body');
+    const p = paths(userId);
+    const component = collection === TASKS ? 'VTODO' : 'VEVENT';
+    const request_: PropRequest = propRequestOf(body);
+    const wantsData = request_.kind !== 'prop' || request_.names.includes(c('calendar-data'));
+    const respond = async (o: IcalObject): Promise<OutElement> => {
+      const data = wantsData ? await objects.render(o, coll, collection) : null;
+      return propResponse(p.resource(collection, hrefNameOf(o.root)), objectProps(userId, etagOf(o), component, data), request_.kind === 'allprop' ? { kind: 'prop', names: [d('getetag'), c('calendar-data')] } : request_);
+    };
+    if (body.name === c('calendar-multiget')) {
+      const byHref = new Map(live(coll).map((o) => [p.resource(collection, hrefNameOf(o.root)), o]));
+      const responses: OutElement[] = [];
+      for (const href of children(body, d('href'))) {
+        const path = decodeURIComponent(new URL(href.text, 'http://x').pathname);
+        const o = [...byHref].find(([h]) => decodeURIComponent(h) === path)?.[1];
+        responses.push(o === undefined ? statusResponse(href.text, 'HTTP/1.1 404 Not Found') : await respond(o));
+      }
+      return xml(reply, 207, multistatus(responses));
+    }
+    if (body.name === c('calendar-query')) {
+      const range = collection === TASKS ? null : timeRangeOf(child(body, c('filter')));
+      let chosen = live(coll);
+      if (range !== null) {
+        const events = chosen.flatMap((o) => [o.root, ...o.overrides.filter((x) => x.deleted === null)]);
+        const { occurrences } = expandOccurrences(events, () => coll.zone, { ...range, limit: 1_000_000 });
+        const hit = new Set(occurrences.map((o) => o.seriesUid ?? o.eventUid));
+        chosen = chosen.filter((o) => hit.has(o.root.uid));
+      }
+      return xml(reply, 207, multistatus(await Promise.all(chosen.map(respond))));
+    }
+    if (body.name === d('sync-collection')) {
+      const tokenText = child(body, d('sync-token'))?.text.trim() ?? '';
+      const since = tokenText === '' ? null : versionOfSyncToken(tokenText);
+      if (tokenText !== '' && (since === null || since > version)) {
+        return xml(reply, 403, el(d('error'), [el(d('valid-sync-token'))]));
+      }
+      const responses: OutElement[] = [];
+      for (const o of coll.objects) {
+        if (since !== null && o.version <= since) continue;
+        if (o.root.deleted !== null) {
+          if (since !== null) responses.push(statusResponse(p.resource(collection, hrefNameOf(o.root)), 'HTTP/1.1 404 Not Found'));
+          continue;
+        }
+        responses.push(await respond(o));
+      }
+      return xml(reply, 207, multistatus(responses, syncToken(version)));
+    }
+    return xml(reply, 403, el(d('error'), [el(d('supported-report'))]));
+  }
+}
+
+/** The live objects of a collection. */
+function live(coll: Collection): IcalObject[] {
+  return coll.objects.filter((o) => o.root.deleted === null);
+}
