@@ -33,7 +33,9 @@ export function alarmComponent(reminder: ObjectRecord, ownerTitle: unknown): ICA
   if (!c.hasProperty('description') && String(c.getFirstPropertyValue('action')).toUpperCase() === 'DISPLAY') {
     c.addPropertyWithValue('description', typeof ownerTitle === 'string' ? ownerTitle : 'Reminder');
   }
-  if (!c.hasProperty('x-wr-alarmuid') && !c.hasProperty('uid')) c.addPropertyWithValue('x-wr-alarmuid', reminder.uid);
+  // A reminder made through the API is named by its uid, so a calendar app's PUT of it names the same reminder;
+  // one that came as iCalendar keeps the alarm as it was written (it is named by its position or its own UID).
+  if (reminder.fields.icalExtras == null && !c.hasProperty('x-wr-alarmuid') && !c.hasProperty('uid')) c.addPropertyWithValue('x-wr-alarmuid', reminder.uid);
   return c;
 }
 

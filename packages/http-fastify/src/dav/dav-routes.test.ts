@@ -1,0 +1,258 @@
+import { AppPasswordService, CursorCodec, FeedService, SyncService } from '@calsync/domain';
+import { FixedClock, InMemoryFeedStore, InMemorySyncStore, SeededRandom, inMemoryAuthStores } from '@calsync/testkit';
+import ICAL from 'ical.js';
+import type { FastifyInstance } from 'fastify';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { buildTestApp } from '../../test-support/index.js';
+
+const PHONE = '+15550001111';
+const OTHER = '+15550002222';
+
+interface World {
+  app: FastifyInstance;
+  sync: SyncService;
+  userId: number;
+  otherId: number;
+  basic: string;
+  otherBasic: string;
+  deviceUid: string;
+  revoke(): Promise<void>;
+}
+
+async function world(): Promise<World> {
+  const clock = new FixedClock('2026-01-01T00:00:00.000Z');
+  const stores = inMemoryAuthStores();
+  const sync = new SyncService({ store: new InMemorySyncStore(), clock, cursorCodec: new CursorCodec('dav') });
+  const random = new SeededRandom(5);
+  const userId = (await stores.users.createPhoneUser({ phone: PHONE, name: 'Ada', now: '2026-01-01T00:00:00.000Z' })).user.id;
+  const otherId = (await stores.users.createPhoneUser({ phone: OTHER, name: 'Bob', now: '2026-01-01T00:00:00.000Z' })).user.id;
+  await sync.push(userId, { calendars: [{ uid: 'home', op: 'upsert', baseVersion: null, fields: { name: 'Home', timezone: 'Europe/Berlin', color: '#3366ff' } }] });
+  await sync.push(otherId, { calendars: [{ uid: 'work', op: 'upsert', baseVersion: null, fields: { name: 'Work' } }] });
+  const appPasswords = new AppPasswordService({ users: stores.users, devices: stores.devices, random, clock });
+  const mine = await appPasswords.create({ userId, deviceUid: 'web' }, 'Thunderbird');
+  const theirs = await appPasswords.create({ userId: otherId, deviceUid: 'web' }, 'Apple Calendar');
+  const { app } = await buildTestApp({}, { sync, interop: { appPasswords, feeds: new FeedService({ feeds: new InMemoryFeedStore(), sync, random, clock }) } });
+  const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  return {
+    app,
+    sync,
+    userId,
+    otherId,
+    basic: basic(PHONE, mine.password),
+    otherBasic: basic(OTHER, theirs.password),
+    deviceUid: mine.device.uid,
+    revoke: async () => {
+      await stores.devices.revokeDevice(userId, mine.device.uid, '2026-01-02T00:00:00.000Z');
+    },
+  };
+}
+
+const SERIES = [
+  'BEGIN:VCALENDAR',
+  'VERSION:2.0',
+  'PRODID:-//Mozilla.org/NONSGML Mozilla Calendar V1.1//EN',
+  'BEGIN:VTIMEZONE',
+  'TZID:Europe/Berlin',
+  'BEGIN:DAYLIGHT',
+  'TZOFFSETFROM:+0100',
+  'TZOFFSETTO:+0200',
+  'TZNAME:CEST',
+  'DTSTART:19700329T020000',
+  'RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3',
+  'END:DAYLIGHT',
+  'BEGIN:STANDARD',
+  'TZOFFSETFROM:+0200',
+  'TZOFFSETTO:+0100',
+  'TZNAME:CET',
+  'DTSTART:19701025T030000',
+  'RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10',
+  'END:STANDARD',
+  'END:VTIMEZONE',
+  'BEGIN:VEVENT',
+  'UID:standup-1@example.org',
+  'DTSTAMP:20260101T000000Z',
+  'SEQUENCE:2',
+  'SUMMARY:Stand-up',
+  'CATEGORIES:Work',
+  'ATTENDEE;CN=Bob;PARTSTAT=ACCEPTED:mailto:bob@example.org',
+  'X-MOZ-GENERATION:3',
+  'DTSTART;TZID=Europe/Berlin:20260302T090000',
+  'DTEND;TZID=Europe/Berlin:20260302T091500',
+  'RRULE:FREQ=WEEKLY;BYDAY=MO,WE',
+  'EXDATE;TZID=Europe/Berlin:20260304T090000',
+  'BEGIN:VALARM',
+  'ACTION:DISPLAY',
+  'DESCRIPTION:Stand-up',
+  'TRIGGER:-PT10M',
+  'END:VALARM',
+  'END:VEVENT',
+  'BEGIN:VEVENT',
+  'UID:standup-1@example.org',
+  'DTSTAMP:20260101T000000Z',
+  'RECURRENCE-ID;TZID=Europe/Berlin:20260330T090000',
+  'SUMMARY:Stand-up (late)',
+  'DTSTART;TZID=Europe/Berlin:20260330T110000',
+  'DTEND;TZID=Europe/Berlin:20260330T111500',
+  'END:VEVENT',
+  'END:VCALENDAR',
+  '',
+].join('\r\n');
+
+const propfind = (props: string) => `<?xml version="1.0"?><d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:cs="http://calendarserver.org/ns/" xmlns:a="http://apple.com/ns/ical/"><d:prop>${props}</d:prop></d:propfind>`;
+
+/** The comparable content of an iCalendar text: its VEVENT/VTODO properties by name, DTSTAMP aside. */
+function shape(text: string): Array<Record<string, string[]>> {
+  const root = new ICAL.Component(ICAL.parse(text));
+  return root
+    .getAllSubcomponents()
+    .filter((c) => c.name !== 'vtimezone')
+    .map((c) => {
+      const props: Record<string, string[]> = {};
+      for (const p of c.getAllProperties()) if (p.name !== 'dtstamp') (props[p.name] ??= []).push(p.toICALString());
+      for (const sub of c.getAllSubcomponents()) (props[`sub:${sub.name}`] ??= []).push(sub.getAllProperties().map((p) => p.toICALString()).sort().join('|'));
+      for (const k of Object.keys(props)) props[k]!.sort();
+      return props;
+    })
+    .sort((a, b) => String(a['recurrence-id'] ?? '').localeCompare(String(b['recurrence-id'] ?? '')));
+}
+
+describe('CalDAV', () => {
+  let w: World;
+  beforeEach(async () => {
+    w = await world();
+  });
+
+  const dav = (method: string, url: string, body?: string, headers: Record<string, string> = {}) =>
+    w.app.inject({ method: method as 'GET', url, headers: { authorization: w.basic, ...(body === undefined ? {} : { 'content-type': body.startsWith('BEGIN:') ? 'text/calendar; charset=utf-8' : 'application/xml; charset=utf-8' }), ...headers }, ...(body === undefined ? {} : { payload: body }) });
+
+  it('is discovered from /.well-known/caldav: principal, calendar home, and one collection per calendar plus tasks', async () => {
+    const wellKnown = await w.app.inject({ method: 'PROPFIND', url: '/.well-known/caldav' });
+    expect(wellKnown.statusCode).toBe(301);
+    expect(wellKnown.headers.location).toBe('/dav/');
+    expect((await w.app.inject({ method: 'PROPFIND', url: '/dav/' })).statusCode).toBe(401);
+    const root = await dav('PROPFIND', '/dav/', propfind('<d:current-user-principal/>'), { depth: '0' });
+    expect(root.statusCode).toBe(207);
+    expect(root.body).toContain(`<d:href>/dav/principals/${w.userId}/</d:href>`);
+    const principal = await dav('PROPFIND', `/dav/principals/${w.userId}/`, propfind('<c:calendar-home-set/>'), { depth: '0' });
+    expect(principal.body).toContain(`<c:calendar-home-set><d:href>/dav/calendars/${w.userId}/</d:href></c:calendar-home-set>`);
+    const home = await dav('PROPFIND', `/dav/calendars/${w.userId}/`, propfind('<d:displayname/><d:resourcetype/><a:calendar-color/><c:supported-calendar-component-set/><cs:getctag/><d:sync-token/>'), { depth: '1' });
+    expect(home.statusCode).toBe(207);
+    expect(home.body).toContain(`<d:href>/dav/calendars/${w.userId}/home/</d:href>`);
+    expect(home.body).toContain('<d:displayname>Home</d:displayname>');
+    expect(home.body).toContain('<a:calendar-color>#3366ff</a:calendar-color>');
+    expect(home.body).toContain(`<d:href>/dav/calendars/${w.userId}/tasks/</d:href>`);
+    expect(home.body).toContain('<c:comp name="VTODO"');
+    expect(home.body).toMatch(/<d:sync-token>urn:calsync:sync:\d+<\/d:sync-token>/);
+  });
+
+  it('keeps what a client PUTs: GET gives back the same properties, ATTENDEE, CATEGORIES, X- and the override included; the SDK sees the series', async () => {
+    const href = `/dav/calendars/${w.userId}/home/standup-1.ics`;
+    const put = await dav('PUT', href, SERIES, { 'if-none-match': '*' });
+    expect(put.statusCode).toBe(201);
+    const etag = put.headers.etag as string;
+    expect(etag).toMatch(/^"\d+"$/);
+    const got = await dav('GET', href);
+    expect(got.statusCode).toBe(200);
+    expect(got.headers.etag).toBe(etag);
+    expect(shape(got.body)).toEqual(shape(SERIES));
+    const { occurrences } = await w.sync.occurrences(w.userId, { from: '2026-03-23T00:00:00Z', to: '2026-04-02T00:00:00Z' });
+    expect(occurrences.map((o) => [o.title, o.start])).toEqual([
+      ['Stand-up', '2026-03-23T08:00:00.000Z'],
+      ['Stand-up', '2026-03-25T08:00:00.000Z'],
+      ['Stand-up (late)', '2026-03-30T09:00:00.000Z'],
+      ['Stand-up', '2026-04-01T07:00:00.000Z'],
+    ]);
+    // A second PUT of the same text changes nothing; If-None-Match: * on an existing object and a stale If-Match are 412.
+    expect((await dav('PUT', href, SERIES, { 'if-match': etag })).headers.etag).toBe(etag);
+    expect((await dav('PUT', href, SERIES, { 'if-none-match': '*' })).statusCode).toBe(412);
+    expect((await dav('PUT', href, SERIES, { 'if-match': '"1"' })).statusCode).toBe(412);
+  });
+
+  it('re-renders only the field the sync API changed; the rest of the object stays', async () => {
+    const href = `/dav/calendars/${w.userId}/home/standup-1.ics`;
+    await dav('PUT', href, SERIES);
+    const pulled = await w.sync.pull(w.userId, { limit: 100 });
+    const root = pulled.events.find((e) => e.recurringEventUid === null)!;
+    await w.sync.push(w.userId, { events: [{ uid: root.uid, op: 'upsert', baseVersion: root.version, fields: { title: 'Daily sync' } }] });
+    const after = shape((await dav('GET', href)).body);
+    const before = shape(SERIES);
+    expect(after[0]!.summary).toEqual(['SUMMARY:Daily sync']);
+    expect({ ...after[0], summary: null }).toEqual({ ...before[0], summary: null });
+    expect(after[1]).toEqual(before[1]);
+  });
+
+  it('answers calendar-query by time range through the expander, multiget by href, and sync-collection with changes and deletions since a token', async () => {
+    const base = `/dav/calendars/${w.userId}/home/`;
+    await dav('PUT', `${base}standup-1.ics`, SERIES);
+    const lunch = SERIES.replace(/BEGIN:VEVENT[\s\S]*END:VEVENT\r\n/, ['BEGIN:VEVENT', 'UID:lunch@example.org', 'DTSTAMP:20260101T000000Z', 'SUMMARY:Lunch', 'DTSTART:20260601T110000Z', 'DTEND:20260601T120000Z', 'END:VEVENT', ''].join('\r\n'));
+    await dav('PUT', `${base}lunch.ics`, lunch);
+    const query = (from: string, to: string) =>
+      dav('REPORT', base, `<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT"><c:time-range start="${from}" end="${to}"/></c:comp-filter></c:comp-filter></c:filter></c:calendar-query>`, { depth: '1' });
+    const june = await query('20260601T000000Z', '20260602T000000Z');
+    expect(june.body).toContain(`${base}lunch.ics`);
+    expect(june.body).toContain(`${base}standup-1.ics`); // 1 June 2026 is a Monday
+    const sunday = await query('20260607T000000Z', '20260608T000000Z');
+    expect(sunday.statusCode).toBe(207);
+    expect(sunday.body).not.toContain('.ics');
+    const multiget = await dav('REPORT', base, `<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop><d:href>${base}lunch.ics</d:href><d:href>${base}gone.ics</d:href></c:calendar-multiget>`);
+    expect(multiget.statusCode).toBe(207);
+    expect(multiget.body).toContain('SUMMARY:Lunch');
+    expect(multiget.body).toMatch(/gone\.ics<\/d:href><d:status>HTTP\/1.1 404 Not Found/);
+    const syncReport = (token: string) => dav('REPORT', base, `<d:sync-collection xmlns:d="DAV:"><d:sync-token>${token}</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>`);
+    const first = await syncReport('');
+    const token = /<d:sync-token>([^<]+)<\/d:sync-token>/.exec(first.body)![1]!;
+    expect(first.body).toContain('lunch.ics');
+    expect((await syncReport(token)).body).not.toContain('.ics');
+    expect((await dav('DELETE', `${base}lunch.ics`)).statusCode).toBe(204);
+    const next = await syncReport(token);
+    expect(next.body).toMatch(/lunch\.ics<\/d:href><d:status>HTTP\/1.1 404 Not Found/);
+    expect(next.body).not.toContain('standup-1.ics');
+    expect((await syncReport('urn:calsync:sync:999999')).statusCode).toBe(403);
+    expect((await dav('GET', `${base}lunch.ics`)).statusCode).toBe(404);
+  });
+
+  it('makes, renames, recolours and deletes calendars with MKCALENDAR, PROPPATCH and DELETE', async () => {
+    const url = `/dav/calendars/${w.userId}/trips/`;
+    const made = await dav('MKCALENDAR', url, '<c:mkcalendar xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:set><d:prop><d:displayname>Trips</d:displayname></d:prop></d:set></c:mkcalendar>');
+    expect(made.statusCode).toBe(201);
+    expect((await dav('MKCALENDAR', url)).statusCode).toBe(405);
+    const patched = await dav('PROPPATCH', url, '<d:propertyupdate xmlns:d="DAV:" xmlns:a="http://apple.com/ns/ical/"><d:set><d:prop><d:displayname>Journeys</d:displayname><a:calendar-color>#FF8800FF</a:calendar-color></d:prop></d:set></d:propertyupdate>');
+    expect(patched.statusCode).toBe(207);
+    const calendars = (await w.sync.pull(w.userId, { limit: 100 })).calendars;
+    expect(calendars.find((c) => c.uid === 'trips')).toMatchObject({ name: 'Journeys', color: '#FF8800' });
+    expect((await dav('DELETE', url)).statusCode).toBe(204);
+    expect((await dav('PROPFIND', url, propfind('<d:displayname/>'), { depth: '0' })).statusCode).toBe(404);
+  });
+
+  it('keeps users apart, ends a revoked app password at once, and limits failed sign-ins', async () => {
+    await dav('PUT', `/dav/calendars/${w.userId}/home/standup-1.ics`, SERIES);
+    for (const url of [`/dav/calendars/${w.userId}/home/standup-1.ics`, `/dav/calendars/${w.userId}/home/`, `/dav/principals/${w.userId}/`]) {
+      expect((await dav('PROPFIND', url, propfind('<d:getetag/>'), { authorization: w.otherBasic, depth: '0' })).statusCode).toBe(404);
+    }
+    expect((await dav('GET', `/dav/calendars/${w.userId}/home/standup-1.ics`, undefined, { authorization: w.otherBasic })).statusCode).toBe(404);
+    expect((await dav('PUT', `/dav/calendars/${w.userId}/home/x.ics`, SERIES, { authorization: w.otherBasic })).statusCode).toBe(404);
+    expect((await dav('GET', `/dav/calendars/${w.otherId}/work/`, undefined, { authorization: w.otherBasic })).statusCode).toBe(405);
+    await w.revoke();
+    expect((await dav('PROPFIND', '/dav/', propfind('<d:current-user-principal/>'))).statusCode).toBe(401);
+    const wrong = `Basic ${Buffer.from(`${OTHER}:guess`).toString('base64')}`;
+    const codes: number[] = [];
+    for (let i = 0; i < 12; i++) codes.push((await dav('PROPFIND', '/dav/', propfind('<d:current-user-principal/>'), { authorization: wrong })).statusCode);
+    expect(codes.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(codes.slice(10)).toEqual([429, 429]);
+    // Past the limit even the right password waits: a guesser cannot tell.
+    expect((await dav('PROPFIND', '/dav/', propfind('<d:current-user-principal/>'), { authorization: w.otherBasic })).statusCode).toBe(429);
+  });
+
+  it('refuses XML with entities (billion laughs), ill-formed XML, a non-calendar body, a VTODO in a calendar and a body over the limit, without a 500', async () => {
+    const bomb = '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><d:propfind xmlns:d="DAV:"><d:prop><d:displayname>&lol2;</d:displayname></d:prop></d:propfind>';
+    expect((await dav('PROPFIND', '/dav/', bomb)).statusCode).toBe(400);
+    expect((await dav('PROPFIND', '/dav/', '<d:propfind xmlns:d="DAV:"><d:prop>')).statusCode).toBe(400);
+    const base = `/dav/calendars/${w.userId}/home/`;
+    expect((await dav('PUT', `${base}x.ics`, 'hello', { 'content-type': 'text/calendar' })).statusCode).toBe(415);
+    const todo = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:x', 'BEGIN:VTODO', 'UID:t1', 'SUMMARY:Milk', 'END:VTODO', 'END:VCALENDAR', ''].join('\r\n');
+    expect((await dav('PUT', `${base}t1.ics`, todo)).statusCode).toBe(403);
+    expect((await dav('PUT', `/dav/calendars/${w.userId}/tasks/t1.ics`, todo)).statusCode).toBe(201);
+    const big = `${SERIES.replace('SUMMARY:Stand-up\r\n', `SUMMARY:Stand-up\r\nDESCRIPTION:${'x'.repeat(10 * 1024 * 1024)}\r\n`)}`;
+    expect((await dav('PUT', `${base}big.ics`, big)).statusCode).toBe(413);
+  });
+});
