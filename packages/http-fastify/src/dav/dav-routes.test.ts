@@ -1,6 +1,6 @@
 import { AppPasswordService, CursorCodec, FeedService, SyncService } from '@calsync/domain';
 import { FixedClock, InMemoryFeedStore, InMemorySyncStore, SeededRandom, inMemoryAuthStores } from '@calsync/testkit';
-import ICAL from 'ical.js';
+import { icalShape as shape } from '@calsync/ical/test-support';
 import type { FastifyInstance } from 'fastify';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../test-support/index.js';
@@ -99,22 +99,6 @@ const SERIES = [
 ].join('\r\n');
 
 const propfind = (props: string) => `<?xml version="1.0"?><d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:cs="http://calendarserver.org/ns/" xmlns:a="http://apple.com/ns/ical/"><d:prop>${props}</d:prop></d:propfind>`;
-
-/** The comparable content of an iCalendar text: its VEVENT/VTODO properties by name, DTSTAMP aside. */
-function shape(text: string): Array<Record<string, string[]>> {
-  const root = new ICAL.Component(ICAL.parse(text));
-  return root
-    .getAllSubcomponents()
-    .filter((c) => c.name !== 'vtimezone')
-    .map((c) => {
-      const props: Record<string, string[]> = {};
-      for (const p of c.getAllProperties()) if (p.name !== 'dtstamp') (props[p.name] ??= []).push(p.toICALString());
-      for (const sub of c.getAllSubcomponents()) (props[`sub:${sub.name}`] ??= []).push(sub.getAllProperties().map((p) => p.toICALString()).sort().join('|'));
-      for (const k of Object.keys(props)) props[k]!.sort();
-      return props;
-    })
-    .sort((a, b) => String(a['recurrence-id'] ?? '').localeCompare(String(b['recurrence-id'] ?? '')));
-}
 
 describe('CalDAV', () => {
   let w: World;
