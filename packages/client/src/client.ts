@@ -11,6 +11,7 @@ import { CalsyncApi } from './http/api.js';
 import { Transport } from './http/transport.js';
 import type { CalendarFields, EventFields, ReminderFields, TaskFields } from './records.js';
 import { notificationStreamTrigger } from './notify/notification-stream.js';
+import { importIcs, type ImportIcsOptions, type ImportIcsResult } from './import-ics.js';
 import { localOccurrences, occurrenceOperations, type OccurrenceOperations, type OccurrencesQuery } from './series.js';
 import { StatusCell, type SyncStatus } from './status.js';
 import type { OutboxError } from './store/local-store.js';
@@ -45,6 +46,12 @@ export interface SyncClient {
    * same from its copy). Works offline.
    */
   occurrences(query: OccurrencesQuery): OccurrencePage;
+  /**
+   * Imports an iCalendar file (.ics) as local writes: VEVENTs into `calendarUid` (RECURRENCE-IDs as
+   * overrides, VALARMs as reminders), VTODOs as tasks. Idempotent: a second import of the same
+   * text creates nothing. What no record can hold is listed in `skipped`, never dropped silently.
+   */
+  importIcs(text: string, options: ImportIcsOptions): Promise<ImportIcsResult>;
   /** One push-then-pull round (bootstrap pull first when needed); a second call joins the running one. */
   sync(): Promise<void>;
   /** Starts the loop: debounced local writes, online, page visible, the periodic timer, added triggers. */
@@ -203,6 +210,9 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
 
   const eventCollection = createCollection<EventFields>('events', state, wrote, ready);
   const events = Object.assign(eventCollection, occurrenceOperations(state, eventCollection, () => uuidv7(now())));
+  const calendars = createCollection<CalendarFields>('calendars', state, wrote, ready);
+  const tasks = createCollection<TaskFields>('tasks', state, wrote, ready);
+  const reminders = createCollection<ReminderFields>('reminders', state, wrote, ready);
 
   const activate = (source: TriggerSource): void => {
     activeTriggers.set(source, source((reason) => runner.request(reason)));
@@ -219,14 +229,18 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
       refreshStatus();
     },
     auth,
-    calendars: createCollection<CalendarFields>('calendars', state, wrote, ready),
+    calendars,
     events,
     occurrences: (query) => {
       ready();
       return localOccurrences(state, query);
     },
-    tasks: createCollection<TaskFields>('tasks', state, wrote, ready),
-    reminders: createCollection<ReminderFields>('reminders', state, wrote, ready),
+    tasks,
+    reminders,
+    importIcs: (text, options) => {
+      ready();
+      return importIcs({ calendars, events, tasks, reminders }, text, options);
+    },
     sync() {
       ready();
       if (auth.accessToken() === undefined) return Promise.reject(new ApiError('signed-out', 401, 'UNAUTHORIZED', 'not signed in'));

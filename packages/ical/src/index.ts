@@ -7,3 +7,4 @@ export type { TaskObject, ParsedTaskObject } from './task-object.js';
 export type { ParsedAlarm } from './alarms.js';
 export { parseCalendar, renderCalendar, NotICalendarError, type CalendarContent, type ParsedCalendar, type ParsedObject } from './calendar-object.js';
 export { planEventObject, planTaskObject, type CurrentObject, type ObjectWrite } from './plan.js';
+export { planImport, type ImportResult, type ImportTarget } from './import.js';
