@@ -4,8 +4,8 @@ import { componentFromExtras, extrasOf, textOf } from './extras.js';
 import { timeProperty } from './ical-time.js';
 import type { ObjectRecord, SkippedPart } from './object-types.js';
 
-/** VALARM properties a reminder holds. */
-const MODELED = new Set(['TRIGGER']);
+/** A VALARM is kept whole (its TRIGGER included, written back as it came while the reminder still means it). */
+const KEEP_ALL: ReadonlySet<string> = new Set();
 
 /** Most minutes before a reminder may be (the reminder field's bound: four weeks). */
 const MAX_MINUTES = 40_320;
@@ -22,10 +22,15 @@ export interface ParsedAlarm {
  */
 export function alarmComponent(reminder: ObjectRecord, ownerTitle: unknown): ICAL.Component {
   const c = componentFromExtras(reminder.fields.icalExtras, 'valarm');
-  c.removeAllProperties('trigger');
-  if (typeof reminder.fields.remindAt === 'string') {
+  const kept = triggerOf(c);
+  const unchanged = kept !== null && (kept.remindAt ?? null) === (reminder.fields.remindAt ?? null) && (kept.minutesBefore ?? null) === (reminder.fields.minutesBefore ?? null);
+  if (unchanged) {
+    // the TRIGGER as it was written (-P0DT0H15M0S stays, not -PT15M)
+  } else if (typeof reminder.fields.remindAt === 'string') {
+    c.removeAllProperties('trigger');
     c.addProperty(timeProperty('trigger', reminder.fields.remindAt, null));
   } else {
+    c.removeAllProperties('trigger');
     const minutes = typeof reminder.fields.minutesBefore === 'number' ? reminder.fields.minutesBefore : 0;
     c.addPropertyWithValue('trigger', ICAL.Duration.fromSeconds(-minutes * 60));
   }
@@ -47,25 +52,31 @@ export function alarmComponent(reminder: ObjectRecord, ownerTitle: unknown): ICA
 export function parseAlarms(component: ICAL.Component, icalUid: string, skipped: SkippedPart[]): ParsedAlarm[] {
   const out: ParsedAlarm[] = [];
   component.getAllSubcomponents('valarm').forEach((alarm, index) => {
-    const trigger = alarm.getFirstProperty('trigger');
-    const value = trigger?.getFirstValue();
     const key = textOf(alarm, 'x-wr-alarmuid') ?? textOf(alarm, 'uid') ?? `#${index}`;
-    const extras = extrasOf(alarm, MODELED);
-    if (value instanceof ICAL.Time) {
-      out.push({ key, fields: { minutesBefore: null, remindAt: new Date(value.toUnixTime() * 1000).toISOString(), icalExtras: extras } });
+    const extras = extrasOf(alarm, KEEP_ALL);
+    const trigger = triggerOf(alarm);
+    if (trigger === null) {
+      skipped.push({ uid: icalUid, reason: `a VALARM ${alarm.getFirstProperty('trigger')?.toICALString() ?? 'without a TRIGGER'} is kept as sent but is no reminder (a reminder is whole minutes before the start, at most four weeks, or at a time)` });
       return;
     }
-    if (!(value instanceof ICAL.Duration)) {
-      skipped.push({ uid: icalUid, reason: 'a VALARM without a TRIGGER' });
-      return;
-    }
-    const related = String(trigger?.getParameter('related') ?? 'START').toUpperCase();
-    const minutes = -value.toSeconds() / 60;
-    if (related !== 'START' || minutes < 0 || minutes > MAX_MINUTES || !Number.isInteger(minutes)) {
-      skipped.push({ uid: icalUid, reason: `a VALARM ${trigger?.toICALString() ?? ''} (a reminder is whole minutes before the start, at most four weeks, or at a time)` });
-      return;
-    }
-    out.push({ key, fields: { minutesBefore: minutes, remindAt: null, icalExtras: extras } });
+    out.push({ key, fields: { ...trigger, icalExtras: extras } });
   });
   return out;
+}
+
+/** Whether a VALARM becomes a reminder (else it stays in its event's or task's kept text, as it came). */
+export function isReminderAlarm(alarm: ICAL.Component): boolean {
+  return triggerOf(alarm) !== null;
+}
+
+/** What a VALARM's TRIGGER means as reminder fields, or null when a reminder cannot hold it (after the start, relative to the end, beyond four weeks, not whole minutes). */
+export function triggerOf(alarm: ICAL.Component): { minutesBefore: number | null; remindAt: string | null } | null {
+  const trigger = alarm.getFirstProperty('trigger');
+  const value = trigger?.getFirstValue();
+  if (value instanceof ICAL.Time) return { minutesBefore: null, remindAt: new Date(value.toUnixTime() * 1000).toISOString() };
+  if (!(value instanceof ICAL.Duration)) return null;
+  const related = String(trigger?.getParameter('related') ?? 'START').toUpperCase();
+  const minutes = -value.toSeconds() / 60;
+  if (related !== 'START' || minutes < 0 || minutes > MAX_MINUTES || !Number.isInteger(minutes)) return null;
+  return { minutesBefore: minutes, remindAt: null };
 }

@@ -1,5 +1,6 @@
 import ICAL from 'ical.js';
 import { eventComponents, eventZones, parseEventObject, type EventObject, type ParsedEventObject } from './event-object.js';
+import { icalText } from './extras.js';
 import type { SkippedPart } from './object-types.js';
 import { parseTaskObject, taskComponent, type ParsedTaskObject, type TaskObject } from './task-object.js';
 import { vtimezoneOf } from './zones.js';
@@ -101,5 +102,5 @@ export function renderCalendar(content: CalendarContent): string {
   }
   for (const e of content.events ?? []) for (const c of eventComponents(e, calendarZone)) root.addSubcomponent(c);
   for (const t of content.tasks ?? []) root.addSubcomponent(taskComponent(t));
-  return root.toString() + '\r\n';
+  return icalText(root) + '\r\n';
 }

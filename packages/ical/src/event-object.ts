@@ -1,12 +1,18 @@
 import ICAL from 'ical.js';
 import { asAllDayDate, isValidRrule, parseIsoInstant, type FieldValue, type FieldValues } from '@calsync/domain/records';
-import { alarmComponent, parseAlarms, type ParsedAlarm } from './alarms.js';
+import { alarmComponent, isReminderAlarm, parseAlarms, type ParsedAlarm } from './alarms.js';
 import { componentFromExtras, extrasOf, setText, textOf } from './extras.js';
 import { readTime, timeOf, timeProperty, timesProperty } from './ical-time.js';
 import type { ObjectRecord, SkippedPart } from './object-types.js';
+import { ianaZoneOf } from './zones.js';
 
-/** VEVENT properties the event fields hold; every other one is kept in `icalExtras`. */
-const MODELED = new Set(['SUMMARY', 'DESCRIPTION', 'LOCATION', 'DTSTART', 'DTEND', 'DURATION', 'RRULE', 'EXDATE', 'RECURRENCE-ID']);
+/**
+ * A VEVENT is kept whole in `icalExtras` (its alarms aside: they are reminders), the properties the
+ * fields hold included: on the way out each of those is written as it came while the field still
+ * means what it read (so SUMMARY;LANGUAGE=de, an RRULE's part order, two EXDATE lines or a floating
+ * DTSTART come back as sent) and rewritten from the field once the field changed.
+ */
+const KEEP_ALL: ReadonlySet<string> = new Set();
 
 const DAY_MS = 86_400_000;
 
@@ -45,35 +51,64 @@ function setTimes(c: ICAL.Component, fields: FieldValues, zone: string | null): 
   c.addProperty(timeProperty('dtend', String(fields.endTime), timeZone));
 }
 
-function setCommon(c: ICAL.Component, fields: FieldValues, uid: string, stamp: string | undefined): void {
+/**
+ * Whether the kept time properties of `names` can be written out as they came: each TZID is absent
+ * or an IANA name (the VTIMEZONEs written are the IANA ones; a Windows or custom TZID is rewritten
+ * in its IANA zone, same instants).
+ */
+function portable(c: ICAL.Component, names: readonly string[]): boolean {
+  return names.every((n) =>
+    c.getAllProperties(n).every((p) => {
+      const tzid = p.getParameter('tzid');
+      return typeof tzid !== 'string' || ianaZoneOf(tzid) === tzid;
+    }),
+  );
+}
+
+const same = (a: unknown, b: unknown) => (a ?? null) === (b ?? null);
+
+/**
+ * Writes the fields over a component rebuilt from its kept text: a property whose kept form still
+ * reads as the field's value stays as it was written, another is rewritten from the field.
+ */
+function setFields(c: ICAL.Component, fields: FieldValues, uid: string, stamp: string | undefined, zone: string | null, floatingZone: string): void {
+  const kept = eventFields(c, uid, floatingZone, [], null);
   // calsync's own bookkeeping (the resource name a CalDAV client chose) is never written out.
   c.removeAllProperties('x-calsync-href');
   if (!c.hasProperty('uid')) c.addPropertyWithValue('uid', uid);
   if (!c.hasProperty('dtstamp')) c.addProperty(timeProperty('dtstamp', stamp ?? '1970-01-01T00:00:00.000Z', null));
-  setText(c, 'summary', fields.title);
-  setText(c, 'description', fields.description);
-  setText(c, 'location', fields.location);
+  if (kept === null || !same(kept.title, fields.title) || !c.hasProperty('summary')) setText(c, 'summary', fields.title);
+  if (kept === null || !same(kept.description, fields.description)) setText(c, 'description', fields.description);
+  if (kept === null || !same(kept.location, fields.location)) setText(c, 'location', fields.location);
+  const timesKept =
+    kept !== null &&
+    portable(c, ['dtstart', 'dtend']) &&
+    (['startTime', 'endTime', 'allDay', 'timezone'] as const).every((k) => same(kept[k], k === 'timezone' && fields.allDay === true ? null : fields[k]));
+  if (!timesKept) setTimes(c, fields, zone);
 }
 
 /**
  * The VEVENTs of an object: the event (with RRULE and EXDATE for a series), one per override
- * (RECURRENCE-ID in the series' form), each with its alarms. Each starts from the component's kept
- * extras, so what a calendar app sent comes back, and the fields the records hold are written over.
+ * (RECURRENCE-ID in the series' form), each with its alarms. Each starts from the component as it
+ * was kept, so what a calendar app sent comes back, and the fields that changed are written over.
  */
 export function eventComponents(object: EventObject, calendarZone: string | null): ICAL.Component[] {
   const { root } = object;
   const f = root.fields;
   const zone = writtenZone(f, calendarZone);
+  const floatingZone = calendarZone ?? 'UTC';
   const master = componentFromExtras(f.icalExtras, 'vevent');
-  setCommon(master, f, root.uid, root.updatedAt);
-  const icalUid = String(master.getFirstPropertyValue('uid'));
-  setTimes(master, f, zone);
-  master.removeAllProperties('rrule');
-  master.removeAllProperties('exdate');
   master.removeAllProperties('recurrence-id');
-  if (typeof f.rrule === 'string') {
-    master.addPropertyWithValue('rrule', ICAL.Recur.fromString(f.rrule));
-    const exdates = String(f.exdate ?? '')
+  setFields(master, f, root.uid, root.updatedAt, zone, floatingZone);
+  const icalUid = String(master.getFirstPropertyValue('uid'));
+  const keptSeries = master.hasProperty('rrule') ? seriesFields(master, f, floatingZone) : { rrule: null, exdate: null };
+  if (!same(keptSeries.rrule, f.rrule)) {
+    master.removeAllProperties('rrule');
+    if (typeof f.rrule === 'string') master.addPropertyWithValue('rrule', ICAL.Recur.fromString(f.rrule));
+  }
+  if (!same(keptSeries.exdate, f.exdate) || !portable(master, ['exdate']) || typeof f.rrule !== 'string') {
+    master.removeAllProperties('exdate');
+    const exdates = typeof f.rrule !== 'string' ? [] : String(f.exdate ?? '')
       .split(',')
       .map((x) => x.trim())
       .filter(Boolean)
@@ -82,24 +117,49 @@ export function eventComponents(object: EventObject, calendarZone: string | null
     if (exdates.length > 0) master.addProperty(timesProperty('exdate', exdates, f.allDay === true ? null : zone));
   }
   const alarmsOf = (ownerUid: string, title: unknown) => object.reminders.filter((r) => r.fields.eventUid === ownerUid).map((r) => alarmComponent(r, title));
-  master.removeAllSubcomponents('valarm');
+  // Kept alarms are the ones no reminder holds; the reminders' alarms are added.
   for (const a of alarmsOf(root.uid, f.title)) master.addSubcomponent(a);
   const out = [master];
   for (const o of object.overrides) {
     const c = componentFromExtras(o.fields.icalExtras, 'vevent');
     c.removeAllProperties('uid');
     c.addPropertyWithValue('uid', icalUid);
-    setCommon(c, o.fields, root.uid, o.updatedAt);
-    c.removeAllProperties('recurrence-id');
-    c.addProperty(timeProperty('recurrence-id', String(o.fields.originalStartTime), f.allDay === true ? null : zone));
-    setTimes(c, o.fields, writtenZone(o.fields, calendarZone));
     c.removeAllProperties('rrule');
     c.removeAllProperties('exdate');
-    c.removeAllSubcomponents('valarm');
+    const rid = c.getFirstProperty('recurrence-id');
+    const keptRid = rid === null ? null : originalStartOf(rid, f, floatingZone);
+    if (keptRid === null || !same(keptRid, o.fields.originalStartTime) || !portable(c, ['recurrence-id'])) {
+      c.removeAllProperties('recurrence-id');
+      c.addProperty(timeProperty('recurrence-id', String(o.fields.originalStartTime), f.allDay === true ? null : zone));
+    }
+    setFields(c, o.fields, root.uid, o.updatedAt, writtenZone(o.fields, calendarZone), floatingZone);
     for (const a of alarmsOf(o.uid, o.fields.title)) c.addSubcomponent(a);
     out.push(c);
   }
   return out;
+}
+
+/** RRULE and EXDATE of a series component as event fields (EXDATEs read in the series' zone). */
+function seriesFields(master: ICAL.Component, fields: FieldValues, floatingZone: string): { rrule: string | null; exdate: string | null } {
+  const rule = master.getFirstPropertyValue('rrule');
+  const rrule = rule instanceof ICAL.Recur ? rule.toString() : null;
+  const exdates: string[] = [];
+  for (const prop of master.getAllProperties('exdate')) {
+    const tzid = prop.getParameter('tzid');
+    for (const v of prop.getValues()) {
+      if (v instanceof ICAL.Time) exdates.push(readTime(v, typeof tzid === 'string' ? tzid : null, fields.timezone == null ? floatingZone : String(fields.timezone)).value);
+    }
+  }
+  return { rrule, exdate: exdates.length > 0 ? exdates.map((x) => (fields.allDay === true ? x.slice(0, 10) : x)).join(',') : null };
+}
+
+/** The occurrence a RECURRENCE-ID names, as `originalStartTime` (a date for an all-day series). */
+function originalStartOf(rid: ICAL.Property, series: FieldValues, floatingZone: string): string | null {
+  const value = rid.getFirstValue();
+  if (!(value instanceof ICAL.Time)) return null;
+  const tzid = rid.getParameter('tzid');
+  const original = readTime(value, typeof tzid === 'string' ? tzid : null, series.timezone == null ? floatingZone : String(series.timezone));
+  return series.allDay === true ? original.value.slice(0, 10) : original.value;
 }
 
 /** What one VEVENT of an object says, as event fields (calendarUid and the override pair added by the caller). */
@@ -153,7 +213,7 @@ function eventFields(c: ICAL.Component, icalUid: string, floatingZone: string, s
     endTime: endValue,
     allDay: s.allDay,
     timezone: s.zone,
-    icalExtras: extrasOf(c, MODELED),
+    icalExtras: extrasOf(c, KEEP_ALL, isReminderAlarm),
   };
 }
 
@@ -175,17 +235,10 @@ export function parseEventObject(vevents: readonly ICAL.Component[], floatingZon
   if (fields === null) return { skipped };
   const root: Record<string, FieldValue> = { ...fields, rrule: null, exdate: null };
   if (rrules.length === 1) {
-    const rule = (rrules[0]!.getFirstValue() as ICAL.Recur).toString();
-    if (!isValidRrule(rule)) return { skipped: [{ uid: icalUid, reason: `RRULE ${rule} cannot be expanded here` }] };
-    root.rrule = rule;
-    const exdates: string[] = [];
-    for (const prop of master.getAllProperties('exdate')) {
-      const tzid = prop.getParameter('tzid');
-      for (const v of prop.getValues()) {
-        if (v instanceof ICAL.Time) exdates.push(readTime(v, typeof tzid === 'string' ? tzid : null, fields.timezone === null ? floatingZone : String(fields.timezone)).value);
-      }
-    }
-    if (exdates.length > 0) root.exdate = exdates.map((x) => (fields.allDay === true ? x.slice(0, 10) : x)).join(',');
+    const series = seriesFields(master, fields, floatingZone);
+    if (series.rrule === null || !isValidRrule(series.rrule)) return { skipped: [{ uid: icalUid, reason: `RRULE ${series.rrule ?? ''} cannot be expanded here` }] };
+    root.rrule = series.rrule;
+    root.exdate = series.exdate;
     if (master.hasProperty('rdate')) skipped.push({ uid: icalUid, reason: 'RDATE kept as sent but not expanded' });
   }
   const overrides: (ParsedEvent & { originalStart: string })[] = [];
@@ -197,13 +250,11 @@ export function parseEventObject(vevents: readonly ICAL.Component[], floatingZon
       skipped.push({ uid: icalUid, reason: 'RECURRENCE-ID;RANGE=THISANDFUTURE is not supported' });
       continue;
     }
-    const value = rid.getFirstValue();
-    if (!(value instanceof ICAL.Time)) continue;
-    const tzid = rid.getParameter('tzid');
-    const original = readTime(value, typeof tzid === 'string' ? tzid : null, fields.timezone === null ? floatingZone : String(fields.timezone));
+    const originalStart = originalStartOf(rid, fields, floatingZone);
+    if (originalStart === null) continue;
     const of = eventFields(c, icalUid, floatingZone, skipped, String(root.title));
     if (of === null) continue;
-    overrides.push({ originalStart: fields.allDay === true ? original.value.slice(0, 10) : original.value, fields: { ...of, rrule: null, exdate: null }, alarms: parseAlarms(c, icalUid, skipped) });
+    overrides.push({ originalStart, fields: { ...of, rrule: null, exdate: null }, alarms: parseAlarms(c, icalUid, skipped) });
   }
   return { icalUid, root: { fields: root, alarms: parseAlarms(master, icalUid, skipped) }, overrides, skipped };
 }

@@ -2,25 +2,49 @@ import ICAL from 'ical.js';
 import { ICAL_EXTRAS_MAX } from '@calsync/domain/records';
 
 /**
- * The text of `component` without the properties the records hold (`modeled`) and without its
- * alarms (they are records of their own): what a calendar app sent that calsync keeps as it came
- * (attendees, categories, X- properties, its UID, SEQUENCE and DTSTAMP). Null when nothing is left.
+ * The text of `component` without the properties the records hold (`modeled`) and without the
+ * alarms that are reminders (records of their own; `isReminder` says which): what a calendar app
+ * sent that calsync keeps as it came (attendees, categories, X- properties, its UID, SEQUENCE and
+ * DTSTAMP, an alarm no reminder can hold). Null when nothing is left.
  */
-export function extrasOf(component: ICAL.Component, modeled: ReadonlySet<string>): string | null {
+export function extrasOf(component: ICAL.Component, modeled: ReadonlySet<string>, isReminder: (alarm: ICAL.Component) => boolean = () => true): string | null {
   const copy = cloneComponent(component);
   for (const prop of copy.getAllProperties().filter((p) => modeled.has(p.name.toUpperCase()))) copy.removeProperty(prop);
-  copy.removeAllSubcomponents('valarm');
+  for (const alarm of copy.getAllSubcomponents('valarm')) if (isReminder(alarm)) copy.removeSubcomponent(alarm);
   if (copy.getAllProperties().length === 0 && copy.getAllSubcomponents().length === 0) return null;
-  const text = copy.toString();
+  const text = icalText(copy);
   // Longer than a record field holds: the largest properties (attachments first) go, so the record is still kept.
   if (text.length <= ICAL_EXTRAS_MAX) return text;
   const bySize = [...copy.getAllProperties()].sort((a, b) => b.toICALString().length - a.toICALString().length);
   for (const prop of bySize) {
     copy.removeProperty(prop);
-    const shorter = copy.toString();
+    const shorter = icalText(copy);
     if (shorter.length <= ICAL_EXTRAS_MAX) return shorter;
   }
   return null;
+}
+
+/**
+ * The iCalendar text of a component, written so that reading it back gives the same values.
+ * ical.js reads a backslash in a parameter value as an escape (Apple's
+ * X-ADDRESS=1658 Market St\\nSan Francisco reads as one backslash and an n) but writes it
+ * unescaped, so a second read would turn it into a line break; doubling the backslashes before
+ * writing keeps what a calendar app sent byte for byte. Changes `component`.
+ */
+export function icalText(component: ICAL.Component): string {
+  escapeParameterBackslashes(component);
+  return component.toString();
+}
+
+
+function escapeParameterBackslashes(component: ICAL.Component): void {
+  for (const p of component.getAllProperties()) {
+    const params = p.toJSON()[1] as Record<string, unknown>;
+    for (const [name, value] of Object.entries(params)) {
+      if (typeof value === 'string' && value.includes('\\')) p.setParameter(name, value.replace(/\\/g, '\\\\'));
+    }
+  }
+  for (const sub of component.getAllSubcomponents()) escapeParameterBackslashes(sub);
 }
 
 /** A deep copy of a component (ICAL.Component shares its jCal arrays with `toJSON()`'s answer). */

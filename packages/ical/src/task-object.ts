@@ -1,13 +1,18 @@
 import ICAL from 'ical.js';
 import type { FieldValues } from '@calsync/domain/records';
-import { alarmComponent, parseAlarms, type ParsedAlarm } from './alarms.js';
+import { alarmComponent, isReminderAlarm, parseAlarms, type ParsedAlarm } from './alarms.js';
 import { cloneComponent, componentFromExtras, extrasOf, setText, textOf } from './extras.js';
 import { readTime, timeOf, timeProperty } from './ical-time.js';
 import type { ObjectRecord, SkippedPart } from './object-types.js';
 import { recordUidFor } from './uids.js';
 
-/** VTODO properties the task fields hold (STATUS is kept as sent, and written over only for COMPLETED / NEEDS-ACTION). */
-const MODELED = new Set(['SUMMARY', 'DESCRIPTION', 'DUE', 'COMPLETED', 'PRIORITY']);
+/**
+ * A VTODO is kept whole in `icalExtras` (its parent relation and its reminders' alarms aside), the
+ * properties the fields hold included: each is written back as it came while the field still means
+ * what it read, and rewritten once the field changed. STATUS is written over only for
+ * COMPLETED / NEEDS-ACTION.
+ */
+const KEEP_ALL: ReadonlySet<string> = new Set();
 
 /** One iCalendar object of a task and its alarms. */
 export interface TaskObject {
@@ -37,30 +42,34 @@ export function taskComponent(object: TaskObject): ICAL.Component {
   c.removeAllProperties('x-calsync-href');
   if (!c.hasProperty('uid')) c.addPropertyWithValue('uid', object.root.uid);
   if (!c.hasProperty('dtstamp')) c.addProperty(timeProperty('dtstamp', object.root.updatedAt ?? '1970-01-01T00:00:00.000Z', null));
-  setText(c, 'summary', f.title);
-  setText(c, 'description', f.notes);
-  c.removeAllProperties('due');
-  if (typeof f.dueAt === 'string') c.addProperty(timeProperty('due', f.dueAt, null));
-  c.removeAllProperties('completed');
-  if (typeof f.completedAt === 'string') c.addProperty(timeProperty('completed', f.completedAt, null));
-  c.removeAllProperties('priority');
-  if (typeof f.priority === 'number') c.addPropertyWithValue('priority', f.priority);
+  const kept = taskFieldsOf(c, 'UTC');
+  const changed = (field: string) => (kept[field] ?? null) !== (f[field] ?? null);
+  if (changed('title') || !c.hasProperty('summary')) setText(c, 'summary', f.title);
+  if (changed('notes')) setText(c, 'description', f.notes);
+  if (changed('dueAt')) {
+    c.removeAllProperties('due');
+    if (typeof f.dueAt === 'string') c.addProperty(timeProperty('due', f.dueAt, null));
+  }
+  if (changed('completedAt')) {
+    c.removeAllProperties('completed');
+    if (typeof f.completedAt === 'string') c.addProperty(timeProperty('completed', f.completedAt, null));
+  }
+  if (changed('priority')) {
+    c.removeAllProperties('priority');
+    if (typeof f.priority === 'number') c.addPropertyWithValue('priority', f.priority);
+  }
   const status = String(c.getFirstPropertyValue('status') ?? '').toUpperCase();
   if (f.completed === true) c.updatePropertyWithValue('status', 'COMPLETED');
   else if (status === 'COMPLETED' || status === '') c.updatePropertyWithValue('status', 'NEEDS-ACTION');
   for (const p of [...parentRelations(c)]) c.removeProperty(p);
   if (object.parentIcalUid !== null) c.addPropertyWithValue('related-to', object.parentIcalUid);
-  c.removeAllSubcomponents('valarm');
+  // Kept alarms are the ones no reminder holds; the reminders' alarms are added.
   for (const r of object.reminders) c.addSubcomponent(alarmComponent(r, f.title));
   return c;
 }
 
-/** The task fields of a VTODO (RELATED-TO read as the parent's record uid). */
-export function parseTaskObject(c: ICAL.Component, floatingZone: string): ParsedTaskObject {
-  const icalUid = textOf(c, 'uid') ?? '';
-  const skipped: SkippedPart[] = [];
-  const due = timeOf(c, 'due');
-  const completedAt = timeOf(c, 'completed');
+/** The task fields a VTODO's properties say (the parent and the kept text aside). */
+function taskFieldsOf(c: ICAL.Component, floatingZone: string): FieldValues {
   const read = (t: { value: ICAL.Time; tzid: string | null } | null): string | null => {
     if (t === null) return null;
     const r = readTime(t.value, t.tzid, floatingZone);
@@ -68,22 +77,31 @@ export function parseTaskObject(c: ICAL.Component, floatingZone: string): Parsed
   };
   const priority = c.getFirstPropertyValue('priority');
   const status = String(c.getFirstPropertyValue('status') ?? '').toUpperCase();
+  const completedAt = timeOf(c, 'completed');
+  return {
+    title: (textOf(c, 'summary') ?? '(no title)').slice(0, 500),
+    notes: textOf(c, 'description')?.slice(0, 10_000) ?? null,
+    dueAt: read(timeOf(c, 'due')),
+    completed: status === 'COMPLETED' || completedAt !== null,
+    completedAt: read(completedAt),
+    priority: typeof priority === 'number' && priority >= 0 && priority <= 9 ? priority : null,
+  };
+}
+
+/** The task fields of a VTODO (RELATED-TO read as the parent's record uid). */
+export function parseTaskObject(c: ICAL.Component, floatingZone: string): ParsedTaskObject {
+  const icalUid = textOf(c, 'uid') ?? '';
+  const skipped: SkippedPart[] = [];
   const parent = parentRelations(c)[0]?.getFirstValue();
-  const title = textOf(c, 'summary') ?? '(no title)';
-  if (title.length > 500) skipped.push({ uid: icalUid, reason: 'title longer than 500 characters: the rest was left out' });
+  if ((textOf(c, 'summary') ?? '').length > 500) skipped.push({ uid: icalUid, reason: 'title longer than 500 characters: the rest was left out' });
   const withoutParent = cloneComponent(c);
   for (const p of parentRelations(withoutParent)) withoutParent.removeProperty(p);
   return {
     icalUid,
     fields: {
-      title: title.slice(0, 500),
-      notes: textOf(c, 'description')?.slice(0, 10_000) ?? null,
-      dueAt: read(due),
-      completed: status === 'COMPLETED' || completedAt !== null,
-      completedAt: read(completedAt),
-      priority: typeof priority === 'number' && priority >= 0 && priority <= 9 ? priority : null,
+      ...taskFieldsOf(c, floatingZone),
       parentTaskUid: typeof parent === 'string' && parent.length > 0 ? recordUidFor(parent) : null,
-      icalExtras: extrasOf(withoutParent, MODELED),
+      icalExtras: extrasOf(withoutParent, KEEP_ALL, isReminderAlarm),
     },
     alarms: parseAlarms(c, icalUid, skipped),
     skipped,

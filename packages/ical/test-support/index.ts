@@ -1,4 +1,7 @@
 import ICAL from 'ical.js';
+import { findIana } from 'windows-iana';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 /**
  * What two iCalendar texts must agree on to be "the same object" for a client: per component
@@ -7,8 +10,9 @@ import ICAL from 'ical.js';
  * each sub-component (VALARM) as a sorted line list. Components are ordered master first, then by
  * RECURRENCE-ID, so folding, property order and component order do not matter.
  */
-export function icalShape(text: string): Array<Record<string, string[]>> {
+export function icalShape(text: string, options: { readonly windowsZones?: boolean } = {}): Array<Record<string, string[]>> {
   const root = new ICAL.Component(ICAL.parse(text));
+  if (options.windowsZones) windowsZonesToIana(root);
   return root
     .getAllSubcomponents()
     .filter((c) => c.name !== 'vtimezone')
@@ -20,4 +24,29 @@ export function icalShape(text: string): Array<Record<string, string[]>> {
       return props;
     })
     .sort((a, b) => String(a['recurrence-id'] ?? '').localeCompare(String(b['recurrence-id'] ?? '')));
+}
+
+/** The fidelity corpus: .ics files in the shapes Google Calendar, Apple Calendar and Reminders, Outlook, Thunderbird and DAVx5 write (file name, text with CRLF line ends). */
+export function corpusFiles(): Array<{ name: string; text: string }> {
+  const dir = fileURLToPath(new URL('./corpus/', import.meta.url));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.ics'))
+    .sort()
+    .map((name) => ({ name, text: readFileSync(`${dir}${name}`, 'utf8').replace(/\r?\n/g, '\r\n') }));
+}
+
+/**
+ * The normalisation `icalShape(text, { windowsZones: true })` applies: a TZID that is a Windows zone
+ * name (Outlook's "W. Europe Standard Time") becomes the IANA zone the windows-iana table maps it
+ * to, the wall-clock times staying as they are. A server that writes such times in the IANA zone
+ * keeps their instants and their meaning.
+ */
+function windowsZonesToIana(root: ICAL.Component): void {
+  for (const c of root.getAllSubcomponents()) {
+    for (const p of c.getAllProperties()) {
+      const tzid = p.getParameter('tzid');
+      const iana = typeof tzid === 'string' ? findIana(tzid)?.[0] : undefined;
+      if (iana !== undefined) p.setParameter('tzid', iana);
+    }
+  }
 }

@@ -140,7 +140,7 @@ export class DavObjects {
     if ((object.kind === 'task') !== (collection === TASKS)) {
       throw new DavWriteError(403, collection === TASKS ? 'the tasks collection holds VTODO' : 'a calendar collection holds VEVENT', 'supported-calendar-component');
     }
-    const uid = this.uidFor(found?.object ?? null, name, await this.tombstoned(collection, name));
+    const uid = found?.object.root.uid ?? (await this.newUid(collection, object.icalUid));
     const writes = planObject(withHref(object, uid, name), found?.object ?? null, uid, collection);
     if (writes.length > 0) await this.pushWrites(writes, found?.object ?? null);
     const after = await this.find(collection, name);
@@ -181,17 +181,18 @@ export class DavObjects {
     return true;
   }
 
-  /** Whether the record the name derives from is deleted (a new object under that name needs another uid: a tombstone is final). */
-  private async tombstoned(collection: string, name: string): Promise<RecordRow | null> {
-    const uid = recordUidFor(stemOf(name));
-    const root = (await this.sync.readObjects(this.userId, scopeOf(collection), [uid])).roots[0];
-    return root !== undefined && root.deleted !== null ? root : null;
-  }
-
-  private uidFor(found: IcalObject | null, name: string, tombstone: RecordRow | null): string {
-    if (found !== null) return found.root.uid;
-    const stem = stemOf(name);
-    return tombstone === null ? recordUidFor(stem) : recordUidFor(`${stem}/${tombstone.version}`);
+  /**
+   * The record uid of an object a client creates: derived from its iCalendar UID (as an import
+   * derives it, so RELATED-TO and a later import name the same record), or from the UID and the
+   * tombstone's version when that record was deleted (a tombstone is final). A live record of that
+   * UID under another resource name is RFC 4791's no-uid-conflict (409).
+   */
+  private async newUid(collection: string, icalUid: string): Promise<string> {
+    const uid = recordUidFor(icalUid);
+    const existing = (await this.sync.readObjects(this.userId, scopeOf(collection), [uid])).roots[0];
+    if (existing === undefined) return uid;
+    if (existing.deleted === null) throw new DavWriteError(409, `UID ${icalUid} is stored under another resource name`, 'no-uid-conflict');
+    return recordUidFor(`${icalUid}/${existing.version}`);
   }
 
   private async pushWrites(writes: readonly ObjectWrite[], current: IcalObject | null): Promise<void> {
