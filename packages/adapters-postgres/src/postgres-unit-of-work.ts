@@ -64,6 +64,22 @@ function reserveQuery(counts: readonly number[]): RawBuilder<{ k: string; n: str
 const ascending = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
+ * Planner settings of every unit of work. Each statement of a unit reads or writes the rows it
+ * names, through an index probe per row; no statement of a unit wants to read a table whole. A
+ * connection keeps the plan a statement got at its first execution, and a plan made while a table
+ * still looked small (a new installation or user, before PostgreSQL analyzed the table) could
+ * join a batch by scanning the table: the UPDATE of 500 rows read every row of `events`. Made
+ * with sequential scans and hash and merge joins disabled, a plan probes, however large the table
+ * grows under it (flat-batches.pg.test.ts prepares the statements on empty tables and runs them at
+ * 10,000 and more rows of one user). JIT compilation is off too: a disabled path's cost counts toward
+ * jit_above_cost, and a statement that needs no index (the sequence's last value) would be compiled
+ * at every execution.
+ */
+export const UNIT_PLANNER_SETTINGS: Readonly<Record<string, string>> = { enable_seqscan: 'off', enable_hashjoin: 'off', enable_mergejoin: 'off', jit: 'off' };
+
+const SETTINGS_SQL = Object.entries(UNIT_PLANNER_SETTINGS).map(([name, value]) => `set_config('${name}', '${value}', true)`).join(', ');
+
+/**
  * `SyncUnitOfWork` over one connection: one READ COMMITTED transaction that takes the user's
  * advisory lock. Every statement is scoped by `user_id`; record tables are addressed through their
  * field tables.
@@ -89,7 +105,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     readonly userId: number,
   ) {
     if (!Number.isSafeInteger(userId)) throw new Error('userId must be an integer');
-    this.#queue = [rawPart('start transaction isolation level read committed'), rawPart(`select pg_advisory_xact_lock(${userId}::bigint)`)];
+    this.#queue = [rawPart('start transaction isolation level read committed'), rawPart(`select pg_advisory_xact_lock(${userId}::bigint), ${SETTINGS_SQL}`)];
   }
 
   /** Sends the queue with `query` last; answers `query`'s rows. */

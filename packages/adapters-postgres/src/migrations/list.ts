@@ -4,3 +4,4 @@ export * as m0002_auth from './0002_auth.js';
 export * as m0003_reference_indexes from './0003_reference_indexes.js';
 export * as m0004_event_series from './0004_event_series.js';
 export * as m0005_ical_extras from './0005_ical_extras.js';
+export * as m0006_version_index_bounded_reads from './0006_version_index_bounded_reads.js';
