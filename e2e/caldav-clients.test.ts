@@ -96,10 +96,8 @@ async function openAccount(name: string, databaseUrl: string): Promise<Account> 
   await sdk.auth.sendOtp(phone);
   await sdk.auth.verifyOtp(phone, server.gateway.lastCode(phone));
   await sdk.sync();
-  const token = sdk.auth.accessToken()!;
-  const made = await fetch(`${base}/api/auth/app-passwords`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
-  expect(made.status).toBe(200);
-  const { password } = ((await made.json()) as { data: { password: string } }).data;
+  const { password, device } = await sdk.appPasswords.create(name);
+  expect(device.platform).toBe('caldav');
   const personal = sdk.calendars.list().find((c) => c.name === 'Personal')!.uid;
   return { server, base, phone, password, sdk, personal };
 }

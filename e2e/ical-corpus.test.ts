@@ -40,7 +40,6 @@ describe(`the iCalendar fidelity corpus (${files.length} files)`, () => {
   let home: string;
   let personal: string;
   let importer: SyncClient | undefined;
-  const token = () => sdk.auth.accessToken()!;
 
   beforeAll(async () => {
     server = await startTestServer('ical-corpus');
@@ -52,8 +51,7 @@ describe(`the iCalendar fidelity corpus (${files.length} files)`, () => {
     await sdk.auth.verifyOtp(phone, server.gateway.lastCode(phone));
     await sdk.sync();
     personal = sdk.calendars.list()[0]!.uid;
-    const made = await fetch(`${base}/api/auth/app-passwords`, { method: 'POST', headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'corpus' }) });
-    const { password } = ((await made.json()) as { data: { password: string } }).data;
+    const { password } = await sdk.appPasswords.create('corpus');
     basic = `Basic ${Buffer.from(`${phone}:${password}`).toString('base64')}`;
     const principal = await fetch(`${base}/dav/`, { method: 'PROPFIND', headers: { authorization: basic, depth: '0' }, body: '<d:propfind xmlns:d="DAV:"><d:prop><d:current-user-principal/></d:prop></d:propfind>' });
     home = `${base}/dav/calendars/${/principals\/(\d+)\//.exec(await principal.text())![1]!}/`;
@@ -102,8 +100,9 @@ describe(`the iCalendar fidelity corpus (${files.length} files)`, () => {
     for (const f of files) expect(await sdk.importIcs(f.text, { calendarUid: imported })).toMatchObject({ created: 0, updated: 0 });
     await sdk.sync();
 
-    const feed = await fetch(`${server.server.baseUrl}/api/feeds`, { method: 'POST', headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/json' }, body: JSON.stringify({ calendarUid: imported }) });
-    const feedText = await (await fetch(((await feed.json()) as { data: { url: string } }).data.url)).text();
+    const feed = await sdk.feeds.create(imported);
+    expect(await sdk.feeds.list()).toEqual([{ id: feed.id, calendarUid: imported, createdAt: feed.createdAt }]);
+    const feedText = await (await fetch(feed.url)).text();
     expect(() => ICAL.parse(feedText)).not.toThrow();
 
     const events = files.filter((f) => !isTask(f.text));

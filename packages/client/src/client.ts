@@ -12,6 +12,7 @@ import { Transport } from './http/transport.js';
 import type { CalendarFields, EventFields, ReminderFields, TaskFields } from './records.js';
 import { notificationStreamTrigger } from './notify/notification-stream.js';
 import { importIcs, type ImportIcsOptions, type ImportIcsResult } from './import-ics.js';
+import { interopOperations, type AppPasswordOperations, type FeedOperations } from './interop.js';
 import { localOccurrences, occurrenceOperations, type OccurrenceOperations, type OccurrencesQuery } from './series.js';
 import { StatusCell, type SyncStatus } from './status.js';
 import type { OutboxError } from './store/local-store.js';
@@ -52,6 +53,10 @@ export interface SyncClient {
    * text creates nothing. What no record can hold is listed in `skipped`, never dropped silently.
    */
   importIcs(text: string, options: ImportIcsOptions): Promise<ImportIcsResult>;
+  /** Subscription feeds of calendars (read-only iCalendar URLs). */
+  readonly feeds: FeedOperations;
+  /** App passwords for CalDAV calendar apps. */
+  readonly appPasswords: AppPasswordOperations;
   /** One push-then-pull round (bootstrap pull first when needed); a second call joins the running one. */
   sync(): Promise<void>;
   /** Starts the loop: debounced local writes, online, page visible, the periodic timer, added triggers. */
@@ -146,7 +151,9 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
       refreshStatus();
     },
   });
-  const api = new CalsyncApi(new Transport(options.baseUrl.replace(/\/$/, ''), fetchFn, auth, now));
+  const transport = new Transport(options.baseUrl.replace(/\/$/, ''), fetchFn, auth, now);
+  const api = new CalsyncApi(transport);
+  const interop = interopOperations(transport);
   if (options.notifications ?? true) {
     triggerSources.add(notificationStreamTrigger({ baseUrl: options.baseUrl.replace(/\/$/, ''), fetch: fetchFn, tokens: auth, random, now }));
   }
@@ -237,6 +244,8 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
     },
     tasks,
     reminders,
+    feeds: interop.feeds,
+    appPasswords: interop.appPasswords,
     importIcs: (text, options) => {
       ready();
       return importIcs({ calendars, events, tasks, reminders }, text, options);

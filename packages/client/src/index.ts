@@ -5,6 +5,7 @@ export type { ClientAuth } from './auth.js';
 export type { Collection, LocalRecord, PutInput } from './collection.js';
 export type { OccurrenceOperations, OccurrenceOptions, OccurrencesQuery } from './series.js';
 export type { ImportIcsOptions, ImportIcsResult } from './import-ics.js';
+export type { AppPasswordOperations, FeedOperations } from './interop.js';
 export type { Occurrence, OccurrencePage, OccurrenceScope } from '@calsync/domain/calendar';
 export type { CalendarFields, EventFields, ReminderFields, TaskFields } from './records.js';
 export type { SyncErrorInfo, SyncStatus } from './status.js';

@@ -1,8 +1,57 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
+import type { ImportIcsResult } from '@calsync/client';
 import { client } from '../client.js';
+import { errorMessage } from '../errors.js';
 import { useRecords } from '../hooks.js';
 import type { CalendarRecord } from '../records.js';
 import { DEFAULT_COLOR } from '../recurrence.js';
+
+/** What an import did, in words. */
+function importSummary(r: ImportIcsResult): string {
+  const parts = [`${r.created} added`, `${r.updated} updated`, `${r.unchanged} already here`];
+  return `Imported: ${parts.join(', ')}.${r.skipped.length > 0 ? ` Not imported: ${r.skipped.map((s) => s.reason).join('; ')}.` : ''}`;
+}
+
+/** "Import .ics": a file from another calendar app into one of the user's calendars (idempotent: importing it again adds nothing). */
+function ImportIcs({ calendars }: { calendars: readonly CalendarRecord[] }) {
+  const id = useId();
+  const file = useRef<HTMLInputElement>(null);
+  const fallback = calendars.find((c) => c.isDefault)?.uid ?? calendars[0]?.uid ?? '';
+  const [target, setTarget] = useState('');
+  const [message, setMessage] = useState('');
+  const chosen = calendars.some((c) => c.uid === target) ? target : fallback;
+  const read = async (e: ChangeEvent<HTMLInputElement>): Promise<void> => {
+    const picked = e.target.files?.[0];
+    e.target.value = '';
+    if (!picked || !chosen) return;
+    try {
+      setMessage(importSummary(await client.importIcs(await picked.text(), { calendarUid: chosen })));
+    } catch (err) {
+      setMessage(`${picked.name} could not be imported: ${errorMessage(err)}`);
+    }
+  };
+  return (
+    <div className="inline-form" role="group" aria-label="Import">
+      <label htmlFor={`${id}-target`}>Import into</label>
+      <select id={`${id}-target`} value={chosen} onChange={(e) => setTarget(e.target.value)}>
+        {calendars.map((c) => (
+          <option key={c.uid} value={c.uid}>
+            {c.name}
+          </option>
+        ))}
+      </select>
+      <button type="button" className="secondary" onClick={() => file.current?.click()} disabled={!chosen}>
+        Import .ics
+      </button>
+      <input ref={file} type="file" accept=".ics,text/calendar" className="visually-hidden" tabIndex={-1} aria-label="iCalendar file to import" onChange={(e) => void read(e)} />
+      {message && (
+        <p role="status" className="import-result">
+          {message}
+        </p>
+      )}
+    </div>
+  );
+}
 
 /** Calendars: create, rename, colour, make default, delete (which deletes its events too). */
 export function CalendarsScreen() {
@@ -26,6 +75,7 @@ export function CalendarsScreen() {
         <input id={`${id}-color`} type="color" value={color} onChange={(e) => setColor(e.target.value)} />
         <button type="submit">Add calendar</button>
       </form>
+      <ImportIcs calendars={calendars} />
       <ul className="plain-list">
         {[...calendars]
           .sort((a, b) => Number(b.isDefault ?? false) - Number(a.isDefault ?? false) || a.name.localeCompare(b.name))
@@ -39,7 +89,27 @@ export function CalendarsScreen() {
 
 function CalendarRow({ calendar }: { calendar: CalendarRecord }) {
   const [name, setName] = useState(calendar.name);
+  const [feed, setFeed] = useState<{ id: number; url: string } | null>(null);
+  const [feedError, setFeedError] = useState('');
   const id = useId();
+  const share = async (): Promise<void> => {
+    try {
+      const made = await client.feeds.create(calendar.uid);
+      setFeed({ id: made.id, url: made.url });
+      setFeedError('');
+    } catch (err) {
+      setFeedError(navigator.onLine ? errorMessage(err) : 'A subscription link needs the network.');
+    }
+  };
+  const stopSharing = async (): Promise<void> => {
+    if (feed === null) return;
+    try {
+      await client.feeds.remove(feed.id);
+      setFeed(null);
+    } catch (err) {
+      setFeedError(errorMessage(err));
+    }
+  };
   const rename = (e: FormEvent): void => {
     e.preventDefault();
     if (name.trim() && name.trim() !== calendar.name) void client.calendars.put({ uid: calendar.uid, name: name.trim() });
@@ -67,12 +137,32 @@ function CalendarRow({ calendar }: { calendar: CalendarRecord }) {
             Make default
           </button>
         )}
+        <button type="button" className="secondary small" onClick={() => void share()} aria-label={`Subscription link of ${calendar.name}`}>
+          Subscription link
+        </button>
         {!calendar.isDefault && (
           <button type="button" className="danger small" onClick={() => void client.calendars.remove(calendar.uid)} aria-label={`Delete calendar ${calendar.name}`}>
             Delete
           </button>
         )}
       </form>
+      {feed !== null && (
+        <div className="feed-link">
+          <label htmlFor={`${id}-feed`}>Subscription link of {calendar.name} (read-only; anyone with the link can see this calendar)</label>
+          <input id={`${id}-feed`} readOnly value={feed.url} onFocus={(e) => e.target.select()} />
+          <button type="button" className="secondary small" onClick={() => void navigator.clipboard?.writeText(feed.url)}>
+            Copy
+          </button>
+          <button type="button" className="danger small" onClick={() => void stopSharing()}>
+            Stop sharing
+          </button>
+        </div>
+      )}
+      {feedError && (
+        <p role="alert" className="error">
+          {feedError}
+        </p>
+      )}
     </li>
   );
 }

@@ -1,6 +1,6 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
 import type { WireDevice } from '@calsync/client';
-import { client } from '../client.js';
+import { API_BASE_URL, client } from '../client.js';
 import { errorMessage } from '../errors.js';
 import { formatTime } from '../format.js';
 
@@ -34,9 +34,11 @@ export function DevicesScreen() {
           {error}
         </p>
       )}
+      <AppPasswordForm onMade={load} />
       {devices === null ? (
         !error && <p>Loading…</p>
       ) : (
+        <div className="table-scroll">
         <table className="devices">
           <caption className="visually-hidden">Devices signed in to this account</caption>
           <thead>
@@ -71,6 +73,63 @@ export function DevicesScreen() {
             ))}
           </tbody>
         </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+/**
+ * An app password for a calendar app (Apple Calendar, Thunderbird, DAVx5): shown once, with the
+ * server address and the user name to type; it is listed with the devices and revoked like one.
+ */
+function AppPasswordForm({ onMade }: { onMade: () => void }) {
+  const id = useId();
+  const [name, setName] = useState('');
+  const [made, setMade] = useState<{ name: string; password: string } | null>(null);
+  const [error, setError] = useState('');
+  const create = async (e: FormEvent): Promise<void> => {
+    e.preventDefault();
+    if (!name.trim()) return;
+    try {
+      const result = await client.appPasswords.create(name.trim());
+      setMade({ name: name.trim(), password: result.password });
+      setName('');
+      setError('');
+      onMade();
+    } catch (err) {
+      setError(navigator.onLine ? errorMessage(err) : 'An app password needs the network.');
+    }
+  };
+  const user = client.auth.user();
+  return (
+    <section aria-labelledby={`${id}-title`} className="app-passwords">
+      <h2 id={`${id}-title`}>Calendar apps (CalDAV)</h2>
+      <form onSubmit={(e) => void create(e)} className="inline-form" aria-label="New app password">
+        <label htmlFor={`${id}-name`}>App name</label>
+        <input id={`${id}-name`} required maxLength={100} placeholder="Thunderbird on the laptop" value={name} onChange={(e) => setName(e.target.value)} />
+        <button type="submit">Create app password</button>
+      </form>
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+      {made && (
+        <dl className="app-password" aria-label={`App password for ${made.name}`}>
+          <dt>Server</dt>
+          <dd>
+            <code>{API_BASE_URL}/dav/</code>
+          </dd>
+          <dt>User name</dt>
+          <dd>
+            <code>{user?.phone ?? user?.email ?? ''}</code>
+          </dd>
+          <dt>Password (shown once)</dt>
+          <dd>
+            <code>{made.password}</code>
+          </dd>
+        </dl>
       )}
     </section>
   );
