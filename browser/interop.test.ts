@@ -38,7 +38,7 @@ const scrollsSideways = (page: Page) => page.evaluate(() => document.documentEle
 /** The elements that stick out to the right of the viewport (what to mend when a page scrolls sideways). */
 const sticksOut = (page: Page) =>
   page.evaluate(() =>
-    [...document.querySelectorAll('body *')]
+    Array.from(document.querySelectorAll('body *'))
       .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5)
       .slice(0, 5)
       .map((e) => `${e.tagName.toLowerCase()}.${e.className}: ${Math.round(e.getBoundingClientRect().right)}`),
