@@ -11,3 +11,4 @@ export * from './database-faults.js';
 export * from './pglite-folder-lock.js';
 export * from './statement-timeout.js';
 export * from './feeds/postgres-feed-store.js';
+export * from './postgres-retention-store.js';

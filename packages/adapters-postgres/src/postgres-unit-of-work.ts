@@ -255,9 +255,11 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     const rows = perRecordType((): RecordRow[] => []);
     const raw = await this.#read(readAllChangesQuery(this.userId, watermarks, Math.max(0, limit)));
     let bound = 0n;
+    let purgedThrough = 0n;
     for (const r of raw) {
       if (r.t === null) {
         bound = BigInt(String(r.bound));
+        purgedThrough = BigInt(String(r.purged));
         continue;
       }
       const type = r.t as RecordType;
@@ -265,7 +267,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     }
     // Each branch is ordered; a parallel plan could still interleave branches, so order once more.
     for (const list of Object.values(rows)) list.sort((a, b) => ascending(a.version, b.version));
-    return { bound, rows };
+    return { bound, rows, purgedThrough };
   }
 
   async prefetch(wanted: UidsByType, keys: readonly ReceiptKey[]): Promise<Prefetched> {

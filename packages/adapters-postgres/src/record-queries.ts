@@ -129,13 +129,14 @@ export function lockRowsAndReceiptsQuery(
 
 /**
  * The whole pull read in one statement: a first row (`t` = null) carrying the sequence's last
- * value as the bound, then per type (`t` = its name) the rows after its watermark up to that bound,
+ * value as the bound and the user's purge horizon (`purged`, 0 when nothing was purged), then per type (`t` = its name) the rows after its watermark up to that bound,
  * by version, at most `limit`, each through the (user_id, version) index. Field columns are
  * aliased per type (`allChangesAlias`) so the four tables fit one UNION ALL.
  */
 export function readAllChangesQuery(userId: number, after: Readonly<Record<RecordType, bigint>>, limit: number): RawBuilder<SqlRecordRow> {
-  const boundBranch = sql`select cast(null as text) as t, v as bound, ${nullColumns()} from b`;
-  const typeBranch = (type: RecordType) => sql`(select cast(${type} as text) as t, cast(null as bigint) as bound, ${branchColumns(type)}
+  const boundBranch = sql`select cast(null as text) as t, v as bound,
+    (select coalesce(max(purged_through), 0) from sync_purge_horizons where user_id = ${userId}) as purged, ${nullColumns()} from b`;
+  const typeBranch = (type: RecordType) => sql`(select cast(${type} as text) as t, cast(null as bigint) as bound, cast(null as bigint) as purged, ${branchColumns(type)}
     from ${sql.table(type)}
     where user_id = ${userId} and version > cast(${after[type].toString()} as bigint) and version <= (select v from b)
     order by version limit ${limit}::integer)`;

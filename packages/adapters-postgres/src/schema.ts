@@ -21,6 +21,8 @@ export interface UsersTable {
   password_hash: string | null;
   role: Generated<string>;
   is_phone_verified: Generated<boolean>;
+  /** Migration 0008: the default calendar of sign-up may be missing (see `UserRecord.signUpPending`). */
+  sign_up_pending: Generated<boolean>;
   notification_settings: ColumnType<
     { syncNotifications: boolean; eventReminders: boolean; conflictAlerts: boolean },
     string | undefined,

@@ -6,3 +6,4 @@ export * from './cursor/index.js';
 export * from './sync/index.js';
 export * from './auth/index.js';
 export * from './feeds/index.js';
+export * from './maintenance/index.js';

@@ -95,6 +95,12 @@ export const CONFIG_TABLE = {
     maxPerUser: { name: 'STREAM_MAX_PER_USER', type: 'integer', default: '10', min: 1, max: 100000, description: 'Open notification streams (GET /api/sync/stream) per user on one node; 429 beyond.' },
     maxConnections: { name: 'STREAM_MAX_CONNECTIONS', type: 'integer', default: '10000', min: 1, max: 1000000, description: 'Open notification streams per node; 503 TOO_MANY_STREAMS beyond.' },
   },
+  retention: {
+    receipts: { name: 'RECEIPT_RETENTION', type: 'duration', default: '30d', description: 'How long idempotency receipts of pushes are kept; a retry older than this is decided like a new push.' },
+    tombstones: { name: 'TOMBSTONE_RETENTION', type: 'duration', default: '90d', description: 'How long tombstones (deleted records) are kept; a device whose cursor predates the purge gets cursorReset and a full snapshot.' },
+    conflicts: { name: 'CONFLICT_RETENTION', type: 'duration', default: '180d', description: 'How long resolved conflict records are kept (unresolved ones stay until resolved).' },
+    maintenanceInterval: { name: 'MAINTENANCE_INTERVAL', type: 'duration', default: '1h', description: 'How often the maintenance job removes what outlived its retention (also ended sessions and used or expired codes); one node at a time.' },
+  },
   notifyCoalesceMs: { name: 'NOTIFY_COALESCE_MS', type: 'integer', default: '1000', min: 0, max: 600000, description: 'Changes of a user within this many ms become one FCM message per device.' },
   fcm: {
     allOrNone: {

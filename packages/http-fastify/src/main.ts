@@ -1,6 +1,7 @@
 import {
   PostgresFeedStore,
   PostgresLegacyStatsStore,
+  PostgresRetentionStore,
   PostgresSyncStore,
   postgresAuthStores,
   createDatabase,
@@ -11,7 +12,7 @@ import {
 import { CryptoRandom, ScryptPasswordHasher, SystemClock } from '@calsync/adapters-node';
 import { FcmChangeNotifier, FcmClient, loadServiceAccount } from '@calsync/adapters-fcm';
 import { HttpSmsSender, LoggingSmsSender } from '@calsync/adapters-sms';
-import { AppPasswordService, CursorCodec, FeedService, SyncService, type DeviceStore, type SmsSender, type UserStore } from '@calsync/domain';
+import { AppPasswordService, CursorCodec, FeedService, RetentionJob, SyncService, type DeviceStore, type SmsSender, type UserStore } from '@calsync/domain';
 import type { FastifyInstance } from 'fastify';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +22,7 @@ import { buildApp } from './app.js';
 import { createAuthService } from './auth/create-auth-service.js';
 import { causeText } from './plugins/error-handling.js';
 import { CONFIG_TABLE, ConfigError, loadConfig, loadConfigSection } from './config.js';
+import { scheduleMaintenance, type MaintenanceSchedule } from './maintenance.js';
 import type { AppConfig } from './config-types.js';
 
 function smsSenderFor(config: AppConfig, logger: Logger): SmsSender {
@@ -81,8 +83,9 @@ function printHowToSignIn(config: AppConfig, address: string, webClientDir: stri
   process.stdout.write(`\n${lines.join('\n')}\n\n`);
 }
 
-/** What shutdown stops after the app closed (its streams drained): FCM sends in flight, the LISTEN connection. */
+/** What shutdown stops after the app closed (its streams drained): maintenance, FCM sends in flight, the LISTEN connection. */
 interface Closers {
+  readonly maintenance: MaintenanceSchedule;
   readonly fcm: FcmChangeNotifier | null;
   readonly feed: { close(): Promise<void> };
 }
@@ -101,6 +104,7 @@ function installShutdown(logger: Logger, app: FastifyInstance, database: Databas
     void (async () => {
       try {
         await app.close();
+        await closers.maintenance.stop();
         await closers.fcm?.close();
         await closers.feed.close();
         await database.close();
@@ -205,7 +209,14 @@ async function main(): Promise<void> {
       logger.warn({ reason, detail }, 'FCM message failed');
     },
   });
-  installShutdown(logger, app, database, redis, config.shutdownTimeoutMs, { fcm, feed });
+  const retention = new RetentionJob({
+    store: new PostgresRetentionStore(database.db, database.kind),
+    clock,
+    policy: { receiptsMs: config.retention.receipts * 1000, tombstonesMs: config.retention.tombstones * 1000, conflictsMs: config.retention.conflicts * 1000 },
+    observer: app.retentionMetrics,
+  });
+  const maintenance = scheduleMaintenance(retention, config.retention.maintenanceInterval * 1000, logger.child({ component: 'maintenance' }));
+  installShutdown(logger, app, database, redis, config.shutdownTimeoutMs, { maintenance, fcm, feed });
   const address = await app.listen({ port: config.port, host: config.host });
   printHowToSignIn(config, address, webClientDir);
 }

@@ -195,7 +195,8 @@ export class InMemorySyncStore implements SyncStore {
             .sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0))
             .slice(0, Math.max(0, limit)),
         );
-        return { bound, rows };
+        // This store has no retention (no RetentionStore runs on it): nothing was ever purged.
+        return { bound, rows, purgedThrough: 0n };
       },
       readEventWindow: async (from, to) => {
         guard();

@@ -23,6 +23,7 @@ function toUser(row: Selectable<UsersTable>): UserRecord {
     passwordHash: row.password_hash,
     role: row.role,
     isPhoneVerified: row.is_phone_verified,
+    signUpPending: row.sign_up_pending,
     notificationSettings: { ...DEFAULT_NOTIFICATION_SETTINGS, ...settings },
   };
 }
@@ -53,7 +54,7 @@ export class PostgresUserStore implements UserStore {
   async createPhoneUser(input: NewPhoneUser): Promise<{ user: UserRecord; created: boolean }> {
     const row = await this.db
       .insertInto('users')
-      .values({ phone: input.phone, name: input.name, email: null, password_hash: null, is_phone_verified: true, created_at: input.now, updated_at: input.now })
+      .values({ phone: input.phone, name: input.name, email: null, password_hash: null, is_phone_verified: true, sign_up_pending: true, created_at: input.now, updated_at: input.now })
       .onConflict((oc) => oc.column('phone').doNothing())
       .returningAll()
       .executeTakeFirst();
@@ -62,6 +63,10 @@ export class PostgresUserStore implements UserStore {
     const existing = await this.findByPhone(input.phone);
     if (!existing) throw new Error('user vanished during sign-up');
     return { user: existing, created: false };
+  }
+
+  async completeSignUp(id: number): Promise<void> {
+    await this.db.updateTable('users').set({ sign_up_pending: false }).where('id', '=', id).execute();
   }
 
   async markPhoneVerified(id: number, now: string): Promise<void> {

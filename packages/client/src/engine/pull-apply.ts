@@ -18,7 +18,7 @@ export function planPullPage(state: LocalState, page: WirePullResponse): StoreWr
   const deleted = new Map<string, { type: StoredRecord['type']; uid: string }>();
   const putOutbox = new Map<number, OutboxItem>();
   const deleteOutbox = new Set<number>();
-  const key = (type: string, uid: string): string => `${type}\u0000${uid}`;
+  const key = snapshotKey;
   for (const type of RECORD_TYPES) {
     for (const wire of page[type]) {
       const uid = wire.uid;
@@ -57,4 +57,23 @@ export function planPullPage(state: LocalState, page: WirePullResponse): StoreWr
     putOutbox: [...putOutbox.values()].filter((i) => !deleteOutbox.has(i.seq)),
     deleteOutbox: [...deleteOutbox],
   };
+}
+
+/** The key of a record in the set of what a snapshot named. */
+export const snapshotKey = (type: string, uid: string): string => `${type}\u0000${uid}`;
+
+/**
+ * The end of a full snapshot (a pull that began with `cursorReset`): a record the server knew
+ * (it has a version) that the snapshot did not name is gone on the server, its tombstone past the
+ * server's retention, so it goes here too. A record with queued changes stays: its push decides.
+ */
+export function planSnapshotEnd(state: LocalState, named: ReadonlySet<string>): StoreWrite {
+  const deleteRecords: { type: StoredRecord['type']; uid: string }[] = [];
+  for (const type of RECORD_TYPES) {
+    for (const record of state.records[type].values()) {
+      if (record.version === null || named.has(snapshotKey(type, record.uid)) || itemsOf(state, type, record.uid).length > 0) continue;
+      deleteRecords.push({ type, uid: record.uid });
+    }
+  }
+  return { deleteRecords };
 }

@@ -5,7 +5,7 @@ import type { OutboxItem } from '../store/local-store.js';
 import type { WireConflict, WireItemResult } from '../wire.js';
 import { META, type LocalState } from './local-state.js';
 import { isPromotion, planPark, planPulled, planResults, planSend, planUnsent, selectBatch } from './outbox.js';
-import { planPullPage } from './pull-apply.js';
+import { planPullPage, planSnapshotEnd, snapshotKey } from './pull-apply.js';
 import { planRekey } from './rekey.js';
 
 /** What one round needs. */
@@ -49,14 +49,19 @@ export async function runRound(ctx: RoundContext): Promise<void> {
 /** Pulls until hasMore is false; the cursor is stored only once the whole pull succeeded. */
 export async function pullAll(ctx: RoundContext): Promise<void> {
   let cursor = ctx.state.text(META.cursor);
+  // What a full snapshot named, from its first page (cursorReset) on; null for an incremental pull.
+  let named: Set<string> | null = null;
   for (;;) {
     const page = await ctx.api.pull(cursor, ctx.pageSize);
+    if (page.cursorReset) named = new Set();
+    if (named) for (const type of RECORD_TYPES) for (const record of page[type]) named.add(snapshotKey(type, record.uid));
     await ctx.state.commit(planPullPage(ctx.state, page));
     cursor = page.nextCursor;
     if (!page.hasMore) break;
   }
   await ctx.state.commit({
     ...planPulled(ctx.state),
+    ...(named ? planSnapshotEnd(ctx.state, named) : {}),
     putMeta: { [META.cursor]: cursor, [META.lastSyncAt]: new Date(ctx.now()).toISOString() },
     deleteMeta: [META.demotionsUnpulled],
   });

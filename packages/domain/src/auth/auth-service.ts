@@ -75,13 +75,23 @@ export class AuthService implements AuthApi {
       const made = await this.deps.users.createPhoneUser({ phone, name: otp.name ?? '', now });
       user = made.user;
       isNewUser = made.created;
-      // Also when a racing sign-up created the user: the default-merge rule keeps one calendar.
-      await createSignUpCalendar(this.deps.sync, user.id, this.deps.random.uuid());
     } else if (!user.isPhoneVerified) {
       await this.deps.users.markPhoneVerified(user.id, now);
       user = { ...user, isPhoneVerified: true };
     }
-    return this.signIn(user, isNewUser, device);
+    return this.signIn(await this.completeSignUp(user), isNewUser, device);
+  }
+
+  /**
+   * Makes the default calendar of a user whose sign-up has not made it yet: the new user now, or
+   * one whose sign-up stopped between the user and the calendar (a crash), at a later sign-in.
+   * Also when a racing sign-up makes it at the same time: the default-merge rule keeps one.
+   */
+  private async completeSignUp(user: UserRecord): Promise<UserRecord> {
+    if (!user.signUpPending) return user;
+    await createSignUpCalendar(this.deps.sync, user.id, this.deps.random.uuid());
+    await this.deps.users.completeSignUp(user.id);
+    return { ...user, signUpPending: false };
   }
 
   /** POST /api/auth/login: the same answer for an unknown e-mail and a wrong password, in similar time. */
@@ -98,7 +108,7 @@ export class AuthService implements AuthApi {
       await this.deps.hasher.verify(password, await this.getDummyHash());
     }
     if (!ok || !user) throw new DomainError(ErrorCode.INVALID_CREDENTIALS, 'e-mail or password is wrong');
-    return this.signIn(user, false, device);
+    return this.signIn(await this.completeSignUp(user), false, device);
   }
 
   /** POST /api/auth/refresh. */

@@ -5,3 +5,4 @@ export * from './legacy-stats-store.js';
 export * from './auth.js';
 export * from './change-feed.js';
 export * from './feed-store.js';
+export * from './retention-store.js';

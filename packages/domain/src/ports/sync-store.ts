@@ -93,6 +93,12 @@ export interface ChangesSince {
   /** The global sequence's last issued value when the read began (0n when none was ever issued). */
   readonly bound: bigint;
   readonly rows: Readonly<Record<RecordType, RecordRow[]>>;
+  /**
+   * The user's purge horizon: the highest version of any of the user's tombstones that retention
+   * removed (`RetentionStore`), 0n when none was. A reader whose watermark of some type is below it
+   * may have missed a delete, so the sync engine answers it with a full snapshot.
+   */
+  readonly purgedThrough: bigint;
 }
 
 /**
@@ -155,7 +161,8 @@ export interface SyncUnitOfWork {
    * The pull read: `bound` is the global sequence's last issued value, read under the per-user
    * lock; then for every type the rows (live and tombstones) with
    * `watermarks[type] < version <= bound`, ascending by version, at most `limit` each (none when
-   * the watermark is at or past the bound, or `limit` is 0).
+   * the watermark is at or past the bound, or `limit` is 0); and the user's purge horizon, read in
+   * the same snapshot as the rows.
    */
   readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince>;
   /**

@@ -22,6 +22,11 @@ export interface UserRecord {
   readonly passwordHash: string | null;
   readonly role: string;
   readonly isPhoneVerified: boolean;
+  /**
+   * True from `createPhoneUser` until `completeSignUp`: the user's default calendar may not exist
+   * yet (a sign-up that crashed between the user and the calendar); the next sign-in makes it.
+   */
+  readonly signUpPending: boolean;
   readonly notificationSettings: NotificationSettings;
 }
 
@@ -44,7 +49,7 @@ export interface NewPhoneUser {
 /**
  * Storage of users. Guarantees (checked by the auth store contract suite in testkit):
  * - e-mail lookups are case-insensitive and e-mails are unique ignoring case;
- * - `createPhoneUser` creates the user only (its default calendar is made by the sync engine);
+ * - `createPhoneUser` creates the user only, with `signUpPending` (its default calendar is made by the sync engine);
  *   when the phone already belongs to a user (a race), it creates nothing and returns that user
  *   with `created: false`.
  */
@@ -55,6 +60,8 @@ export interface UserStore {
   createPhoneUser(input: NewPhoneUser): Promise<{ user: UserRecord; created: boolean }>;
   /** Marks the phone verified (a user created another way who then signs in by SMS). */
   markPhoneVerified(id: number, now: string): Promise<void>;
+  /** Clears `signUpPending`: the user's default calendar was made. */
+  completeSignUp(id: number): Promise<void>;
   /**
    * Applies the patch and returns the user after it; null when the user does not exist.
    * Throws `DomainError(EMAIL_TAKEN)` when the e-mail belongs to another user.

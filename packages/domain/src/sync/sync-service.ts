@@ -1,4 +1,4 @@
-import type { CursorCodec, Watermarks } from '../cursor/cursor-codec.js';
+import { ZERO_WATERMARKS, type CursorCodec, type Watermarks } from '../cursor/cursor-codec.js';
 import { expandOccurrences } from '../calendar/expand-occurrences.js';
 import type { OccurrencePage } from '../calendar/occurrence.js';
 import { checkOccurrenceWindow } from '../calendar/occurrence-window.js';
@@ -37,6 +37,14 @@ export interface ItemFailure {
 
 /** The per-item answer to an item whose unit of work failed in storage (not retryable: it would fail again). */
 const NOT_STORED = itemError('INVALID_FIELD', 'the item could not be stored (the server logged the cause)');
+
+/**
+ * Whether a cursor may have missed a tombstone that retention removed: some type was read past
+ * zero (a zero watermark has nothing locally to remove) but not up to the user's purge horizon.
+ */
+export function predatesPurge(watermarks: Watermarks, purgedThrough: bigint): boolean {
+  return RECORD_TYPES.some((type) => watermarks[type] > 0n && watermarks[type] < purgedThrough);
+}
 
 /** The sync engine behind `/api/sync/*`: push, pull, and conflict listing and resolution. */
 export class SyncService implements SyncApi {
@@ -100,9 +108,13 @@ export class SyncService implements SyncApi {
 
   async pull(userId: number, query: { readonly cursor?: string; readonly limit?: number }): Promise<PullResponse> {
     const limit = clampToBounds(query.limit, PAGE_LIMITS.pull);
-    const decoded = this.#codec.decode(query.cursor, userId);
+    let decoded = this.#codec.decode(query.cursor, userId);
     return this.#store.inUserTransaction(userId, async (uow) => {
-      const { bound, rows: changes } = await uow.readChangesSince(decoded.watermarks, limit + 1);
+      const first = await uow.readChangesSince(decoded.watermarks, limit + 1);
+      // Retention removed tombstones this device may not have seen: a full snapshot, never a silent gap.
+      const gap = !decoded.reset && predatesPurge(decoded.watermarks, first.purgedThrough);
+      if (gap) decoded = { reset: true, watermarks: ZERO_WATERMARKS };
+      const { bound, rows: changes } = gap ? await uow.readChangesSince(ZERO_WATERMARKS, limit + 1) : first;
       const next: Record<RecordType, bigint> = { ...decoded.watermarks };
       const records = {} as Record<RecordType, WireRecord[]>;
       let hasMore = false;

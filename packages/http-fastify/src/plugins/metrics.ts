@@ -1,5 +1,5 @@
-import type { PullResponse, PushResponse, RecordType } from '@calsync/domain';
-import { RECORD_TYPES } from '@calsync/domain';
+import type { PullResponse, PushResponse, RecordType, RetentionObserver } from '@calsync/domain';
+import { RECORD_TYPES, RETENTION_KINDS } from '@calsync/domain';
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import * as fastifyMetricsModule from 'fastify-metrics';
 import fp from 'fastify-plugin';
@@ -36,6 +36,8 @@ declare module 'fastify' {
     syncMetrics: SyncMetrics;
     /** Notification stream and FCM metrics (decorated by the metrics plugin). */
     notificationMetrics: NotificationMetrics;
+    /** What the maintenance job removed, its horizons and runs (decorated by the metrics plugin). */
+    retentionMetrics: RetentionObserver;
   }
 }
 
@@ -108,6 +110,21 @@ export const metricsPlugin = fp(
       sent: (channel, count = 1) => notificationsSent.inc({ channel }, count),
       fcmFailed: (reason) => fcmFailures.inc({ reason }),
     } satisfies NotificationMetrics);
+
+    const removed = new client.Counter({ name: 'calsync_retention_rows_removed_total', help: 'Rows the maintenance job removed, by kind (receipts, tombstones, conflicts, sessions, codes, codeSends)', labelNames: ['kind'] });
+    const horizon = new client.Gauge({ name: 'calsync_retention_horizon_timestamp_seconds', help: 'Unix time before which the last maintenance run removed each kind', labelNames: ['kind'] });
+    const runs = new client.Counter({ name: 'calsync_maintenance_runs_total', help: 'Maintenance runs by outcome (ran; skipped: another node held the lock; failed)', labelNames: ['outcome'] });
+    const lastRun = new client.Gauge({ name: 'calsync_maintenance_last_run_timestamp_seconds', help: 'Unix time of the last maintenance run, by outcome', labelNames: ['outcome'] });
+    for (const kind of RETENTION_KINDS) removed.inc({ kind }, 0);
+    for (const outcome of ['ran', 'skipped', 'failed']) runs.inc({ outcome }, 0);
+    app.decorate('retentionMetrics', {
+      removed: (kind, rows) => removed.inc({ kind }, rows),
+      horizon: (kind, before) => horizon.set({ kind }, before.getTime() / 1000),
+      finished: (outcome, at) => {
+        runs.inc({ outcome });
+        lastRun.set({ outcome }, at.getTime() / 1000);
+      },
+    } satisfies RetentionObserver);
 
     app.decorate('syncMetrics', {
       recordPush(response: PushResponse) {

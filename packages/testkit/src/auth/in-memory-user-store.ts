@@ -38,6 +38,7 @@ export class InMemoryUserStore implements UserStore {
       passwordHash: null,
       role: 'USER',
       isPhoneVerified: true,
+      signUpPending: true,
       notificationSettings: { ...DEFAULT_NOTIFICATION_SETTINGS },
     };
     this.users.set(user.id, user);
@@ -54,11 +55,17 @@ export class InMemoryUserStore implements UserStore {
       passwordHash: null,
       role: 'USER',
       isPhoneVerified: false,
+      signUpPending: false,
       notificationSettings: { ...DEFAULT_NOTIFICATION_SETTINGS },
       ...fields,
     };
     this.users.set(user.id, user);
     return user;
+  }
+
+  async completeSignUp(id: number): Promise<void> {
+    const u = this.users.get(id);
+    if (u) this.users.set(id, { ...u, signUpPending: false });
   }
 
   async markPhoneVerified(id: number): Promise<void> {

@@ -13,10 +13,19 @@ export function runUserStoreContract(name: string, open: OpenAuthStores): void {
       const p = f.phone();
       const first = await users.createPhoneUser({ phone: p, name: 'Bo', now: T0 });
       expect(first.created).toBe(true);
-      expect(first.user).toMatchObject({ phone: p, name: 'Bo', email: null, role: 'USER', isPhoneVerified: true });
+      expect(first.user).toMatchObject({ phone: p, name: 'Bo', email: null, role: 'USER', isPhoneVerified: true, signUpPending: true });
       expect(first.user.notificationSettings).toEqual({ syncNotifications: true, eventReminders: true, conflictAlerts: true });
       const again = await users.createPhoneUser({ phone: p, name: 'X', now: T0 });
       expect(again).toMatchObject({ created: false, user: { id: first.user.id } });
+    });
+
+    it('keeps a sign-up pending until it is completed', async () => {
+      const { users } = stores();
+      const { user } = await users.createPhoneUser({ phone: f.phone(), name: 'Cy', now: T0 });
+      expect((await users.findById(user.id))?.signUpPending).toBe(true);
+      await users.completeSignUp(user.id);
+      expect((await users.findById(user.id))?.signUpPending).toBe(false);
+      expect((await users.createPhoneUser({ phone: user.phone!, name: 'Cy', now: T1 })).user.signUpPending).toBe(false);
     });
 
     it('concurrent sign-ups of one phone create exactly one user', async () => {

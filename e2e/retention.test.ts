@@ -1,0 +1,98 @@
+import { createSyncClient, MemoryStore, type SyncClient } from '@calsync/client';
+import { startStandInSmsGateway, type StandInSmsGateway } from '@calsync/testkit';
+import { randomInt } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpClient } from './lib/http.js';
+import { sampleValue } from './lib/metrics-text.js';
+import { createScratchDatabase, type ScratchDatabase } from './lib/scratch-database.js';
+import { RealServerProcess } from './lib/server-process.js';
+
+// A device offline for longer than TOMBSTONE_RETENTION (docs/protocol.md, "Retention"), with the
+// SDK over real HTTP against the real server process: the maintenance job (every second here)
+// removes the tombstone it never saw, so its next pull is a full snapshot (cursorReset) and the
+// SDK drops the record the snapshot no longer names.
+const kinds: { name: string; make: () => Promise<ScratchDatabase> }[] = [{ name: 'pglite://memory', make: async () => ({ url: 'pglite://memory', drop: async () => {} }) }];
+if (process.env.TEST_DATABASE_URL) kinds.push({ name: 'PostgreSQL', make: () => createScratchDatabase(process.env.TEST_DATABASE_URL!) });
+
+describe.each(kinds)('a device offline past the tombstone horizon ($name)', ({ make }) => {
+  let gateway: StandInSmsGateway;
+  let database: ScratchDatabase | undefined;
+  let server: RealServerProcess | undefined;
+  const phone = `+1555${String(randomInt(1_000_000, 9_999_999))}`;
+  const clients: SyncClient[] = [];
+
+  const device = (name: string, store = new MemoryStore()): SyncClient => {
+    const c = createSyncClient({ baseUrl: server!.baseUrl, store, device: { platform: 'e2e', name } });
+    clients.push(c);
+    return c;
+  };
+  const signIn = async (c: SyncClient) => {
+    await c.open();
+    await c.auth.sendOtp(phone, 'Ret');
+    await c.auth.verifyOtp(phone, gateway.lastCode(phone));
+  };
+  const metric = async (series: string) => sampleValue((await new HttpClient(server!.baseUrl).request<string>('GET', '/metrics')).text, series) ?? 0;
+
+  beforeAll(async () => {
+    gateway = await startStandInSmsGateway();
+    database = await make();
+    server = new RealServerProcess({
+      DATABASE_URL: database.url,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      JWT_SECRET: 'e2e-access-secret-0123456789abcdefghijkl',
+      JWT_REFRESH_SECRET: 'e2e-refresh-secret-0123456789abcdefghij',
+      SYNC_CURSOR_SECRET: 'e2e-cursor-secret-0123456789abcdefghijk',
+      SMS_GATEWAY_URL: gateway.url,
+      SMS_GATEWAY_API_KEY: 'e2e-gateway-key-0123456789abcdef',
+      SMS_GATEWAY_SENDER: 'CalsyncE2E',
+      OTP_RESEND_SECONDS: '0',
+      TOMBSTONE_RETENTION: '1s',
+      RECEIPT_RETENTION: '1s',
+      MAINTENANCE_INTERVAL: '1s',
+    });
+    await server.start();
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const c of clients) await c.close();
+    if (server?.running) await server.terminate();
+    await gateway?.close();
+    await database?.drop();
+  }, 60_000);
+
+  it('gets a full snapshot and drops the record deleted while it was away', async () => {
+    const laptop = device('laptop');
+    const phoneStore = new MemoryStore();
+    const away = device('phone', phoneStore);
+    await signIn(laptop);
+    await signIn(away);
+    const calendarUid = laptop.calendars.list()[0]!.uid;
+    await laptop.events.put({ uid: 'ev-gone', calendarUid, title: 'Cancelled', startTime: '2030-01-07T09:00:00.000Z', endTime: '2030-01-07T10:00:00.000Z' });
+    await laptop.events.put({ uid: 'ev-kept', calendarUid, title: 'Kept', startTime: '2030-01-08T09:00:00.000Z', endTime: '2030-01-08T10:00:00.000Z' });
+    await laptop.sync();
+    await away.sync();
+    expect(away.events.list().map((e) => e.uid).sort()).toEqual(['ev-gone', 'ev-kept']);
+    await away.close();
+
+    const resetsBefore = await metric('calsync_sync_cursor_resets_total{cursor_sent="true"}');
+    const purgedBefore = await metric('calsync_retention_rows_removed_total{kind="tombstones"}');
+    await laptop.events.remove('ev-gone');
+    await laptop.sync();
+    // The maintenance job runs every second: wait until it removed the tombstone.
+    const deadline = Date.now() + 30_000;
+    while ((await metric('calsync_retention_rows_removed_total{kind="tombstones"}')) <= purgedBefore) {
+      if (Date.now() > deadline) throw new Error('the maintenance job removed no tombstone within 30 s');
+      await new Promise((r) => setTimeout(r, 250));
+    }
+
+    const back = device('phone', phoneStore);
+    await back.open();
+    expect(back.events.list().map((e) => e.uid).sort()).toEqual(['ev-gone', 'ev-kept']);
+    await back.sync();
+    expect(back.events.list().map((e) => e.uid)).toEqual(['ev-kept']);
+    expect(back.calendars.list().map((c) => c.uid)).toEqual([calendarUid]);
+    expect(await metric('calsync_sync_cursor_resets_total{cursor_sent="true"}')).toBe(resetsBefore + 1);
+    expect(await metric('calsync_maintenance_runs_total{outcome="ran"}')).toBeGreaterThan(0);
+  });
+});
