@@ -1,6 +1,7 @@
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Redis } from 'ioredis';
 import type { AuthApi, ChangeFeed, LegacyStatsStore, SyncApi } from '@calsync/domain';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AppConfig } from './config-types.js';
@@ -29,6 +30,7 @@ import { occurrenceRoutes } from './routes/occurrence-routes.js';
 import { syncRoutes } from './routes/sync-routes.js';
 import { webClientPlugin } from './plugins/web-client.js';
 import { StreamHub } from './streams/stream-hub.js';
+import { RedisStreamLeases } from './streams/stream-leases.js';
 
 /** Everything the HTTP app needs; main.ts builds these, tests pass in-memory ones. */
 export interface BuildAppDeps {
@@ -46,8 +48,8 @@ export interface BuildAppDeps {
   readonly readiness: () => Promise<boolean>;
   /** Connection use and data folder of the database, for /metrics (absent: not shown). */
   readonly databaseGauges?: DatabaseGauges | undefined;
-  /** Shared rate-limit counters across app nodes (REDIS_URL); in memory when absent. */
-  readonly redis?: RateLimitRedis | undefined;
+  /** Rate-limit counters and notification-stream slots shared by all app nodes (REDIS_URL); in memory (per node) when absent. */
+  readonly redis?: (RateLimitRedis & Pick<Redis, 'eval' | 'zrem'>) | undefined;
   /** This node's change feed: with it, GET /api/sync/stream serves live notifications; without, the route is absent. */
   readonly changes?: ChangeFeed | undefined;
   /** Heartbeat interval of notification streams in ms (25 s; tests shorten it). */
@@ -147,6 +149,7 @@ async function registerStreams(app: FastifyInstance, deps: BuildAppDeps, feed: C
     newestVersion,
     maxPerUser: deps.config.streams.maxPerUser,
     maxConnections: deps.config.streams.maxConnections,
+    ...(deps.redis ? { leases: new RedisStreamLeases(deps.redis) } : {}),
     metrics: { openStreams: (n) => metrics.openStreams(n), sent: (n) => metrics.sent('stream', n) },
     onError: (err) => app.log.warn({ err }, 'notification stream'),
   });

@@ -92,7 +92,7 @@ export const CONFIG_TABLE = {
     },
   },
   streams: {
-    maxPerUser: { name: 'STREAM_MAX_PER_USER', type: 'integer', default: '10', min: 1, max: 100000, description: 'Open notification streams (GET /api/sync/stream) per user on one node; 429 beyond.' },
+    maxPerUser: { name: 'STREAM_MAX_PER_USER', type: 'integer', default: '10', min: 1, max: 100000, description: 'Open notification streams (GET /api/sync/stream) per user, counted over all nodes with REDIS_URL (per node without); 429 beyond.' },
     maxConnections: { name: 'STREAM_MAX_CONNECTIONS', type: 'integer', default: '10000', min: 1, max: 1000000, description: 'Open notification streams per node; 503 TOO_MANY_STREAMS beyond.' },
   },
   retention: {

@@ -82,7 +82,7 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamRoutesOptio
     async (request, reply) => {
       const auth = requireAuth(request);
       const lastEventId = parseLastEventId(request);
-      const slot = opts.hub.admit(auth);
+      const slot = await opts.hub.admit(auth);
       let newest: bigint;
       try {
         newest = await opts.newestVersion(auth.userId);

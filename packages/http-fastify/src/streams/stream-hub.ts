@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { DomainError, type ChangeFeed, type DataChange, type SessionEnd } from '@calsync/domain';
+import { InMemoryStreamLeases, type StreamLease, type StreamLeases } from './stream-leases.js';
 
 /** Why a stream ended, as its `closed` event says. */
 export type CloseReason = 'expired' | 'revoked' | 'shutdown';
@@ -38,10 +40,12 @@ export interface StreamHubOptions {
   readonly newestVersion: (userId: number) => Promise<bigint>;
   readonly maxPerUser: number;
   readonly maxConnections: number;
+  /** Where the per-user slots are counted: shared by all nodes (Redis) or this node's (default). */
+  readonly leases?: StreamLeases;
   readonly metrics?: StreamHubMetrics;
   /** Current time in ms (token expiry timers); Date.now by default. */
   readonly now?: () => number;
-  /** Told when a resync's version read fails (the stream then waits for the next change). */
+  /** Told when a resync's version read fails (the stream then waits for the next change), or the shared slots fail. */
   readonly onError?: (error: unknown) => void;
 }
 
@@ -55,6 +59,7 @@ export interface StreamSlot {
 
 interface OpenStream {
   readonly owner: StreamOwner;
+  readonly lease: StreamLease;
   sink: StreamSink | null;
   /** The newest version this stream was told of (null before `ready`). */
   told: bigint | null;
@@ -76,11 +81,16 @@ export class StreamHub {
   readonly #opts: StreamHubOptions;
   readonly #byUser = new Map<number, Set<OpenStream>>();
   readonly #unsubscribe: () => void;
+  readonly #leases: StreamLeases;
+  readonly #renewal: NodeJS.Timeout | null;
   #count = 0;
   #draining = false;
 
   constructor(options: StreamHubOptions) {
     this.#opts = options;
+    this.#leases = options.leases ?? new InMemoryStreamLeases();
+    this.#renewal = this.#leases.renewEveryMs > 0 ? setInterval(() => void this.#renew(), this.#leases.renewEveryMs) : null;
+    this.#renewal?.unref();
     this.#unsubscribe = options.feed.subscribe({
       changed: (change) => this.#changed(change),
       sessionEnded: (end) => this.#sessionEnded(end),
@@ -95,18 +105,35 @@ export class StreamHub {
 
   /**
    * Reserves a stream for the owner or refuses: 503 TOO_MANY_STREAMS when this node holds
-   * STREAM_MAX_CONNECTIONS (or is draining), 429 RATE_LIMITED when the user holds STREAM_MAX_PER_USER.
+   * STREAM_MAX_CONNECTIONS (or is draining), 429 RATE_LIMITED when the user holds STREAM_MAX_PER_USER
+   * on all nodes together (the leases). When the shared leases fail (Redis down), this node's own
+   * count decides, so streams keep working.
    */
-  admit(owner: StreamOwner): StreamSlot {
+  async admit(owner: StreamOwner): Promise<StreamSlot> {
     if (this.#draining) throw new DomainError('NOT_READY', 'the server is shutting down', undefined, 1);
     if (this.#count >= this.#opts.maxConnections) {
       throw new DomainError('TOO_MANY_STREAMS', `this server holds its maximum of ${this.#opts.maxConnections} notification streams; retry later or on another node`, undefined, 5);
     }
-    const mine = this.#byUser.get(owner.userId) ?? new Set<OpenStream>();
-    if (mine.size >= this.#opts.maxPerUser) {
+    const here = this.#byUser.get(owner.userId)?.size ?? 0;
+    const lease: StreamLease = { userId: owner.userId, id: randomUUID() };
+    // Counted on this node before the shared check, so concurrent admissions here cannot overshoot either.
+    this.#count++;
+    let taken: boolean;
+    try {
+      taken = here < this.#opts.maxPerUser && (await this.#leases.acquire(lease, this.#opts.maxPerUser).catch((error: unknown) => {
+        this.#opts.onError?.(error);
+        return true;
+      }));
+    } finally {
+      this.#count--;
+    }
+    if (!taken || this.#draining) {
+      void this.#leases.release(lease).catch(() => {});
+      if (this.#draining) throw new DomainError('NOT_READY', 'the server is shutting down', undefined, 1);
       throw new DomainError('RATE_LIMITED', `at most ${this.#opts.maxPerUser} notification streams per user; close one first`, { maxPerUser: this.#opts.maxPerUser }, 30);
     }
-    const stream: OpenStream = { owner, sink: null, told: null, early: null, expiry: null };
+    const stream: OpenStream = { owner, lease, sink: null, told: null, early: null, expiry: null };
+    const mine = this.#byUser.get(owner.userId) ?? new Set<OpenStream>();
     mine.add(stream);
     this.#byUser.set(owner.userId, mine);
     this.#count++;
@@ -134,6 +161,7 @@ export class StreamHub {
   drain(): void {
     this.#draining = true;
     this.#unsubscribe();
+    if (this.#renewal !== null) clearInterval(this.#renewal);
     for (const set of [...this.#byUser.values()]) for (const s of [...set]) this.#close(s, 'shutdown');
   }
 
@@ -218,5 +246,12 @@ export class StreamHub {
     s.sink = null;
     this.#count--;
     this.#opts.metrics?.openStreams(this.#count);
+    void this.#leases.release(s.lease).catch((error: unknown) => this.#opts.onError?.(error));
+  }
+
+  /** Keeps this node's leases alive in the shared store. */
+  async #renew(): Promise<void> {
+    const leases = [...this.#byUser.values()].flatMap((set) => [...set].map((s) => s.lease));
+    await this.#leases.renew(leases).catch((error: unknown) => this.#opts.onError?.(error));
   }
 }
