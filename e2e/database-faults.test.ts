@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, type ErrorEnvelope } from './lib/http.js';
 import { RealServerProcess } from './lib/server-process.js';
 import { canRunThrowawayPostgres, ThrowawayPostgres } from './lib/throwaway-postgres.js';
-import { RECORD_TYPES, type PullData, type PushData } from './lib/wire.js';
+import { RECORD_TYPES } from '@calsync/domain/records';
+import type { PullResponseWire as PullData, PushResponseWire as PushData } from '@calsync/wire';
 
 // The real server process on a PostgreSQL instance of its own, which the test fails under load:
 // backends killed (pg_terminate_backend), fast and immediate stops and restarts. The process must
@@ -81,7 +82,7 @@ describe.runIf(canRunThrowawayPostgres())('the server process through database f
       tally.note(push.status, push.headers, push.body, 'push');
       if (push.status === 200) {
         const result = push.body.data.tasks[0]!;
-        expect(result.status).toBe('created');
+        if (result.status !== 'created') throw new Error(`push answered ${result.status}`);
         acked.set(uid, BigInt(result.version!));
       }
       const path = cursor === undefined ? '/api/sync/changes' : `/api/sync/changes?cursor=${encodeURIComponent(cursor)}`;

@@ -1,5 +1,6 @@
 import { Agent, request } from 'undici';
 import type { StandInSmsGateway } from '@calsync/testkit';
+import type { PullResponseWire, PushResponseWire } from '@calsync/wire';
 
 /** Keep-alive connections shared by every simulated device of a benchmark run. */
 export const agent = new Agent({ connections: 256, keepAliveTimeout: 30_000, pipelining: 1 });
@@ -38,39 +39,21 @@ export async function signIn(baseUrl: string, gateway: StandInSmsGateway, phone:
   return { token: data.accessToken, userId: data.user.id, deviceUid };
 }
 
-/** Item result of a push, as the wire carries it. */
-export interface BenchItemResult {
-  uid: string;
-  status: string;
-  version?: string | null;
-  conflictId?: number;
-}
-
-/** The pull page fields the benchmark reads. */
-export interface BenchPullPage {
-  nextCursor: string;
-  hasMore: boolean;
-  calendars: Array<{ uid: string; version: string; deleted: string | null; isDefault?: boolean }>;
-  events: Array<{ uid: string; version: string; deleted: string | null; title?: string }>;
-  tasks: unknown[];
-  reminders: unknown[];
-}
-
 /** Pushes a changeset. */
 export function push(baseUrl: string, token: string, body: unknown) {
-  return call<Record<string, BenchItemResult[]>>(baseUrl, 'POST', '/api/sync/push', { token, body });
+  return call<PushResponseWire>(baseUrl, 'POST', '/api/sync/push', { token, body });
 }
 
 /** Pulls one page after `cursor`. */
 export function pull(baseUrl: string, token: string, cursor: string | undefined, limit: number) {
   const q = new URLSearchParams({ limit: String(limit) });
   if (cursor) q.set('cursor', cursor);
-  return call<BenchPullPage>(baseUrl, 'GET', `/api/sync/changes?${q}`, { token });
+  return call<PullResponseWire>(baseUrl, 'GET', `/api/sync/changes?${q}`, { token });
 }
 
 /** Pulls until hasMore is false; returns the pages' rows and the final cursor. */
 export async function pullAll(baseUrl: string, token: string, cursor: string | undefined, limit: number) {
-  const pages: BenchPullPage[] = [];
+  const pages: PullResponseWire[] = [];
   let next = cursor;
   for (;;) {
     const page = await pull(baseUrl, token, next, limit);

@@ -80,7 +80,8 @@ export async function runNotifications(
     const start = performance.now();
     const res = await push(node1.baseUrl, writer.token, { tasks: [{ uid: `notify-${i}-${Date.now()}`, op: 'upsert', baseVersion: null, title: `n${i}` }] });
     roundTrip.push(msSince(start));
-    const version = String(res.tasks?.[0]?.version);
+    const result = res.tasks[0];
+    const version = String(result && result.status !== 'error' ? result.version : null);
     while (!arrived.has(version)) await new Promise((r) => setTimeout(r, 1));
     latency.push(arrived.get(version)! - start);
   }

@@ -75,6 +75,32 @@ describe('@calsync/client against the in-memory service', () => {
     expect(await a.conflicts.list()).toEqual([]);
   });
 
+  it('sends only the changed fields: two devices editing different fields of one event offline both keep their edit', async () => {
+    const a = await clientOf(service);
+    const b = await clientOf(service);
+    await signIn(service, a, '+15550000007');
+    await signIn(service, b, '+15550000007');
+    const cal = a.calendars.list()[0]!.uid;
+    const ev = await a.events.put({ calendarUid: cal, title: 'Review', location: 'Room 1', ...times });
+    await a.sync();
+    await b.sync();
+    // Each device saves the whole record, as a form does, with one field changed.
+    const { uid: _ua, version: _va, ...onA } = a.events.get(ev)!;
+    const { uid: _ub, version: _vb, ...onB } = b.events.get(ev)!;
+    await a.events.put({ ...onA, uid: ev, location: 'Room 2' });
+    await b.events.put({ ...onB, uid: ev, title: 'Design review' });
+    // An unchanged save queues nothing.
+    await b.events.put({ ...onB, uid: ev, title: 'Design review' });
+    expect(b.status.pending).toBe(1);
+    await a.sync();
+    await b.sync();
+    await a.sync();
+    for (const device of [a, b]) expect(device.events.get(ev)).toMatchObject({ title: 'Design review', location: 'Room 2' });
+    expect(a.events.get(ev)).toEqual(b.events.get(ev));
+    const [row] = service.syncStore.snapshotRows(1, 'events');
+    expect(row?.fields).toMatchObject({ title: 'Design review', location: 'Room 2' });
+  });
+
   it('re-keys a local default calendar merged into the server one, in records, references and the outbox', async () => {
     const a = await clientOf(service);
     await signIn(service, a, '+15550000004');

@@ -38,7 +38,9 @@ export function createCollection<F>(type: RecordType, state: LocalState, wrote: 
     async put(input) {
       ready();
       const { uid = uuidv7(), ...fields } = input as { uid?: string } & Record<string, unknown>;
-      const patch: Record<string, FieldValue> = checkPut(type, uid, state.records[type].get(uid), fields);
+      const existing = state.records[type].get(uid);
+      const patch: Record<string, FieldValue> = checkPut(type, uid, existing, fields);
+      if (existing && Object.keys(patch).length === 0) return uid; // nothing changed: nothing to send
       await state.commit(planPut(state, type, uid, patch));
       wrote();
       return uid;

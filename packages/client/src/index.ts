@@ -7,7 +7,7 @@ export type { OccurrenceOperations, OccurrenceOptions, OccurrencesQuery } from '
 export type { ImportIcsOptions, ImportIcsResult } from './import-ics.js';
 export type { AppPasswordOperations, FeedOperations } from './interop.js';
 export type { Occurrence, OccurrencePage, OccurrenceScope } from '@calsync/domain/calendar';
-export type { CalendarFields, EventFields, ReminderFields, TaskFields } from './records.js';
+export type { CalendarFields, EventFields, FieldsOf, ReminderFields, TaskFields } from './records.js';
 export type { SyncErrorInfo, SyncStatus } from './status.js';
 export type { SyncReason } from './engine/sync-runner.js';
 export type { TriggerSource } from './triggers.js';

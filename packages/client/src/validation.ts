@@ -22,7 +22,8 @@ export class LocalValidationError extends Error {
 /**
  * Checks a put with the domain's own field tables and rules (the server runs the same ones):
  * field kinds and ranges, rrule and exdate, required fields on create, the cross-field rules.
- * Returns the normalised patch (datetimes in `toISOString` form), or throws.
+ * Returns the normalised patch (datetimes in `toISOString` form) holding only the fields whose value
+ * differs from the local record, or throws.
  */
 export function checkPut(type: RecordType, uid: string, existing: StoredRecord | undefined, input: Readonly<Record<string, unknown>>): Record<string, FieldValue> {
   if (!UID_PATTERN.test(uid)) throw new LocalValidationError('INVALID_UID', `uid must be 1..128 characters of A-Z a-z 0-9 _ -`);
@@ -39,5 +40,8 @@ export function checkPut(type: RecordType, uid: string, existing: StoredRecord |
   for (const [name, value] of Object.entries(settled.value)) {
     if (name in patch || (existing && value !== existing.fields[name])) patch[name] = value;
   }
+  // A patch is what changed (docs/protocol.md: an absent field means unchanged): a field given with
+  // the value the local record already has is not sent, so another device's edit of it survives.
+  if (existing) for (const name of Object.keys(patch)) if (patch[name] === existing.fields[name]) delete patch[name];
   return patch;
 }

@@ -1,5 +1,5 @@
 import type { RecordType } from '@calsync/domain';
-import type { Static } from '@sinclair/typebox';
+import type { Static, TObject } from '@sinclair/typebox';
 import type * as auth from './auth-schemas.js';
 import type * as interop from './interop-schemas.js';
 import type * as occurrences from './occurrence-schemas.js';
@@ -36,6 +36,8 @@ export type MeResult = Static<typeof auth.meResult>;
 /** `data` of GET /api/auth/devices. */
 export type DeviceListResult = Static<typeof auth.deviceListResult>;
 
+/** The fields of a record of type `T` (no stamps), every one present, null when unset: what a client holds. */
+export type RecordFields<T extends RecordType> = Static<TObject<records.FieldProperties<T>>>;
 /** One pushed item of each record type (all fields optional: a patch). */
 export type PushItemWire<T extends RecordType> = Static<(typeof records.PUSH_ITEM_SCHEMAS)[T]>;
 /** Body of POST /api/sync/push. */

@@ -1,4 +1,4 @@
-import { createFields, RECORD_TYPES, type FieldValue, type RecordType } from '@calsync/domain/records';
+import { createFields, parseVersion, RECORD_TYPES, type FieldValue, type RecordType } from '@calsync/domain/records';
 import type { OutboxError, OutboxItem, StoredRecord, StoreWrite } from '../store/local-store.js';
 import type { WireItemResult } from '../wire.js';
 import { META, type LocalState } from './local-state.js';
@@ -210,7 +210,7 @@ export function planResults(
     // An answer older than the local copy (a re-push answered from its receipt after a pull
     // already brought a later version, e.g. a demotion by another device's default change) says
     // nothing new: the later version stands, or the record would stay behind the server for good.
-    if (record && record.version !== null && BigInt(record.version) > BigInt(version)) return;
+    if (record && record.version !== null && parseVersion(record.version)! > parseVersion(version)!) return;
     if (record && item.op === 'upsert') putRecords.set(`${item.type}\u0000${item.uid}`, { ...record, version });
     for (const l of later) {
       const current = live(l.seq);

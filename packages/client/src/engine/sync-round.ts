@@ -1,8 +1,8 @@
-import { RECORD_TYPES } from '@calsync/domain/records';
+import { RECORD_TYPES, type RecordType } from '@calsync/domain/records';
 import { ApiError } from '../http/api-error.js';
-import type { CalsyncApi, PushBody, PushBodyItem } from '../http/api.js';
+import type { CalsyncApi } from '../http/api.js';
 import type { OutboxItem } from '../store/local-store.js';
-import type { WireConflict, WireItemResult } from '../wire.js';
+import type { WireConflict, WireItemResult, WirePushBody } from '../wire.js';
 import { META, type LocalState } from './local-state.js';
 import { isPromotion, planPark, planPulled, planResults, planSend, planUnsent, selectBatch } from './outbox.js';
 import { planPullPage, planSnapshotEnd, snapshotKey } from './pull-apply.js';
@@ -80,14 +80,14 @@ async function pushBatch(ctx: RoundContext, batch: readonly OutboxItem[]): Promi
   }
 }
 
-function bodyOf(items: readonly OutboxItem[]): PushBody {
-  const body: PushBody = {};
+function bodyOf(items: readonly OutboxItem[]): WirePushBody {
+  const body: Partial<Record<RecordType, object[]>> = {};
   for (const item of items) {
     const sent = item.sent!;
-    const wire = { ...sent.fields, uid: item.uid, op: sent.op, baseVersion: sent.baseVersion } as PushBodyItem;
-    (body[item.type] ??= []).push(wire);
+    (body[item.type] ??= []).push({ ...sent.fields, uid: item.uid, op: sent.op, baseVersion: sent.baseVersion });
   }
-  return body;
+  // The fields were checked by the domain's field tables (checkPut), which generate the wire schema.
+  return body as WirePushBody;
 }
 
 /**

@@ -1,4 +1,3 @@
-import type { FieldValue, RecordType } from '@calsync/domain/records';
 import type { Transport } from './transport.js';
 import type {
   WireConflictPage,
@@ -6,6 +5,7 @@ import type {
   WireProfileUpdate,
   WireUser,
   WirePullResponse,
+  WirePushBody,
   WirePushResponse,
   WireResolveResponse,
   WireSendOtp,
@@ -20,12 +20,6 @@ export interface DeviceInfo {
   readonly name?: string;
   readonly fcmToken?: string | null;
 }
-
-/** One item of a push body. */
-export type PushBodyItem = { readonly uid: string; readonly op: 'upsert' | 'delete'; readonly baseVersion: string | null } & Readonly<Record<string, FieldValue>>;
-
-/** A push body: one array per record type. */
-export type PushBody = Partial<Record<RecordType, PushBodyItem[]>>;
 
 /** The API's routes as typed calls; one method per route the client uses. */
 export class CalsyncApi {
@@ -67,7 +61,7 @@ export class CalsyncApi {
     return this.transport.send({ method: 'PATCH', path: '/api/users/me', body: patch, auth: true });
   }
 
-  push(body: PushBody): Promise<WirePushResponse> {
+  push(body: WirePushBody): Promise<WirePushResponse> {
     return this.transport.send({ method: 'POST', path: '/api/sync/push', body, auth: true });
   }
 
