@@ -1,33 +1,65 @@
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
-const entry = fileURLToPath(new URL('./index.ts', import.meta.url));
 const NODE_BUILTINS = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
+/** The domain's server-only folders: cursor codec, fingerprints, OTP and tokens, ports, the sync engine. */
+const SERVER_MODULE = /packages\/domain\/src\/(auth|cursor|feeds|ports|sync)\//;
 
-describe('browser bundle of @calsync/client', () => {
-  it('bundles for the browser platform with no Node built-in imported; prints its min+gzip size', async () => {
-    const result = await build({
-      entryPoints: [entry],
-      bundle: true,
-      platform: 'browser',
-      format: 'esm',
-      minify: true,
-      write: false,
-      metafile: true,
-      conditions: ['source'],
-      logLevel: 'silent',
-    });
-    const imported = Object.values(result.metafile.inputs).flatMap((input) => input.imports.map((i) => i.path));
-    expect(imported.filter((p) => NODE_BUILTINS.has(p))).toEqual([]);
-    expect(Object.keys(result.metafile.inputs).filter((p) => p.startsWith('node:'))).toEqual([]);
-    const code = result.outputFiles[0]!.contents;
-    const gzip = gzipSync(code, { level: 9 }).length;
-    console.log(`@calsync/client browser bundle: ${(code.length / 1024).toFixed(1)} KiB min, ${(gzip / 1024).toFixed(1)} KiB min+gzip`);
-    // The bundle runs: its exports are there.
-    const text = new TextDecoder().decode(code);
-    expect(text).toContain('createSyncClient');
+async function browserBundle(entry: string): Promise<{ metafile: Metafile; code: Uint8Array }> {
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    minify: true,
+    write: false,
+    metafile: true,
+    conditions: ['source'],
+    logLevel: 'silent',
+    // Kept as imports (not a build error), so the metafile lists them and the test names them.
+    external: ['node:*'],
+  });
+  return { metafile: result.metafile, code: result.outputFiles[0]!.contents };
+}
+
+/** What the metafile says a bundle holds that a browser must not: Node built-ins and server modules. */
+function serverParts(metafile: Metafile): string[] {
+  const imported = Object.values(metafile.inputs).flatMap((input) => input.imports.map((i) => i.path));
+  return [
+    ...imported.filter((p) => NODE_BUILTINS.has(p) || p.startsWith('node:')),
+    ...Object.keys(metafile.inputs).filter((p) => p.startsWith('node:') || SERVER_MODULE.test(p)),
+  ];
+}
+
+const size = (code: Uint8Array): string => `${(code.length / 1024).toFixed(1)} KiB min, ${(gzipSync(code, { level: 9 }).length / 1024).toFixed(1)} KiB min+gzip`;
+
+describe('browser bundles', () => {
+  it('@calsync/client holds no Node built-in and no server module of the domain; prints its min+gzip size', async () => {
+    const { metafile, code } = await browserBundle(fileURLToPath(new URL('./index.ts', import.meta.url)));
+    expect(serverParts(metafile)).toEqual([]);
+    // The SDK runs the domain's own rules: the field tables, the cascade walk, the expander.
+    const domainInputs = Object.keys(metafile.inputs).filter((p) => p.includes('packages/domain/src/'));
+    expect(domainInputs).toEqual(expect.arrayContaining([expect.stringMatching(/records\/field-tables\.ts$/), expect.stringMatching(/rules\/references\.ts$/), expect.stringMatching(/calendar\/expand-occurrences\.ts$/)]));
+    console.log(`@calsync/client browser bundle: ${size(code)}`);
+    expect(new TextDecoder().decode(code)).toContain('createSyncClient');
+  });
+
+  it('@calsync/domain/rules holds no Node built-in and no server module', async () => {
+    const { metafile, code } = await browserBundle(fileURLToPath(new URL('../../domain/src/rules/index.ts', import.meta.url)));
+    expect(serverParts(metafile)).toEqual([]);
+    console.log(`@calsync/domain/rules browser bundle: ${size(code)}`);
+  });
+
+  it('@calsync/wire (the schemas an app may validate with) holds no Node built-in and no server module', async () => {
+    const { metafile } = await browserBundle(fileURLToPath(new URL('../../wire/src/index.ts', import.meta.url)));
+    expect(serverParts(metafile)).toEqual([]);
+  });
+
+  it('the check sees server code when it is there: the domain root entry fails it', async () => {
+    const { metafile } = await browserBundle(fileURLToPath(new URL('../../domain/src/index.ts', import.meta.url)));
+    expect(serverParts(metafile)).toEqual(expect.arrayContaining(['node:crypto', expect.stringMatching(/cursor\/cursor-codec\.ts$/)]));
   });
 });

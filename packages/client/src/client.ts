@@ -1,4 +1,4 @@
-import type { RecordType } from '@calsync/domain/records';
+import type { RecordType } from '@calsync/domain/rules';
 import { AuthModule, type ClientAuth } from './auth.js';
 import type { SyncClientOptions } from './client-options.js';
 import { createCollection, type Collection } from './collection.js';
@@ -16,7 +16,7 @@ import { interopOperations, type AppPasswordOperations, type FeedOperations } fr
 import { localOccurrences, occurrenceOperations, type OccurrenceOperations, type OccurrencesQuery } from './series.js';
 import { StatusCell, type SyncStatus } from './status.js';
 import type { OutboxError } from './store/local-store.js';
-import type { OccurrencePage } from '@calsync/domain/calendar';
+import type { OccurrencePage } from '@calsync/domain/rules';
 import { TabCoordinator } from './tab-coordinator.js';
 import { browserOnline, debounce, onlineTrigger, periodicTrigger, visibleTrigger, type TriggerSource } from './triggers.js';
 import { uuidv7 } from './uid.js';

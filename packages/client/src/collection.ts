@@ -1,4 +1,4 @@
-import type { FieldValue, RecordType } from '@calsync/domain/records';
+import type { FieldValue, RecordType } from '@calsync/domain/rules';
 import type { LocalState } from './engine/local-state.js';
 import { planPut, planRemove } from './engine/outbox.js';
 import type { StoredRecord } from './store/local-store.js';

@@ -1,4 +1,4 @@
-import type { FieldValues } from '@calsync/domain/records';
+import type { FieldValues } from '@calsync/domain/rules';
 import type { Collection, LocalRecord } from './collection.js';
 import type { CalendarFields, EventFields, ReminderFields, TaskFields } from './records.js';
 

@@ -6,7 +6,7 @@ export type { Collection, LocalRecord, PutInput } from './collection.js';
 export type { OccurrenceOperations, OccurrenceOptions, OccurrencesQuery } from './series.js';
 export type { ImportIcsOptions, ImportIcsResult } from './import-ics.js';
 export type { AppPasswordOperations, FeedOperations } from './interop.js';
-export type { Occurrence, OccurrencePage, OccurrenceScope } from '@calsync/domain/calendar';
+export type { Occurrence, OccurrencePage, OccurrenceScope } from '@calsync/domain/rules';
 export type { CalendarFields, EventFields, FieldsOf, ReminderFields, TaskFields } from './records.js';
 export type { SyncErrorInfo, SyncStatus } from './status.js';
 export type { SyncReason } from './engine/sync-runner.js';

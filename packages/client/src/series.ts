@@ -7,8 +7,8 @@ import {
   type OccurrencePlan,
   type OccurrenceScope,
   type SeriesState,
-} from '@calsync/domain/calendar';
-import type { FieldValues } from '@calsync/domain/records';
+} from '@calsync/domain/rules';
+import type { FieldValues } from '@calsync/domain/rules';
 import type { Collection } from './collection.js';
 import type { LocalState } from './engine/local-state.js';
 import type { EventFields } from './records.js';

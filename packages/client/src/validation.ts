@@ -8,7 +8,7 @@ import {
   type FieldValue,
   type ItemErrorCode,
   type RecordType,
-} from '@calsync/domain/records';
+} from '@calsync/domain/rules';
 import type { StoredRecord } from './store/local-store.js';
 
 /** A local write refused before it reaches the outbox, with the code the server would have given. */

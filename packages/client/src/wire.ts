@@ -16,4 +16,4 @@ export type {
   TokenPairWire as WireTokenPair,
   UserWire as WireUser,
 } from '@calsync/wire';
-export type { WireRecord } from '@calsync/domain/records';
+export type { WireRecord } from '@calsync/domain/rules';

@@ -1,6 +1,4 @@
-export * from './errors.js';
-export * from './records/index.js';
-export * from './calendar/index.js';
+export * from './rules/index.js';
 export * from './ports/index.js';
 export * from './cursor/index.js';
 export * from './sync/index.js';

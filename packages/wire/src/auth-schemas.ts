@@ -7,7 +7,7 @@ import {
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
   PHONE_PATTERN,
-} from '@calsync/domain';
+} from '@calsync/domain/rules';
 import { Type } from '@sinclair/typebox';
 import { instantSchema } from './record-schemas.js';
 

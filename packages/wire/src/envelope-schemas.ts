@@ -1,4 +1,4 @@
-import { ErrorCode } from '@calsync/domain';
+import { ErrorCode } from '@calsync/domain/rules';
 import { Type, type TSchema } from '@sinclair/typebox';
 
 /**

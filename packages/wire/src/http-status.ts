@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@calsync/domain';
+import type { ErrorCode } from '@calsync/domain/rules';
 
 /**
  * HTTP status of each stable error code: the only place codes meet statuses. The server's error

@@ -1,4 +1,4 @@
-import { UID_PATTERN } from '@calsync/domain';
+import { UID_PATTERN } from '@calsync/domain/rules';
 import { Type } from '@sinclair/typebox';
 import { deviceDtoSchema } from './auth-schemas.js';
 

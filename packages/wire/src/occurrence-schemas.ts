@@ -1,4 +1,4 @@
-import { OCCURRENCE_LIMIT, OCCURRENCE_MAX_WINDOW_DAYS, UID_PATTERN } from '@calsync/domain';
+import { OCCURRENCE_LIMIT, OCCURRENCE_MAX_WINDOW_DAYS, UID_PATTERN } from '@calsync/domain/rules';
 import { Type } from '@sinclair/typebox';
 
 /** An occurrence's time: an instant (timed) or a floating date (all-day). */

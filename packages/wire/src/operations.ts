@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@calsync/domain';
+import type { ErrorCode } from '@calsync/domain/rules';
 import { HTTP_STATUS_BY_CODE } from './http-status.js';
 
 /** One operation of the HTTP API: where it lives, what it is called and which error codes it can answer. */

@@ -7,7 +7,7 @@ import {
   type FieldSpec,
   type FieldTables,
   type RecordType,
-} from '@calsync/domain';
+} from '@calsync/domain/rules';
 import { Type, type TBoolean, type TInteger, type TNull, type TObject, type TOptional, type TSchema, type TString, type TUnion } from '@sinclair/typebox';
 
 /** Maximum items in one push array (docs/protocol.md); more answers 413 BATCH_TOO_LARGE. */

@@ -1,4 +1,4 @@
-import { ENTITY_TYPE, ITEM_ERROR_CODES, PAGE_LIMITS, type QueryBounds, type RecordType } from '@calsync/domain';
+import { ENTITY_TYPE, ITEM_ERROR_CODES, PAGE_LIMITS, type QueryBounds, type RecordType } from '@calsync/domain/rules';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { stringEnum } from './envelope-schemas.js';
 import { instantSchema, LOSER_SNAPSHOT_SCHEMAS, PULLED_RECORD_SCHEMAS, RECORD_NAMES, uidSchema, versionSchema } from './record-schemas.js';

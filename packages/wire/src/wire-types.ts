@@ -1,4 +1,4 @@
-import type { RecordType } from '@calsync/domain';
+import type { RecordType } from '@calsync/domain/rules';
 import type { Static, TObject } from '@sinclair/typebox';
 import type * as auth from './auth-schemas.js';
 import type * as interop from './interop-schemas.js';

@@ -1,4 +1,4 @@
-import { RECORD_TYPES, type RecordType } from '@calsync/domain/records';
+import { RECORD_TYPES, type RecordType } from '@calsync/domain/rules';
 import type { LocalStore, MetaValue, OutboxItem, StoredRecord, StoreWrite } from '../store/local-store.js';
 
 /** Metadata keys the client keeps in its store. */

@@ -1,4 +1,4 @@
-import { createFields, parseVersion, RECORD_TYPES, type FieldValue, type RecordType } from '@calsync/domain/records';
+import { createFields, isDefaultCalendar, parseVersion, RECORD_TYPES, type FieldValue, type RecordType } from '@calsync/domain/rules';
 import type { OutboxError, OutboxItem, StoredRecord, StoreWrite } from '../store/local-store.js';
 import type { WireItemResult } from '../wire.js';
 import { META, type LocalState } from './local-state.js';
@@ -99,7 +99,7 @@ export function selectBatch(state: LocalState, maxPerType: number): OutboxItem[]
 
 /** True for an item that makes a calendar the default (the server then demotes the others). */
 export function isPromotion(item: OutboxItem): boolean {
-  return item.type === 'calendars' && item.op === 'upsert' && (item.sent?.fields ?? item.patch).isDefault === true;
+  return item.op === 'upsert' && isDefaultCalendar(item.type, item.sent?.fields ?? item.patch);
 }
 
 /**
@@ -111,7 +111,7 @@ export function isPromotion(item: OutboxItem): boolean {
 function withOnePromotion(state: LocalState, calendars: OutboxItem[]): OutboxItem[] {
   const promotion = calendars.find(isPromotion);
   if (!promotion) return calendars;
-  return calendars.filter((i) => i === promotion || (i.op === 'delete' ? true : state.records.calendars.get(i.uid)?.fields.isDefault !== true));
+  return calendars.filter((i) => i === promotion || (i.op === 'delete' || !isDefaultCalendar('calendars', state.records.calendars.get(i.uid)?.fields ?? {})));
 }
 
 /** The base version an item is pushed with: the record's current one, else the one last seen. */

@@ -1,4 +1,4 @@
-import { fieldsOfWireRecord, RECORD_TYPES, type FieldValue } from '@calsync/domain/records';
+import { fieldsOfWireRecord, RECORD_TYPES, type FieldValue } from '@calsync/domain/rules';
 import type { OutboxItem, StoredRecord, StoreWrite } from '../store/local-store.js';
 import type { WirePullResponse } from '../wire.js';
 import { META, type LocalState } from './local-state.js';

@@ -1,9 +1,10 @@
 import type { OutboxItem, StoredRecord, StoreWrite } from '../store/local-store.js';
 import type { LocalState } from './local-state.js';
 import type { Rekey } from './outbox.js';
-import { REFERENCE_LINKS } from './references.js';
+import { childLinks } from '@calsync/domain/rules';
 
-const CALENDAR_LINKS = REFERENCE_LINKS.filter((l) => l.target === 'calendars');
+/** The reference fields that point at calendars, from the domain's field tables. */
+const CALENDAR_LINKS = childLinks('calendars');
 
 /**
  * A local default calendar that the server merged into the user's existing default (the push

@@ -1,4 +1,4 @@
-import { RECORD_TYPES, type RecordType } from '@calsync/domain/records';
+import { RECORD_TYPES, type RecordType } from '@calsync/domain/rules';
 import { ApiError } from '../http/api-error.js';
 import type { CalsyncApi } from '../http/api.js';
 import type { OutboxItem } from '../store/local-store.js';

@@ -1,4 +1,4 @@
-import type { FieldValue, RecordType } from '@calsync/domain/records';
+import type { FieldValue, RecordType } from '@calsync/domain/rules';
 
 /** A record as the device holds it: every field of its type, and the last server version it saw. */
 export interface StoredRecord {

@@ -1,4 +1,4 @@
-import type { RecordType } from '@calsync/domain/records';
+import type { RecordType } from '@calsync/domain/rules';
 import type { LocalStore, MetaValue, OutboxItem, StoreContents, StoredRecord, StoreWrite } from './local-store.js';
 
 const recordKey = (type: RecordType, uid: string): string => `${type}\u0000${uid}`;

@@ -3,7 +3,7 @@ import type { DeviceStore } from '../ports/device-store.js';
 import type { Random } from '../ports/random.js';
 import type { UserStore } from '../ports/user-store.js';
 import { toDeviceDto, type DeviceDto } from './dtos.js';
-import { assertName, normaliseEmail } from './input-rules.js';
+import { assertName, normaliseEmail } from '../rules/input-rules.js';
 import type { AccessIdentity } from './session-service.js';
 import { hashRefreshToken } from './token-hash.js';
 

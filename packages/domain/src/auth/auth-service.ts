@@ -13,7 +13,7 @@ import type { SyncApi } from '../sync/types.js';
 import type { UserProfilePatch, UserRecord, UserStore } from '../ports/user-store.js';
 import type { AuthApi, ProfileUpdate } from './auth-api.js';
 import { toDeviceDto, toUserDto, type DeviceDto, type SignInResult, type TokenPair, type UserDto } from './dtos.js';
-import { assertName, assertPassword, assertPhone, DEVICE_UID_PATTERN, normaliseEmail, PASSWORD_MAX_LENGTH } from './input-rules.js';
+import { assertName, assertPassword, assertPhone, DEVICE_UID_PATTERN, normaliseEmail, PASSWORD_MAX_LENGTH } from '../rules/input-rules.js';
 import { OtpService, type OtpPolicy, type SendOtpResult } from './otp-service.js';
 import { SessionService, type AccessIdentity, type SessionPolicy } from './session-service.js';
 

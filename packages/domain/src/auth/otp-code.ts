@@ -1,8 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Random } from '../ports/random.js';
-
-/** Number of digits of a one-time code (6). */
-export const OTP_LENGTH = 6;
+import { OTP_LENGTH } from '../rules/input-rules.js';
 
 /** A uniformly random 6-digit code, drawn from the Random port (a CSPRNG, no modulo bias). */
 export function generateOtpCode(random: Random): string {

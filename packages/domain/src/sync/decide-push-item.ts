@@ -2,7 +2,7 @@ import { parseVersion, UID_PATTERN, validatePatch } from '../records/field-valid
 import { type Checked, type ItemError, itemError } from '../records/item-error.js';
 import { applyPatch, checkImmutable, checkRequiredOnCreate, createFields, settleFields } from '../records/record-state.js';
 import type { FieldValues, RecordRow, RecordType } from '../records/types.js';
-import { cascadeDeletes, checkReferences, demoteOtherDefaults } from './reference-rules.js';
+import { cascadeDeletes, checkReferences, demoteOtherDefaults } from '../rules/references.js';
 import type { RowChange, RowView } from './row-view.js';
 import type { PushItem } from './types.js';
 

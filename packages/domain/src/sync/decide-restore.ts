@@ -2,7 +2,7 @@ import { DomainError } from '../errors.js';
 import { settleFields } from '../records/record-state.js';
 import type { FieldValues, RecordType } from '../records/types.js';
 import { promotionDemotions } from './decide-push-item.js';
-import { checkReferences } from './reference-rules.js';
+import { checkReferences } from '../rules/references.js';
 import type { RowChange, RowView } from './row-view.js';
 
 /**

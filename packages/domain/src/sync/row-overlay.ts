@@ -4,7 +4,7 @@ import { isLiveDefaultCalendar } from '../records/default-calendar.js';
 import { perRecordType } from '../records/per-record-type.js';
 import type { RecordRow, RecordType } from '../records/types.js';
 import type { SyncUnitOfWork } from '../ports/sync-store.js';
-import { childLinks } from './reference-rules.js';
+import { childLinks } from '../rules/references.js';
 import type { RowChange, RowView } from './row-view.js';
 
 const keyOf = (type: RecordType, uid: string): string => `${type}\u0000${uid}`;

@@ -9,7 +9,7 @@ import type { ObjectRows, ObjectScope, SyncStore, SyncUnitOfWork } from '../port
 import { itemError } from '../records/item-error.js';
 import { toWireRecord } from '../records/snapshot.js';
 import { ENTITY_TYPE, RECORD_TYPES, type RecordType, type WireRecord } from '../records/types.js';
-import { clampToBounds, PAGE_LIMITS } from './page-limits.js';
+import { clampToBounds, PAGE_LIMITS } from '../rules/page-limits.js';
 import { PushPlanner, toConflictDto, toPushResponse, type PlanOutcome } from './push-planner.js';
 import type { ConflictPage, ItemResult, OccurrenceQuery, PullResponse, PushChangeset, PushResponse, ResolveResponse, SyncApi } from './types.js';
 

@@ -1,5 +1,7 @@
 import { DomainError, ErrorCode } from '../errors.js';
 
+/** Number of digits of a one-time code (6). */
+export const OTP_LENGTH = 6;
 /** E.164: `+` and 8 to 15 digits (docs/api.md). */
 export const PHONE_PATTERN = /^\+[0-9]{8,15}$/;
 /** something@domain.tld (docs/api.md). */

@@ -1,7 +1,7 @@
 import { FIELD_TABLES } from '../records/field-tables.js';
 import { type ItemError, itemError } from '../records/item-error.js';
 import { RECORD_TYPES, type FieldValues, type RecordRow, type RecordType } from '../records/types.js';
-import type { RowChange, RowView } from './row-view.js';
+import type { RowChange, RowView } from '../sync/row-view.js';
 
 /** A reference field of some type that points at records of a given parent type. */
 export interface ChildLink {
@@ -62,28 +62,50 @@ function createsCycle(type: RecordType, field: string, uid: string, start: strin
   return false;
 }
 
+/** A record as the cascade walks it: its type, uid and fields. */
+export interface RecordNode {
+  readonly type: RecordType;
+  readonly uid: string;
+  readonly fields: FieldValues;
+}
+
 /**
- * Tombstone changes for every live descendant of `root` (a calendar's events and their reminders,
- * an event's reminders, a task's subtasks recursively and their reminders). Each child gets its own
- * change, and so its own version; a visited set guards against reference cycles.
+ * Every record that hangs below `root` through reference fields (a calendar's events and their
+ * reminders, an event's reminders, a task's subtasks recursively and their reminders), breadth
+ * first, `root` excluded: what deleting `root` deletes with it. `children(link, parentUid)` gives
+ * the live records of `link.type` whose `link.field` holds `parentUid`; a visited set guards
+ * against reference cycles. The server's cascade and the client's local delete both walk this.
  */
-export function cascadeDeletes(root: RecordRow, view: RowView): RowChange[] {
-  const changes: RowChange[] = [];
+export function descendantsOf<R extends RecordNode>(root: R, children: (link: ChildLink, parentUid: string) => Iterable<R>): R[] {
+  const found: R[] = [];
   const seen = new Set<string>([`${root.type}:${root.uid}`]);
-  const queue: RecordRow[] = [root];
+  const queue: R[] = [root];
   while (queue.length > 0) {
     const parent = queue.shift()!;
     for (const link of childLinks(parent.type)) {
-      for (const child of view.liveReferencing(link.type, link.field, parent.uid)) {
+      for (const child of children(link, parent.uid)) {
         const key = `${child.type}:${child.uid}`;
         if (seen.has(key)) continue;
         seen.add(key);
-        changes.push({ type: child.type, uid: child.uid, fields: child.fields, deleted: true });
+        found.push(child);
         queue.push(child);
       }
     }
   }
-  return changes;
+  return found;
+}
+
+/**
+ * Tombstone changes for every live descendant of `root`, each with its own change, and so its own
+ * version.
+ */
+export function cascadeDeletes(root: RecordRow, view: RowView): RowChange[] {
+  return descendantsOf(root, (link, parentUid) => view.liveReferencing(link.type, link.field, parentUid)).map((child) => ({
+    type: child.type,
+    uid: child.uid,
+    fields: child.fields,
+    deleted: true,
+  }));
 }
 
 /** Demotions of the user's live default calendars other than `keepUid`, to run before a promotion. */
