@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordType } from '@calsync/domain';
-import { boundOf, insertsOf, nextVersions } from '@calsync/testkit';
+import { boundOf, insertsOf, nextVersions } from '@calsync/testkit/contracts';
 import { PostgresLegacyStatsStore } from './postgres-legacy-stats-store.js';
 import { PostgresSyncStore } from './postgres-sync-store.js';
 import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase } from '../test-support/index.js';

@@ -1,4 +1,4 @@
-import { runSyncStoreContract } from '@calsync/testkit';
+import { runSyncStoreContract } from '@calsync/testkit/contracts';
 import { PostgresSyncStore } from './postgres-sync-store.js';
 import { announceDatabaseKinds, createTestUser, openTestDatabase } from '../test-support/index.js';
 

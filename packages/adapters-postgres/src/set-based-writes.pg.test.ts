@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FieldValues, RecordType } from '@calsync/domain';
-import { insertsOf, nextVersions, rowsOf, sampleFields, type UnsavedRow } from '@calsync/testkit';
+import { insertsOf, nextVersions, rowsOf, sampleFields, type UnsavedRow } from '@calsync/testkit/contracts';
 import { PostgresSyncStore } from './postgres-sync-store.js';
 import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '../test-support/index.js';
 

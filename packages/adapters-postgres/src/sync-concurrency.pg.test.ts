@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CursorCodec, SyncService, type ItemResult, type PushItem, type RecordType, type SyncApi } from '@calsync/domain';
-import { insertsOf, itemByItem, nextVersions, rowsOf } from '@calsync/testkit';
+import { itemByItem } from '@calsync/testkit';
+import { insertsOf, nextVersions, rowsOf } from '@calsync/testkit/contracts';
 import { PostgresSyncStore } from './postgres-sync-store.js';
 import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase } from '../test-support/index.js';
 

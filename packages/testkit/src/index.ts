@@ -4,7 +4,6 @@ export * from './in-memory-sync-store.js';
 export * from './in-memory-change-feed.js';
 export * from './push-item-by-item.js';
 export * from './arbitraries.js';
-export * from './contract/index.js';
 export * from './auth/index.js';
 export * from './feeds/index.js';
 export * from './notify/stand-in-fcm.js';

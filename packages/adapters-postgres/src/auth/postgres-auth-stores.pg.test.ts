@@ -1,4 +1,4 @@
-import { runDeviceStoreContract, runOtpStoreContract, runSessionStoreContract, runUserStoreContract, type OpenAuthStores } from '@calsync/testkit';
+import { runDeviceStoreContract, runOtpStoreContract, runSessionStoreContract, runUserStoreContract, type OpenAuthStores } from '@calsync/testkit/contracts';
 import { announceDatabaseKinds, openTestDatabase } from '../../test-support/index.js';
 import { postgresAuthStores } from './postgres-auth-stores.js';
 

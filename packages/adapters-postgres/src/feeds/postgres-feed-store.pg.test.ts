@@ -1,4 +1,4 @@
-import { runFeedStoreContract } from '@calsync/testkit';
+import { runFeedStoreContract } from '@calsync/testkit/contracts';
 import { PostgresFeedStore } from './postgres-feed-store.js';
 import { announceDatabaseKinds, createTestUser, openTestDatabase } from '../../test-support/index.js';
 

@@ -7,8 +7,3 @@ export * from './capturing-sms-sender.js';
 export * from './stand-in-sms-gateway.js';
 export * from './fake-token-signer.js';
 export * from './test-support.js';
-export type { AuthStoresUnderTest, OpenAuthStores } from './auth-contract-fixtures.js';
-export * from './user-store-contract.js';
-export * from './device-store-contract.js';
-export * from './session-store-contract.js';
-export * from './otp-store-contract.js';

@@ -1,2 +1,1 @@
 export * from './in-memory-feed-store.js';
-export * from './feed-store-contract.js';
