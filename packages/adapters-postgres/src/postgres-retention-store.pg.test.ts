@@ -1,4 +1,4 @@
-import { runRetentionStoreContract } from '@calsync/testkit';
+import { runRetentionStoreContract } from '@calsync/testkit/contracts';
 import { createDatabase } from './database.js';
 import { postgresAuthStores } from './auth/postgres-auth-stores.js';
 import { PostgresRetentionStore } from './postgres-retention-store.js';
