@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--quick] [--pglite] [--memory] [--notifications] [--occurrences]`: starts the real server process, drives it over HTTP and
+ * `pnpm bench [--quick] [--pglite] [--memory] [--notifications] [--occurrences] [--caldav]`: starts the real server process, drives it over HTTP and
  * compares against floors measured through `pg` on the same database in the same run. Prints a
  * table and writes bench/results/<date>.json. Not part of `pnpm test`.
  */
@@ -19,6 +19,7 @@ import { runInitialSync } from './workloads/initial-sync.js';
 import { runManyDevices, signInFleet } from './workloads/many-devices.js';
 import { runNotifications } from './workloads/notifications.js';
 import { runOccurrences } from './workloads/occurrences.js';
+import { runCaldav } from './workloads/caldav.js';
 import { runOpenLoop } from './workloads/open-loop.js';
 import { runSmallPushLevel, smallPushFigures, smallPushTarget, type SmallPushRun } from './workloads/small-push.js';
 import { runUpload } from './workloads/upload.js';
@@ -33,6 +34,9 @@ const profile = process.argv.includes('--profile');
 const notificationsOnly = process.argv.includes('--notifications');
 /** `--occurrences`: only the occurrence workload (a calendar view's reads). */
 const occurrencesOnly = process.argv.includes('--occurrences');
+/** `--caldav`: only the CalDAV workload (calsync beside Radicale). */
+const caldavOnly = process.argv.includes('--caldav');
+const caldavEvents = quick ? 300 : 2000;
 const sizes = quick
   ? { upload: 2000, small: 10_000, large: 100_000, rounds: 50, users: 10, manySeconds: 5, conflictSeconds: 4, pushes: 200, ownLarge: 10_000, openSeconds: 3, notifyPushes: 50, streams: 1000 }
   : { upload: 10_000, small: 10_000, large: 1_000_000, rounds: 200, users: 50, manySeconds: 30, conflictSeconds: 15, pushes: 1000, ownLarge: 100_000, openSeconds: 10, notifyPushes: 300, streams: 1000 };
@@ -81,7 +85,7 @@ async function main(): Promise<void> {
   if (usePglite) databaseUrl = `pglite://${mkdtempSync(join(tmpdir(), 'calsync-bench-'))}`;
   else await recreateDatabase(dbUrl);
   // First, alone on the machine: the idle memory of fresh servers (PGlite against PostgreSQL).
-  const idleMemory = notificationsOnly || occurrencesOnly ? null : await runIdleMemory(usePglite ? null : dbUrl);
+  const idleMemory = notificationsOnly || occurrencesOnly || caldavOnly ? null : await runIdleMemory(usePglite ? null : dbUrl);
   if (memoryOnly) {
     report({ idleMemory });
     return;
@@ -101,6 +105,8 @@ async function main(): Promise<void> {
 
     if (occurrencesOnly) {
       figures.occurrences = await runOccurrences(server.baseUrl, gateway, { requests: quick ? 120 : 600 });
+    } else if (caldavOnly) {
+      figures.caldav = await runCaldav(server.baseUrl, gateway, { events: caldavEvents });
     } else {
       if (!notificationsOnly) await runEverythingElse(writer, reader);
       // A second app node on the same PostgreSQL (PGlite is one process: the one node plays both).
@@ -142,6 +148,7 @@ async function main(): Promise<void> {
     figures.openLoop = await runOpenLoop(server.baseUrl, fleet, many.roundTripsPerSecond, { seconds: sizes.openSeconds, fractions: openFractions });
     figures.conflicts = await runConflicts(server.baseUrl, gateway, { seconds: sizes.conflictSeconds });
     figures.occurrences = await runOccurrences(server.baseUrl, gateway, { requests: quick ? 120 : 600 });
+    figures.caldav = await runCaldav(server.baseUrl, gateway, { events: caldavEvents });
   }
 }
 
@@ -160,13 +167,13 @@ function report(figures: Record<string, unknown>): void {
   for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
   const out = {
     date: new Date().toISOString(),
-    mode: { quick, pglite: usePglite, notificationsOnly, occurrencesOnly, memoryOnly },
+    mode: { quick, pglite: usePglite, notificationsOnly, occurrencesOnly, caldavOnly, memoryOnly },
     machine: { node: process.version, cpus: cpus().length },
     ...figures,
   };
   const dir = fileURLToPath(new URL('./results/', import.meta.url));
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${out.date.slice(0, 10)}${quick ? '-quick' : ''}${usePglite ? '-pglite' : ''}${notificationsOnly ? '-notifications' : ''}${occurrencesOnly ? '-occurrences' : ''}${memoryOnly ? '-memory' : ''}.json`);
+  const file = join(dir, `${out.date.slice(0, 10)}${quick ? '-quick' : ''}${usePglite ? '-pglite' : ''}${notificationsOnly ? '-notifications' : ''}${occurrencesOnly ? '-occurrences' : ''}${caldavOnly ? '-caldav' : ''}${memoryOnly ? '-memory' : ''}.json`);
   writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
   console.log(`bench: wrote ${file}`);
 }

@@ -85,17 +85,44 @@ export class DavObjects {
     };
   }
 
-  /** The live object a resource name names in a collection, or null. */
+  /**
+   * The live object a resource name names in a collection, or null: point reads only. A name's
+   * record uid derives from the name (`<uid>.ics`, or the hash of a name that is no uid); when that
+   * record was deleted and the name used again, the new record's uid derives from the name and the
+   * tombstone's version, so the chain is followed a step per re-creation.
+   */
   async find(collection: string, name: string): Promise<{ object: IcalObject; within: Collection } | null> {
-    const uid = recordUidFor(stemOf(name));
-    const rows = await this.sync.readObjects(this.userId, scopeOf(collection), [uid]);
+    let uid = recordUidFor(stemOf(name));
+    for (let step = 0; step < 20; step++) {
+      const rows = await this.sync.readObjects(this.userId, scopeOf(collection), [uid]);
+      if (collection !== TASKS && !rows.calendars.some((c) => c.uid === collection)) return null;
+      const object = groupObjects(rows).find((o) => o.root.uid === uid);
+      if (object === undefined) return null;
+      if (object.root.deleted === null) return hrefNameOf(object.root) === name ? { object, within: this.toCollection(collection, rows) } : null;
+      uid = recordUidFor(`${stemOf(name)}/${object.root.version}`);
+    }
+    return null;
+  }
+
+  /** The objects `names` name in a collection (a multiget): one read for all, a point read per re-created name. */
+  async findMany(collection: string, names: readonly string[]): Promise<{ found: Map<string, IcalObject>; within: Collection } | null> {
+    const uids = names.map((n) => recordUidFor(stemOf(n)));
+    const rows = await this.sync.readObjects(this.userId, scopeOf(collection), uids);
     if (collection !== TASKS && !rows.calendars.some((c) => c.uid === collection)) return null;
-    const direct = groupObjects(rows).find((o) => o.root.deleted === null && hrefNameOf(o.root) === name);
-    if (direct !== undefined) return { object: direct, within: this.toCollection(collection, rows) };
-    // Put again after a delete, the object lives under another uid with its name kept: look it up.
-    const all = await this.collection(collection);
-    const found = all?.objects.find((o) => o.root.deleted === null && hrefNameOf(o.root) === name);
-    return found === undefined || all === null ? null : { object: found, within: all };
+    const within = this.toCollection(collection, rows);
+    const byUid = new Map(within.objects.map((o) => [o.root.uid, o]));
+    const found = new Map<string, IcalObject>();
+    for (const [i, name] of names.entries()) {
+      const direct = byUid.get(uids[i]!);
+      if (direct === undefined) continue;
+      if (direct.root.deleted === null) {
+        if (hrefNameOf(direct.root) === name) found.set(name, direct);
+        continue;
+      }
+      const again = await this.find(collection, name);
+      if (again !== null) found.set(name, again.object);
+    }
+    return { found, within };
   }
 
   /** The iCalendar text of an object. */
@@ -117,15 +144,17 @@ export class DavObjects {
    * an If-Match other than its ETag answer 412. Returns whether it was created and the new ETag.
    */
   async put(collection: string, name: string, text: string, conditions: { ifMatch?: string; ifNoneMatch?: string }): Promise<{ created: boolean; etag: string }> {
-    const found = await this.find(collection, name);
-    if (collection !== TASKS && found === null && !(await this.calendars()).some((c) => c.uid === collection)) {
-      throw new DavWriteError(409, 'no such calendar collection');
-    }
+    // One read for the usual case: the record the name derives from, and the calendars (the collection exists, its zone).
+    const nameUid = recordUidFor(stemOf(name));
+    const rows = await this.sync.readObjects(this.userId, scopeOf(collection), [nameUid]);
+    if (collection !== TASKS && !rows.calendars.some((c) => c.uid === collection)) throw new DavWriteError(409, 'no such calendar collection');
+    const named = groupObjects(rows).find((o) => o.root.uid === nameUid);
+    const found = named === undefined ? null : named.root.deleted === null ? (hrefNameOf(named.root) === name ? named : null) : ((await this.find(collection, name))?.object ?? null);
     if (conditions.ifNoneMatch !== undefined && conditions.ifNoneMatch.trim() === '*' && found !== null) throw new DavWriteError(412, 'the resource exists');
-    if (conditions.ifMatch !== undefined && (found === null || !matchesEtag(conditions.ifMatch, `"${found.object.version}"`))) {
+    if (conditions.ifMatch !== undefined && (found === null || !matchesEtag(conditions.ifMatch, `"${found.version}"`))) {
       throw new DavWriteError(412, 'the resource changed (If-Match)');
     }
-    const zone = found?.within.zone ?? (collection === TASKS ? null : calendarZoneOf(await this.sync.readObjects(this.userId, { calendarUid: collection }, []), collection));
+    const zone = collection === TASKS ? null : calendarZoneOf(rows, collection);
     let parsed;
     try {
       parsed = parseCalendar(text, zone ?? 'UTC');
@@ -140,12 +169,12 @@ export class DavObjects {
     if ((object.kind === 'task') !== (collection === TASKS)) {
       throw new DavWriteError(403, collection === TASKS ? 'the tasks collection holds VTODO' : 'a calendar collection holds VEVENT', 'supported-calendar-component');
     }
-    const uid = found?.object.root.uid ?? (await this.newUid(collection, object.icalUid));
-    const writes = planObject(withHref(object, uid, name), found?.object ?? null, uid, collection);
-    if (writes.length > 0) await this.pushWrites(writes, found?.object ?? null);
-    const after = await this.find(collection, name);
-    if (after === null) throw new DavWriteError(409, 'the resource could not be stored');
-    return { created: found === null, etag: `"${after.object.version}"` };
+    const uid = found?.root.uid ?? (await this.newUid(collection, name, object.icalUid, named ?? null));
+    const writes = planObject(withHref(object, uid, name), found, uid, collection);
+    if (writes.length === 0) return { created: false, etag: `"${found!.version}"` };
+    // The push's versions are the newest of the object: they are its new ETag, no second read needed.
+    const written = await this.pushWrites(writes, found);
+    return { created: found === null, etag: `"${written}"` };
   }
 
   /** DELETE of a calendar object (its overrides and reminders go with it, as with any delete). */
@@ -182,20 +211,31 @@ export class DavObjects {
   }
 
   /**
-   * The record uid of an object a client creates: derived from its iCalendar UID (as an import
-   * derives it, so RELATED-TO and a later import name the same record), or from the UID and the
-   * tombstone's version when that record was deleted (a tombstone is final). A live record of that
-   * UID under another resource name is RFC 4791's no-uid-conflict (409).
+   * The record uid of an object a client creates under `name`: derived from the name, so every
+   * later request finds it with one point read (calendar apps name a resource `<UID>.ics`, and then
+   * it is the uid an import of the same UID derives, so RELATED-TO finds the parent). A name whose
+   * record was deleted gets the next uid of its chain (a tombstone is final). The same UID live
+   * under another name is RFC 4791's no-uid-conflict (409).
    */
-  private async newUid(collection: string, icalUid: string): Promise<string> {
-    const uid = recordUidFor(icalUid);
-    const existing = (await this.sync.readObjects(this.userId, scopeOf(collection), [uid])).roots[0];
-    if (existing === undefined) return uid;
-    if (existing.deleted === null) throw new DavWriteError(409, `UID ${icalUid} is stored under another resource name`, 'no-uid-conflict');
-    return recordUidFor(`${icalUid}/${existing.version}`);
+  private async newUid(collection: string, name: string, icalUid: string, named: IcalObject | null): Promise<string> {
+    const byUid = recordUidFor(icalUid);
+    let uid = recordUidFor(stemOf(name));
+    const conflict = () => new DavWriteError(409, `UID ${icalUid} is stored under another resource name`, 'no-uid-conflict');
+    if (byUid !== uid) {
+      const other = (await this.sync.readObjects(this.userId, scopeOf(collection), [byUid])).roots.find((r) => r.uid === byUid);
+      if (other !== undefined && other.deleted === null) throw conflict();
+    }
+    let root: RecordRow | undefined = named?.root;
+    for (let step = 0; root !== undefined && step < 20; step++) {
+      if (root.deleted === null) throw conflict();
+      uid = recordUidFor(`${stemOf(name)}/${root.version}`);
+      root = (await this.sync.readObjects(this.userId, scopeOf(collection), [uid])).roots[0];
+    }
+    return uid;
   }
 
-  private async pushWrites(writes: readonly ObjectWrite[], current: IcalObject | null): Promise<void> {
+  /** Pushes an object's writes; returns the highest version the push gave (the object's new ETag). */
+  private async pushWrites(writes: readonly ObjectWrite[], current: IcalObject | null): Promise<bigint> {
     const versions = new Map<string, string>();
     for (const r of current === null ? [] : [current.root, ...current.overrides, ...current.reminders]) versions.set(`${r.type}/${r.uid}`, r.version.toString());
     const changeset: Partial<Record<RecordType, PushItem[]>> = {};
@@ -203,19 +243,23 @@ export class DavObjects {
       const item: PushItem = { uid: w.uid, op: w.op === 'delete' ? 'delete' : 'upsert', baseVersion: w.op === 'create' ? null : (versions.get(`${w.type}/${w.uid}`) ?? null), fields: w.fields };
       (changeset[w.type] ??= []).push(item);
     }
-    await this.pushOrThrow(changeset);
+    return this.pushOrThrow(changeset);
   }
 
-  private async pushOrThrow(changeset: Partial<Record<RecordType, PushItem[]>>): Promise<void> {
+  /** Pushes as the app password's device; an item the engine refuses fails the request. Returns the highest version given. */
+  private async pushOrThrow(changeset: Partial<Record<RecordType, PushItem[]>>): Promise<bigint> {
     const answer = await this.sync.push(this.userId, changeset as PushChangeset, this.deviceUid);
+    let newest = 0n;
     for (const type of RECORD_TYPES) {
       for (const result of answer[type]) {
         if (result.status === 'error') {
           const status = result.error.code === 'UNKNOWN_REFERENCE' ? 409 : 403;
           throw new DavWriteError(status, `${type} ${result.uid}: ${result.error.message}`, 'valid-calendar-object-resource');
         }
+        if (result.version !== null && BigInt(result.version) > newest) newest = BigInt(result.version);
       }
     }
+    return newest;
   }
 }
 

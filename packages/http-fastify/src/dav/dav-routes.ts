@@ -199,6 +199,8 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
         const names = children(body, d('set')).flatMap((s) => child(s, d('prop'))?.children.map((x) => x.name) ?? []);
         return xml(reply, 207, multistatus([el(d('response'), [el(d('href'), p.collection(collection)), el(d('propstat'), [el(d('prop'), names.map((n) => el(n))), el(d('status'), 'HTTP/1.1 200 OK')])])]));
       }
+      const reportBody = method === 'REPORT' ? bodyXml(request) : undefined;
+      if (reportBody?.name === c('calendar-multiget')) return multiget(reply, objects, collection, identity.userId, reportBody);
       const coll = await objects.collection(collection);
       if (coll === null) return reply.code(404).send();
       const calendar = collection === TASKS ? null : (coll.rows.calendars.find((x) => x.uid === collection) ?? null);
@@ -211,7 +213,7 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
         }
         return xml(reply, 207, multistatus(responses));
       }
-      if (method === 'REPORT') return report(reply, objects, coll, collection, identity.userId, version, bodyXml(request));
+      if (method === 'REPORT') return report(reply, objects, coll, collection, identity.userId, version, reportBody);
       return reply.code(405).send();
     }
 
@@ -247,6 +249,30 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
     return reply.code(405).send();
   }
 
+  /** calendar-multiget: the objects of the listed hrefs, read by name (one read for all of them), a 404 response for an href that is not there. */
+  async function multiget(reply: FastifyReply, objects: DavObjects, collection: string, userId: number, body: XmlNode): Promise<FastifyReply> {
+    const p = paths(userId);
+    const component = collection === TASKS ? 'VTODO' : 'VEVENT';
+    const request_ = propRequestOf(body);
+    const wantsData = request_.kind !== 'prop' || request_.names.includes(c('calendar-data'));
+    const prefix = decodeURIComponent(p.collection(collection));
+    const hrefs = children(body, d('href')).map((h) => ({ text: h.text, path: decodeURIComponent(new URL(h.text, 'http://x').pathname) }));
+    const names = hrefs.map((h) => (h.path.startsWith(prefix) ? h.path.slice(prefix.length) : ''));
+    const read = await objects.findMany(collection, names.filter((n) => n !== '' && !n.includes('/')));
+    if (read === null) return reply.code(404).send();
+    const responses: OutElement[] = [];
+    for (const [i, href] of hrefs.entries()) {
+      const o = read.found.get(names[i]!);
+      if (o === undefined) {
+        responses.push(statusResponse(href.text, 'HTTP/1.1 404 Not Found'));
+        continue;
+      }
+      const data = wantsData ? await objects.render(o, read.within, collection) : null;
+      responses.push(propResponse(p.resource(collection, names[i]!), objectProps(userId, etagOf(o), component, data), request_.kind === 'allprop' ? { kind: 'prop', names: [d('getetag'), c('calendar-data')] } : request_));
+    }
+    return xml(reply, 207, multistatus(responses));
+  }
+
   /** calendar-multiget, calendar-query (time-range through the occurrence expander) and sync-collection. */
   async function report(reply: FastifyReply, objects: DavObjects, coll: Collection, collection: string, userId: number, version: bigint, body: XmlNode | undefined): Promise<FastifyReply> {
     if (body === undefined) throw new DomainError('VALIDATION_ERROR', 'REPORT needs a body');
@@ -258,16 +284,6 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
       const data = wantsData ? await objects.render(o, coll, collection) : null;
       return propResponse(p.resource(collection, hrefNameOf(o.root)), objectProps(userId, etagOf(o), component, data), request_.kind === 'allprop' ? { kind: 'prop', names: [d('getetag'), c('calendar-data')] } : request_);
     };
-    if (body.name === c('calendar-multiget')) {
-      const byHref = new Map(live(coll).map((o) => [p.resource(collection, hrefNameOf(o.root)), o]));
-      const responses: OutElement[] = [];
-      for (const href of children(body, d('href'))) {
-        const path = decodeURIComponent(new URL(href.text, 'http://x').pathname);
-        const o = [...byHref].find(([h]) => decodeURIComponent(h) === path)?.[1];
-        responses.push(o === undefined ? statusResponse(href.text, 'HTTP/1.1 404 Not Found') : await respond(o));
-      }
-      return xml(reply, 207, multistatus(responses));
-    }
     if (body.name === c('calendar-query')) {
       const range = collection === TASKS ? null : timeRangeOf(child(body, c('filter')));
       let chosen = live(coll);

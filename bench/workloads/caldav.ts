@@ -1,0 +1,199 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import type { StandInSmsGateway } from '@calsync/testkit';
+import { agent, call, signIn } from '../lib/client.js';
+import { msSince, percentile } from '../lib/stats.js';
+
+/** One CalDAV server's figures, measured the way DAVx5 and Thunderbird sync. */
+export interface DavFigures {
+  /** Events stored by PUT (If-None-Match: *), 4 in flight. */
+  putPerSecond: number;
+  /** Initial sync: sync-collection from no token, then calendar-multiget of 100 hrefs at a time, 4 in flight. */
+  initialSyncPerSecond: number;
+  /** Incremental sync after 100 events changed: sync-collection from the last token plus one multiget of the changed hrefs (median of 3 rounds). */
+  incrementalMs: number;
+}
+
+/** The CalDAV workload on calsync and, in the same run, on Radicale (Debian's `radicale`) when it is installed. */
+export interface CaldavFigures extends DavFigures {
+  events: number;
+  radicale: DavFigures | null;
+  /** calsync ÷ Radicale for the two rates, Radicale ÷ calsync for the time (above 1 means calsync is faster). */
+  putRatio: number | null;
+  initialSyncRatio: number | null;
+  incrementalRatio: number | null;
+}
+
+const IN_FLIGHT = 4;
+
+/** A CalDAV collection to drive, and the Authorization header of its user. */
+interface DavTarget {
+  readonly collection: string;
+  readonly authorization: string;
+}
+
+async function dav(target: DavTarget, method: string, url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+  const res = await request(url, {
+    method: method as 'GET',
+    headers: { authorization: target.authorization, 'content-type': body.startsWith('BEGIN:') ? 'text/calendar; charset=utf-8' : 'application/xml; charset=utf-8', ...headers },
+    body: body === '' ? undefined : body,
+    dispatcher: agent,
+  });
+  const text = await res.body.text();
+  if (res.statusCode >= 400) throw new Error(`${method} ${url} -> ${res.statusCode}: ${text.slice(0, 300)}`);
+  return { status: res.statusCode, text };
+}
+
+/** The hrefs of a multistatus answer that name .ics resources, and its sync token (whatever the server's namespace prefixes). */
+function multistatusOf(text: string): { hrefs: string[]; token: string | null } {
+  const hrefs = [...text.matchAll(/<(?:[A-Za-z0-9]+:)?href>([^<]+)<\/(?:[A-Za-z0-9]+:)?href>/g)].map((m) => m[1]!).filter((h) => h.endsWith('.ics'));
+  const token = /<(?:[A-Za-z0-9]+:)?sync-token>([^<]+)<\/(?:[A-Za-z0-9]+:)?sync-token>/.exec(text)?.[1] ?? null;
+  return { hrefs, token };
+}
+
+function vevent(i: number, summary: string): string {
+  const start = new Date(Date.UTC(2027, 0, 1) + i * 3_600_000);
+  const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//calsync bench//EN',
+    'BEGIN:VEVENT',
+    `UID:bench-${i}@example.org`,
+    'DTSTAMP:20260101T000000Z',
+    `SUMMARY:${summary}`,
+    `DTSTART:${stamp(start)}`,
+    `DTEND:${stamp(new Date(start.getTime() + 1_800_000))}`,
+    'END:VEVENT',
+    'END:VCALENDAR',
+    '',
+  ].join('\r\n');
+}
+
+/** Runs `tasks` with `IN_FLIGHT` at a time. */
+async function inFlight(count: number, task: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+const SYNC = (token: string) => `<?xml version="1.0" encoding="utf-8"?><d:sync-collection xmlns:d="DAV:"><d:sync-token>${token}</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>`;
+const MULTIGET = (hrefs: readonly string[]) =>
+  `<?xml version="1.0" encoding="utf-8"?><c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop>${hrefs.map((h) => `<d:href>${h}</d:href>`).join('')}</c:calendar-multiget>`;
+
+/** PUT, initial sync and incremental sync on one server. */
+async function measure(target: DavTarget, events: number): Promise<DavFigures> {
+  let started = performance.now();
+  await inFlight(events, async (i) => {
+    await dav(target, 'PUT', `${target.collection}bench-${i}.ics`, vevent(i, `Event ${i}`), { 'if-none-match': '*' });
+  });
+  const putPerSecond = events / (msSince(started) / 1000);
+
+  started = performance.now();
+  const first = multistatusOf((await dav(target, 'REPORT', target.collection, SYNC(''), { depth: '1' })).text);
+  const batches: string[][] = [];
+  for (let i = 0; i < first.hrefs.length; i += 100) batches.push(first.hrefs.slice(i, i + 100));
+  let fetched = 0;
+  await inFlight(batches.length, async (b) => {
+    const answer = await dav(target, 'REPORT', target.collection, MULTIGET(batches[b]!), { depth: '1' });
+    fetched += (answer.text.match(/BEGIN:VEVENT/g) ?? []).length;
+  });
+  const initialSyncPerSecond = fetched / (msSince(started) / 1000);
+  if (fetched !== events) throw new Error(`initial sync fetched ${fetched} of ${events} events`);
+
+  let token = first.token ?? '';
+  const rounds: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    await inFlight(100, async (k) => {
+      const i = (round * 100 + k * 7) % events;
+      await dav(target, 'PUT', `${target.collection}bench-${i}.ics`, vevent(i, `Event ${i} (round ${round})`));
+    });
+    const t = performance.now();
+    const changed = multistatusOf((await dav(target, 'REPORT', target.collection, SYNC(token), { depth: '1' })).text);
+    const got = await dav(target, 'REPORT', target.collection, MULTIGET(changed.hrefs.map((h) => (h.startsWith('http') ? new URL(h).pathname : h))), { depth: '1' });
+    rounds.push(msSince(t));
+    if ((got.text.match(/BEGIN:VEVENT/g) ?? []).length !== 100) throw new Error(`incremental sync saw ${(got.text.match(/BEGIN:VEVENT/g) ?? []).length} of 100 changes`);
+    token = changed.token ?? token;
+  }
+  return { putPerSecond, initialSyncPerSecond, incrementalMs: percentile(rounds, 50) };
+}
+
+async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const address = s.address();
+      s.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Radicale 3 on a scratch folder, no authentication (any user name owns its own collections). */
+async function startRadicale(): Promise<{ url: string; stop: () => void } | null> {
+  const binary = ['/usr/bin/radicale', '/usr/local/bin/radicale'].find((p) => existsSync(p));
+  if (binary === undefined) return null;
+  const dir = mkdtempSync(join(tmpdir(), 'calsync-radicale-'));
+  const port = await freePort();
+  writeFileSync(
+    join(dir, 'config'),
+    [`[server]`, `hosts = 127.0.0.1:${port}`, `[auth]`, `type = none`, `[rights]`, `type = owner_only`, `[storage]`, `filesystem_folder = ${join(dir, 'collections')}`, `[logging]`, `level = warning`, ''].join('\n'),
+  );
+  const child: ChildProcess = spawn(binary, ['--config', join(dir, 'config')], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      await fetch(`${url}/.web/`);
+      return {
+        url,
+        stop: () => {
+          child.kill('SIGTERM');
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  child.kill('SIGKILL');
+  throw new Error('radicale did not start');
+}
+
+/** The CalDAV workload: calsync (an app password of a fresh user, a new calendar by MKCALENDAR) and Radicale the same way. */
+export async function runCaldav(baseUrl: string, gateway: StandInSmsGateway, opts: { events: number }): Promise<CaldavFigures> {
+  const phone = '+15550007001';
+  const session = await signIn(baseUrl, gateway, phone, 'bench-caldav');
+  const { password } = await call<{ password: string }>(baseUrl, 'POST', '/api/auth/app-passwords', { token: session.token, body: { name: 'bench' } });
+  const ours: DavTarget = { collection: `${baseUrl}/dav/calendars/${session.userId}/bench/`, authorization: `Basic ${Buffer.from(`${phone}:${password}`).toString('base64')}` };
+  await dav(ours, 'MKCALENDAR', ours.collection, '');
+  const calsync = await measure(ours, opts.events);
+  console.log(`bench: caldav on calsync: ${JSON.stringify(calsync)}`);
+
+  let radicale: DavFigures | null = null;
+  const peer = await startRadicale();
+  if (peer === null) console.log('bench: radicale is not installed (apt-get install radicale): the CalDAV peer is skipped');
+  else {
+    try {
+      const theirs: DavTarget = { collection: `${peer.url}/bench/bench/`, authorization: `Basic ${Buffer.from('bench:x').toString('base64')}` };
+      await dav(theirs, 'MKCALENDAR', theirs.collection, '');
+      radicale = await measure(theirs, opts.events);
+      console.log(`bench: caldav on radicale: ${JSON.stringify(radicale)}`);
+    } finally {
+      peer.stop();
+    }
+  }
+  return {
+    events: opts.events,
+    ...calsync,
+    radicale,
+    putRatio: radicale ? calsync.putPerSecond / radicale.putPerSecond : null,
+    initialSyncRatio: radicale ? calsync.initialSyncPerSecond / radicale.initialSyncPerSecond : null,
+    incrementalRatio: radicale ? radicale.incrementalMs / calsync.incrementalMs : null,
+  };
+}
