@@ -1,5 +1,5 @@
 import ICAL from 'ical.js';
-import { eventComponents, eventZones, parseEventObject, type EventObject, type ParsedEventObject } from './event-object.js';
+import { eventComponents, parseEventObject, type EventObject, type ParsedEventObject } from './event-object.js';
 import { icalText } from './extras.js';
 import type { SkippedPart } from './object-types.js';
 import { parseTaskObject, taskComponent, type ParsedTaskObject, type TaskObject } from './task-object.js';
@@ -94,13 +94,21 @@ export function renderCalendar(content: CalendarContent): string {
   root.addPropertyWithValue('prodid', '-//calsync//calsync 0.1//EN');
   root.addPropertyWithValue('calscale', 'GREGORIAN');
   if (content.name) root.addPropertyWithValue('x-wr-calname', content.name);
+  const components = [...(content.events ?? []).flatMap((e) => eventComponents(e, calendarZone)), ...(content.tasks ?? []).map((t) => taskComponent(t))];
+  // A VTIMEZONE for each TZID the components use (a kept property may name another zone than its event's).
   const zones = new Set<string>();
-  for (const e of content.events ?? []) for (const z of eventZones(e, calendarZone)) zones.add(z);
+  const collect = (c: ICAL.Component): void => {
+    for (const p of c.getAllProperties()) {
+      const tzid = p.getParameter('tzid');
+      if (typeof tzid === 'string') zones.add(tzid);
+    }
+    for (const sub of c.getAllSubcomponents()) collect(sub);
+  };
+  for (const c of components) collect(c);
   for (const zone of [...zones].sort()) {
     const tz = vtimezoneOf(zone);
     if (tz !== null) root.addSubcomponent(tz);
   }
-  for (const e of content.events ?? []) for (const c of eventComponents(e, calendarZone)) root.addSubcomponent(c);
-  for (const t of content.tasks ?? []) root.addSubcomponent(taskComponent(t));
+  for (const c of components) root.addSubcomponent(c);
   return icalText(root) + '\r\n';
 }

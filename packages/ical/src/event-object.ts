@@ -32,16 +32,6 @@ function writtenZone(fields: FieldValues, calendarZone: string | null): string |
   return zone === 'UTC' ? null : zone;
 }
 
-/** The zones an object's VTIMEZONEs must cover. */
-export function eventZones(object: EventObject, calendarZone: string | null): string[] {
-  const zones = new Set<string>();
-  for (const r of [object.root, ...object.overrides]) {
-    const zone = r.fields.allDay === true ? null : writtenZone(r.fields, calendarZone);
-    if (zone !== null) zones.add(zone);
-  }
-  return [...zones];
-}
-
 function setTimes(c: ICAL.Component, fields: FieldValues, zone: string | null): void {
   c.removeAllProperties('dtstart');
   c.removeAllProperties('dtend');
