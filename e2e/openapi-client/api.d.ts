@@ -613,13 +613,13 @@ export interface components {
          * @description every stable error code; each operation documents its own per status
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "EMPTY_CHANGESET" | "INVALID_JSON" | "OTP_INVALID" | "OTP_EXPIRED" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "REFRESH_INVALID" | "INVALID_CREDENTIALS" | "WRONG_TOKEN_TYPE" | "NOT_FOUND" | "EMAIL_TAKEN" | "CONFLICT_RESOLVED" | "UNKNOWN_REFERENCE" | "BATCH_TOO_LARGE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "OTP_ATTEMPTS_EXCEEDED" | "OTP_RESEND_TOO_SOON" | "SMS_FAILED" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "TOO_MANY_STREAMS" | "INTERNAL";
+        ErrorCode: "VALIDATION_ERROR" | "EMPTY_CHANGESET" | "INVALID_JSON" | "OTP_INVALID" | "OTP_EXPIRED" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "REFRESH_INVALID" | "INVALID_CREDENTIALS" | "WRONG_TOKEN_TYPE" | "NOT_FOUND" | "EMAIL_TAKEN" | "CONFLICT_RESOLVED" | "UNKNOWN_REFERENCE" | "BATCH_TOO_LARGE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "OTP_ATTEMPTS_EXCEEDED" | "OTP_RESEND_TOO_SOON" | "SMS_FAILED" | "SMS_BUDGET_EXCEEDED" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "TOO_MANY_STREAMS" | "INTERNAL";
         /** ErrorEnvelope */
         ErrorEnvelope: {
             /** @constant */
             success: false;
             error: {
-                code: "VALIDATION_ERROR" | "EMPTY_CHANGESET" | "INVALID_JSON" | "OTP_INVALID" | "OTP_EXPIRED" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "REFRESH_INVALID" | "INVALID_CREDENTIALS" | "WRONG_TOKEN_TYPE" | "NOT_FOUND" | "EMAIL_TAKEN" | "CONFLICT_RESOLVED" | "UNKNOWN_REFERENCE" | "BATCH_TOO_LARGE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "OTP_ATTEMPTS_EXCEEDED" | "OTP_RESEND_TOO_SOON" | "SMS_FAILED" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "TOO_MANY_STREAMS" | "INTERNAL";
+                code: "VALIDATION_ERROR" | "EMPTY_CHANGESET" | "INVALID_JSON" | "OTP_INVALID" | "OTP_EXPIRED" | "UNAUTHORIZED" | "TOKEN_EXPIRED" | "REFRESH_INVALID" | "INVALID_CREDENTIALS" | "WRONG_TOKEN_TYPE" | "NOT_FOUND" | "EMAIL_TAKEN" | "CONFLICT_RESOLVED" | "UNKNOWN_REFERENCE" | "BATCH_TOO_LARGE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "OTP_ATTEMPTS_EXCEEDED" | "OTP_RESEND_TOO_SOON" | "SMS_FAILED" | "SMS_BUDGET_EXCEEDED" | "NOT_READY" | "DATABASE_UNAVAILABLE" | "TOO_MANY_STREAMS" | "INTERNAL";
                 /** @description for people; never parse it */
                 message: string;
                 /** @description e.g. the failing paths of a VALIDATION_ERROR */
@@ -1574,7 +1574,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description RATE_LIMITED: too many requests; wait Retry-After seconds; OTP_RESEND_TOO_SOON: a code was sent recently; wait Retry-After seconds */
+            /** @description RATE_LIMITED: too many requests; wait Retry-After seconds; OTP_RESEND_TOO_SOON: a code was sent recently; wait Retry-After seconds; SMS_BUDGET_EXCEEDED: the hourly budget of sign-in codes (SMS_MAX_PER_HOUR) is spent; retry after Retry-After seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1585,7 +1585,7 @@ export interface operations {
                         success: false;
                         error: {
                             /** @enum {string} */
-                            code: "RATE_LIMITED" | "OTP_RESEND_TOO_SOON";
+                            code: "RATE_LIMITED" | "OTP_RESEND_TOO_SOON" | "SMS_BUDGET_EXCEEDED";
                             /** @description for people; never parse it */
                             message: string;
                             /** @description e.g. the failing paths of a VALIDATION_ERROR */

@@ -31,7 +31,7 @@ describe.each(announceDatabaseKinds('sign-up-crash.pg.test.ts'))('a sign-up that
     const stores = postgresAuthStores(database.db);
     const auth = new AuthService(
       { ...stores, sync: crashing, sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: new SeededRandom(7) },
-      { accessTtlSeconds: 900, refreshTtlSeconds: 86400, sessionCacheSeconds: 0, otp: { ttlSeconds: 300, maxAttempts: 5, resendSeconds: 0, maxSendsPerHour: 5, hmacKey: 'otp' } },
+      { accessTtlSeconds: 900, refreshTtlSeconds: 86400, sessionCacheSeconds: 0, otp: { ttlSeconds: 300, maxAttempts: 5, resendSeconds: 0, maxSendsPerHour: 5, smsMaxPerHour: 1000, smsMaxPerIpPerHour: 10, hmacKey: 'otp' } },
     );
     const phone = '+15550101010';
     const signIn = async () => {

@@ -25,6 +25,8 @@ export const ErrorCode = {
   OTP_ATTEMPTS_EXCEEDED: 'OTP_ATTEMPTS_EXCEEDED',
   OTP_RESEND_TOO_SOON: 'OTP_RESEND_TOO_SOON',
   SMS_FAILED: 'SMS_FAILED',
+  /** The hourly budget of SMS codes for all users together (SMS_MAX_PER_HOUR) is spent. */
+  SMS_BUDGET_EXCEEDED: 'SMS_BUDGET_EXCEEDED',
   NOT_READY: 'NOT_READY',
   /** The database could not be reached for this request (connection lost or refused); retry later. */
   DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE',

@@ -45,6 +45,9 @@ export function applyConfigRules(values: ConfigValues, problems: string[]): stri
       if (byName[v.name] === undefined) report(problem(v, `is required when ${set.join(', ')} ${set.length === 1 ? 'is' : 'are'} set`));
     }
   }
+  if (values.SMS_ALLOWED_COUNTRIES !== undefined && !/^\s*\+?[1-9][0-9]{0,2}\s*(,\s*\+?[1-9][0-9]{0,2}\s*)*$/.test(values.SMS_ALLOWED_COUNTRIES)) {
+    report(problem(TABLE.otp.allowedCountries, `must be country calling codes separated by commas, such as 1,44,49 (got "${values.SMS_ALLOWED_COUNTRIES.slice(0, 40)}")`));
+  }
   if (values.SMS_GATEWAY_URL === undefined && !isProduction) warnings.push('SMS_GATEWAY_URL is not set: one-time codes are written to the log instead of being sent');
 
   for (const v of CONFIG_VARS) {

@@ -83,6 +83,9 @@ export const CONFIG_TABLE = {
     maxAttempts: { name: 'OTP_MAX_ATTEMPTS', type: 'integer', default: '5', min: 1, max: 100, description: 'Wrong tries that kill a one-time code.' },
     resendSeconds: { name: 'OTP_RESEND_SECONDS', type: 'integer', default: '60', min: 0, max: 86400, description: 'Minimum seconds between two codes for one phone.' },
     maxSendsPerHour: { name: 'OTP_MAX_SENDS_PER_HOUR', type: 'integer', default: '5', min: 1, max: 1000, description: 'Codes sent per phone per hour.' },
+    smsMaxPerHour: { name: 'SMS_MAX_PER_HOUR', type: 'integer', default: '1000', min: 1, max: 100000000, description: 'Codes sent per hour to all phones together (the SMS budget); 429 SMS_BUDGET_EXCEEDED beyond, and the CalsyncSmsBudgetExceeded alert.' },
+    smsMaxPerIpPerHour: { name: 'SMS_MAX_PER_IP_PER_HOUR', type: 'integer', default: '10', min: 1, max: 1000000, description: 'Codes sent per hour at the request of one IP address, counted apart from other auth requests; 429 RATE_LIMITED beyond.' },
+    allowedCountries: { name: 'SMS_ALLOWED_COUNTRIES', type: 'string', description: 'Country calling codes that may receive codes, comma-separated (e.g. 1,44,49); unset: all. Another number gets 400 VALIDATION_ERROR and no SMS.' },
   },
   smsGateway: {
     allOrNone: {

@@ -70,7 +70,7 @@ describe('loadConfig', () => {
       shutdownTimeoutMs: 10000,
       rateLimit: { windowMs: 900000, maxRequests: 600, authMaxRequests: 100 },
       jwt: { accessTtlSeconds: 900, refreshTtlSeconds: 90 * 86400 },
-      otp: { ttlSeconds: 300, maxAttempts: 5, resendSeconds: 60, maxSendsPerHour: 5 },
+      otp: { ttlSeconds: 300, maxAttempts: 5, resendSeconds: 60, maxSendsPerHour: 5, smsMaxPerHour: 1000, smsMaxPerIpPerHour: 10 },
       smsGateway: null,
     });
     expect(warnings.join('\n')).toMatch(/JWT_SECRET.*random/);

@@ -36,7 +36,7 @@ export const OPERATIONS = {
   sendOtp: {
     method: 'POST', path: '/api/auth/send-otp', tag: 'auth', auth: 'public',
     summary: 'Send a 6-digit sign-in code by SMS',
-    errors: [...API, ...BODY, ...PUBLIC_AUTH, 'OTP_RESEND_TOO_SOON', 'SMS_FAILED'],
+    errors: [...API, ...BODY, ...PUBLIC_AUTH, 'OTP_RESEND_TOO_SOON', 'SMS_BUDGET_EXCEEDED', 'SMS_FAILED'],
   },
   verifyOtp: {
     method: 'POST', path: '/api/auth/verify-otp', tag: 'auth', auth: 'public',

@@ -39,6 +39,8 @@ export interface AuthOtpSendsTable {
   id: Generated<string>;
   phone: string;
   sent_at: Timestamp;
+  /** Migration 0009: the requester's address (SMS_MAX_PER_IP_PER_HOUR); null before it. */
+  ip: string | null;
 }
 
 /** The whole schema as the auth stores see it: migration 0001's tables plus 0002's. */

@@ -48,8 +48,14 @@ export class PostgresOtpStore implements OtpStore {
     await this.db.deleteFrom('auth_otp_codes').where('phone', '=', phone).execute();
   }
 
-  async recordOtpSend(phone: string, at: string): Promise<void> {
-    await this.db.insertInto('auth_otp_sends').values({ phone, sent_at: at }).execute();
+  async recordOtpSend(phone: string, at: string, ip: string | null): Promise<void> {
+    await this.db.insertInto('auth_otp_sends').values({ phone, sent_at: at, ip }).execute();
+  }
+
+  async countOtpSendsSince(since: string, ip?: string): Promise<number> {
+    let query = this.db.selectFrom('auth_otp_sends').select((eb) => eb.fn.countAll<string>().as('n')).where('sent_at', '>=', new Date(since));
+    if (ip !== undefined) query = query.where('ip', '=', ip);
+    return Number((await query.executeTakeFirstOrThrow()).n);
   }
 
   async listOtpSendsSince(phone: string, since: string): Promise<string[]> {

@@ -7,3 +7,4 @@ export * as m0005_ical_extras from './0005_ical_extras.js';
 export * as m0006_version_index_bounded_reads from './0006_version_index_bounded_reads.js';
 export * as m0007_retention from './0007_retention.js';
 export * as m0008_sign_up_pending from './0008_sign_up_pending.js';
+export * as m0009_sms_budget from './0009_sms_budget.js';

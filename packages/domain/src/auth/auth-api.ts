@@ -18,7 +18,8 @@ export interface ProfileUpdate {
  * implementation; HTTP tests of other routes pass a small stand-in.
  */
 export interface AuthApi {
-  sendOtp(phone: string, name?: string): Promise<SendOtpResult>;
+  /** `ip`: the requester's address, which SMS_MAX_PER_IP_PER_HOUR counts (none: not counted). */
+  sendOtp(phone: string, name?: string, ip?: string): Promise<SendOtpResult>;
   verifyOtp(phone: string, code: string, device?: DeviceInput): Promise<SignInResult>;
   login(email: string, password: string, device?: DeviceInput): Promise<SignInResult>;
   refresh(refreshToken: string, deviceUid?: string): Promise<TokenPair>;

@@ -27,7 +27,7 @@ function setup(overrides: Partial<{ sessionCacheSeconds: number }> = {}) {
       accessTtlSeconds: 900,
       refreshTtlSeconds: 90 * 86400,
       sessionCacheSeconds: overrides.sessionCacheSeconds ?? 2,
-      otp: { ttlSeconds: 300, maxAttempts: 5, resendSeconds: 60, maxSendsPerHour: 5, hmacKey: 'otp-key' },
+      otp: { ttlSeconds: 300, maxAttempts: 5, resendSeconds: 60, maxSendsPerHour: 5, smsMaxPerHour: 1000, smsMaxPerIpPerHour: 10, hmacKey: 'otp-key' },
     },
   );
   return { auth, users, records, sync, otps, sms, clock };

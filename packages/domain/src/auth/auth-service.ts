@@ -57,10 +57,10 @@ export class AuthService implements AuthApi {
   }
 
   /** POST /api/auth/send-otp. */
-  async sendOtp(phone: string, name?: string): Promise<SendOtpResult> {
+  async sendOtp(phone: string, name?: string, ip?: string): Promise<SendOtpResult> {
     assertPhone(phone);
     if (name !== undefined) assertName(name);
-    return this.otp.send(phone, name ?? null);
+    return this.otp.send(phone, name ?? null, ip ?? null);
   }
 
   /** POST /api/auth/verify-otp: a new phone creates the user and its default calendar. */

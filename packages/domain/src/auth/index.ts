@@ -7,3 +7,4 @@ export * from './dtos.js';
 export * from './otp-code.js';
 export * from './token-hash.js';
 export * from './app-password-service.js';
+export * from './calling-code.js';

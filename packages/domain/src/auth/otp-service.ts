@@ -3,6 +3,7 @@ import type { OtpRecord, OtpStore } from '../ports/otp-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { Random } from '../ports/random.js';
 import type { SmsSender } from '../ports/sms-sender.js';
+import { callingCodeOf } from './calling-code.js';
 import { generateOtpCode, hmacEquals, otpHmac } from './otp-code.js';
 
 /** The OTP limits (docs/api.md, configuration `OTP_*`). */
@@ -13,6 +14,12 @@ export interface OtpPolicy {
   readonly maxSendsPerHour: number;
   /** Server key of the HMAC that codes are stored under. */
   readonly hmacKey: string;
+  /** Codes sent per hour to all phones together (SMS_MAX_PER_HOUR): past it 429 SMS_BUDGET_EXCEEDED. */
+  readonly smsMaxPerHour: number;
+  /** Codes sent per hour at the request of one address (SMS_MAX_PER_IP_PER_HOUR). */
+  readonly smsMaxPerIpPerHour: number;
+  /** Country calling codes that may receive codes, comma-separated (SMS_ALLOWED_COUNTRIES, e.g. `1,44,49`); undefined: all. */
+  readonly allowedCountries?: string | undefined;
 }
 
 /** The answer of send-otp. */
@@ -23,6 +30,9 @@ export interface SendOtpResult {
 
 const HOUR_MS = 3_600_000;
 
+/** Retry-After of the hourly SMS budgets: a sliding hour frees a slot as soon as its oldest send turns an hour old; a few minutes is honest without reading it. */
+const RETRY_BUDGET_SECONDS = 300;
+
 function secondsUntil(untilMs: number, nowMs: number): number {
   return Math.max(1, Math.ceil((untilMs - nowMs) / 1000));
 }
@@ -32,18 +42,35 @@ function secondsUntil(untilMs: number, nowMs: number): number {
  * the stored code record on success so the caller knows the name given at send time.
  */
 export class OtpService {
+  readonly #allowedCallingCodes: readonly string[] | null;
+
   constructor(
     private readonly store: OtpStore,
     private readonly sms: SmsSender,
     private readonly clock: Clock,
     private readonly random: Random,
     private readonly policy: OtpPolicy,
-  ) {}
+  ) {
+    const codes = policy.allowedCountries?.split(',').map((c) => c.trim().replace(/^\+/, '')).filter((c) => c !== '');
+    this.#allowedCallingCodes = codes === undefined || codes.length === 0 ? null : codes;
+  }
 
-  /** Sends a new code (replacing any previous one) or throws the limit that stops it. */
-  async send(phone: string, name: string | null): Promise<SendOtpResult> {
+  /**
+   * Sends a new code (replacing any previous one) or throws the limit that stops it: a country not
+   * allowed (400), the phone's cooldown and hourly cap, the requesting address's hourly cap, and
+   * the hourly budget of all codes together (SMS pumping: an attacker paid per message cannot
+   * spend more than the budget, from any number of addresses). `ip` is the requester's address.
+   */
+  async send(phone: string, name: string | null, ip: string | null = null): Promise<SendOtpResult> {
+    const allowed = this.#allowedCallingCodes;
+    if (allowed !== null && !allowed.includes(callingCodeOf(phone) ?? '')) {
+      throw new DomainError(ErrorCode.VALIDATION_ERROR, `codes are not sent to this country (calling codes served: ${allowed.map((c) => `+${c}`).join(', ')})`, [
+        { path: '/phone', message: 'country calling code not served' },
+      ]);
+    }
     const now = this.clock.now();
     const nowMs = now.getTime();
+    const hourAgo = new Date(nowMs - HOUR_MS + 1).toISOString();
     const previous = await this.store.findOtp(phone);
     if (previous && previous.consumedAt === null) {
       const allowedAt = Date.parse(previous.createdAt) + this.policy.resendSeconds * 1000;
@@ -51,12 +78,18 @@ export class OtpService {
         throw new DomainError(ErrorCode.OTP_RESEND_TOO_SOON, 'a code was sent recently; wait before asking again', undefined, secondsUntil(allowedAt, nowMs));
       }
     }
-    const sends = await this.store.listOtpSendsSince(phone, new Date(nowMs - HOUR_MS + 1).toISOString());
+    const sends = await this.store.listOtpSendsSince(phone, hourAgo);
     if (sends.length >= this.policy.maxSendsPerHour) {
       const oldest = Date.parse(sends[0] ?? now.toISOString());
       throw new DomainError(ErrorCode.RATE_LIMITED, 'too many codes sent to this phone; try again later', undefined, secondsUntil(oldest + HOUR_MS, nowMs));
     }
-    await this.store.recordOtpSend(phone, now.toISOString());
+    if (ip !== null && (await this.store.countOtpSendsSince(hourAgo, ip)) >= this.policy.smsMaxPerIpPerHour) {
+      throw new DomainError(ErrorCode.RATE_LIMITED, 'too many codes requested from this address; try again later', undefined, RETRY_BUDGET_SECONDS);
+    }
+    if ((await this.store.countOtpSendsSince(hourAgo)) >= this.policy.smsMaxPerHour) {
+      throw new DomainError(ErrorCode.SMS_BUDGET_EXCEEDED, 'the hourly budget of sign-in codes is spent; try again later', undefined, RETRY_BUDGET_SECONDS);
+    }
+    await this.store.recordOtpSend(phone, now.toISOString(), ip);
     const code = generateOtpCode(this.random);
     const codeHmac = otpHmac(this.policy.hmacKey, phone, code);
     await this.store.saveOtp({

@@ -27,7 +27,7 @@ function setup() {
       accessTtlSeconds: 900,
       refreshTtlSeconds: 86400,
       sessionCacheSeconds: 2,
-      otp: { ttlSeconds: 300, maxAttempts: 5, resendSeconds: 60, maxSendsPerHour: 50, hmacKey: 'k' },
+      otp: { ttlSeconds: 300, maxAttempts: 5, resendSeconds: 60, maxSendsPerHour: 50, smsMaxPerHour: 1000, smsMaxPerIpPerHour: 10, hmacKey: 'k' },
       onReplay: (replay) => replays.push(replay),
     },
   );

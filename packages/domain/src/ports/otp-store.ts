@@ -23,10 +23,12 @@ export interface OtpStore {
   /** Stores a new code for the phone, replacing any previous one. */
   saveOtp(otp: OtpRecord): Promise<void>;
   deleteOtp(phone: string): Promise<void>;
-  /** Appends to the send log that the hourly cap counts. */
-  recordOtpSend(phone: string, at: string): Promise<void>;
+  /** Appends to the send log that the hourly caps count; `ip` is the requester's address (null: unknown). */
+  recordOtpSend(phone: string, at: string, ip: string | null): Promise<void>;
   /** Sends logged for the phone at or after `since`, oldest first (their times). */
   listOtpSendsSince(phone: string, since: string): Promise<string[]>;
+  /** How many sends were logged at or after `since`: to every phone, or only those requested from `ip`. */
+  countOtpSendsSince(since: string, ip?: string): Promise<number>;
   /** Adds one wrong try to the phone's code if it still has this HMAC; the new count, or null. */
   incrementOtpAttempts(phone: string, codeHmac: string): Promise<number | null>;
   /** Marks the code used if it has this HMAC, is unused, unexpired at `now` and has fewer than `maxAttempts` tries. */

@@ -38,6 +38,8 @@ declare module 'fastify' {
     notificationMetrics: NotificationMetrics;
     /** What the maintenance job removed, its horizons and runs (decorated by the metrics plugin). */
     retentionMetrics: RetentionObserver;
+    /** Sign-in codes sent by SMS, by country calling code (decorated by the metrics plugin). */
+    smsMetrics: { sent(callingCode: string): void };
   }
 }
 
@@ -125,6 +127,9 @@ export const metricsPlugin = fp(
         lastRun.set({ outcome }, at.getTime() / 1000);
       },
     } satisfies RetentionObserver);
+
+    const smsSent = new client.Counter({ name: 'calsync_sms_codes_sent_total', help: 'Sign-in codes sent by SMS, by country calling code (unknown: none assigned)', labelNames: ['calling_code'] });
+    app.decorate('smsMetrics', { sent: (callingCode: string) => smsSent.inc({ calling_code: callingCode }) });
 
     app.decorate('syncMetrics', {
       recordPush(response: PushResponse) {

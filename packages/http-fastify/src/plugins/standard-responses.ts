@@ -25,6 +25,7 @@ const MEANING: Readonly<Record<ErrorCode, string>> = {
   RATE_LIMITED: 'RATE_LIMITED: too many requests; wait Retry-After seconds',
   OTP_ATTEMPTS_EXCEEDED: 'OTP_ATTEMPTS_EXCEEDED: too many wrong codes; ask for a new one after Retry-After seconds',
   OTP_RESEND_TOO_SOON: 'OTP_RESEND_TOO_SOON: a code was sent recently; wait Retry-After seconds',
+  SMS_BUDGET_EXCEEDED: 'SMS_BUDGET_EXCEEDED: the hourly budget of sign-in codes (SMS_MAX_PER_HOUR) is spent; retry after Retry-After seconds',
   SMS_FAILED: 'SMS_FAILED: the SMS gateway did not accept the message',
   NOT_READY: 'NOT_READY: the database does not answer',
   DATABASE_UNAVAILABLE: 'DATABASE_UNAVAILABLE: the database could not be reached for this request; retry after Retry-After seconds',

@@ -273,3 +273,42 @@ describe('auth routes over HTTP (buildApp)', () => {
     expect(Number(other.headers['retry-after'])).toBeGreaterThan(0);
   });
 });
+
+describe('SMS spending (SMS_MAX_PER_HOUR, SMS_MAX_PER_IP_PER_HOUR, SMS_ALLOWED_COUNTRIES)', () => {
+  const send = (app: FastifyInstance, phone: string, ip = '198.51.100.7') =>
+    app.inject({ method: 'POST', url: '/api/auth/send-otp', payload: { phone }, remoteAddress: ip });
+
+  it('with a budget of 20, the 21st code to a new number answers 429 SMS_BUDGET_EXCEEDED and sends nothing', async () => {
+    const { app, sms } = await setup({ SMS_MAX_PER_HOUR: '20', SMS_MAX_PER_IP_PER_HOUR: '1000', AUTH_RATE_LIMIT_MAX_REQUESTS: '1000' });
+    for (let i = 0; i < 20; i++) {
+      // From many addresses, as a pumping botnet would: only the budget of all codes together stops it.
+      expect((await send(app, `+1555300${String(i).padStart(4, '0')}`, `203.0.113.${i}`)).statusCode).toBe(200);
+    }
+    const refused = await send(app, '+15553009999', '203.0.113.99');
+    expect([refused.statusCode, refused.json().error.code]).toEqual([429, 'SMS_BUDGET_EXCEEDED']);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(sms.messages).toHaveLength(20);
+    expect(sms.messages.some((m) => m.to === '+15553009999')).toBe(false);
+    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toContain('calsync_sms_codes_sent_total{calling_code="1"} 20');
+    expect(metrics).toContain('calsync_http_errors_total{route="/api/auth/send-otp",status_class="4xx",code="SMS_BUDGET_EXCEEDED"} 1');
+  });
+
+  it('counts codes per requesting address apart from other auth requests', async () => {
+    const { app, sms } = await setup({ SMS_MAX_PER_IP_PER_HOUR: '3', AUTH_RATE_LIMIT_MAX_REQUESTS: '1000' });
+    for (let i = 0; i < 3; i++) expect((await send(app, `+4915112300${i}0`)).statusCode).toBe(200);
+    const refused = await send(app, '+491511230099');
+    expect([refused.statusCode, refused.json().error.code]).toEqual([429, 'RATE_LIMITED']);
+    expect((await send(app, '+491511230099', '198.51.100.8')).statusCode).toBe(200);
+    expect(sms.messages).toHaveLength(4);
+  });
+
+  it('with SMS_ALLOWED_COUNTRIES=1, a +44 number gets 400 VALIDATION_ERROR and no SMS; a +1 number its code', async () => {
+    const { app, sms } = await setup({ SMS_ALLOWED_COUNTRIES: '1' });
+    const refused = await send(app, '+447700900123');
+    expect([refused.statusCode, refused.json().error.code]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(sms.messages).toEqual([]);
+    expect((await send(app, '+15553001234')).statusCode).toBe(200);
+    expect(sms.messages.map((m) => m.to)).toEqual(['+15553001234']);
+  });
+});

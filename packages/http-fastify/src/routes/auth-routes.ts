@@ -1,4 +1,4 @@
-import type { AuthApi } from '@calsync/domain';
+import { callingCodeOf, type AuthApi } from '@calsync/domain';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import {
@@ -39,7 +39,11 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
       onRequest: app.authIpRateLimit,
       schema: { ...operation('sendOtp'), body: sendOtpBody, response: { 200: ok(sendOtpResult) } },
     },
-    async (request) => ({ success: true as const, data: await auth.sendOtp(request.body.phone, request.body.name) }),
+    async (request) => {
+      const sent = await auth.sendOtp(request.body.phone, request.body.name, request.ip);
+      app.smsMetrics.sent(callingCodeOf(request.body.phone) ?? 'unknown');
+      return { success: true as const, data: sent };
+    },
   );
 
   app.post(

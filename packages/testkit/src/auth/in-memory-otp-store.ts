@@ -6,7 +6,7 @@ import type { OtpRecord, OtpStore } from '@calsync/domain';
  */
 export class InMemoryOtpStore implements OtpStore {
   readonly otps = new Map<string, OtpRecord>();
-  readonly sendLog: { phone: string; at: string }[] = [];
+  readonly sendLog: { phone: string; at: string; ip: string | null }[] = [];
 
   async findOtp(phone: string): Promise<OtpRecord | null> {
     return this.otps.get(phone) ?? null;
@@ -20,8 +20,13 @@ export class InMemoryOtpStore implements OtpStore {
     this.otps.delete(phone);
   }
 
-  async recordOtpSend(phone: string, at: string): Promise<void> {
-    this.sendLog.push({ phone, at });
+  async recordOtpSend(phone: string, at: string, ip: string | null): Promise<void> {
+    this.sendLog.push({ phone, at, ip });
+  }
+
+  async countOtpSendsSince(since: string, ip?: string): Promise<number> {
+    const from = Date.parse(since);
+    return this.sendLog.filter((s) => Date.parse(s.at) >= from && (ip === undefined || s.ip === ip)).length;
   }
 
   async listOtpSendsSince(phone: string, since: string): Promise<string[]> {

@@ -31,11 +31,17 @@ export function runOtpStoreContract(name: string, open: OpenAuthStores): void {
     it('lists sends of a phone since a time, oldest first', async () => {
       const { otps } = stores();
       const p = f.phone();
-      await otps.recordOtpSend(p, T1);
-      await otps.recordOtpSend(p, T0);
-      await otps.recordOtpSend(f.phone(), T1);
+      const ip = f.unique('10.0.0.');
+      const before = await otps.countOtpSendsSince(T0);
+      await otps.recordOtpSend(p, T1, ip);
+      await otps.recordOtpSend(p, T0, null);
+      await otps.recordOtpSend(f.phone(), T1, ip);
       expect((await otps.listOtpSendsSince(p, T0)).map((t) => Date.parse(t))).toEqual([Date.parse(T0), Date.parse(T1)]);
       expect(await otps.listOtpSendsSince(p, '2030-01-01T00:00:30.000Z')).toHaveLength(1);
+      expect(await otps.countOtpSendsSince(T0)).toBe(before + 3);
+      expect(await otps.countOtpSendsSince(T0, ip)).toBe(2);
+      expect(await otps.countOtpSendsSince('2030-01-01T00:00:30.000Z', ip)).toBe(2);
+      expect(await otps.countOtpSendsSince('2030-01-01T00:01:30.000Z', ip)).toBe(0);
     });
   });
 }

@@ -143,8 +143,8 @@ export function runRetentionStoreContract(name: string, open: () => Promise<Rete
       const otp = (phone: string, expiresAt: string) => ({ phone, codeHmac: 'x', name: null, createdAt: PAST, expiresAt, attempts: 0, consumedAt: null });
       await otps.saveOtp(otp(phones[0]!, DELETED));
       await otps.saveOtp(otp(phones[1]!, FUTURE));
-      await otps.recordOtpSend(phones[0]!, DELETED);
-      await otps.recordOtpSend(phones[0]!, FUTURE);
+      await otps.recordOtpSend(phones[0]!, DELETED, null);
+      await otps.recordOtpSend(phones[0]!, FUTURE, null);
 
       await purgeAll(retention, 'sessions', PAST);
       await purgeAll(retention, 'codes', PAST);
