@@ -50,3 +50,61 @@ function windowsZonesToIana(root: ICAL.Component): void {
     }
   }
 }
+
+/**
+ * A weekly stand-up in Berlin as Thunderbird writes it: VTIMEZONE, TZID times, RRULE with BYDAY,
+ * an EXDATE, one occurrence moved (RECURRENCE-ID), an alarm, and what no field holds (ATTENDEE,
+ * CATEGORIES, SEQUENCE, X-MOZ-GENERATION). 30 March 2026 is the Monday after the change to summer time.
+ */
+export function seriesFixture(uid: string): string {
+  return [
+  'BEGIN:VCALENDAR',
+  'VERSION:2.0',
+  'PRODID:-//Mozilla.org/NONSGML Mozilla Calendar V1.1//EN',
+  'BEGIN:VTIMEZONE',
+  'TZID:Europe/Berlin',
+  'BEGIN:DAYLIGHT',
+  'TZOFFSETFROM:+0100',
+  'TZOFFSETTO:+0200',
+  'TZNAME:CEST',
+  'DTSTART:19700329T020000',
+  'RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3',
+  'END:DAYLIGHT',
+  'BEGIN:STANDARD',
+  'TZOFFSETFROM:+0200',
+  'TZOFFSETTO:+0100',
+  'TZNAME:CET',
+  'DTSTART:19701025T030000',
+  'RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10',
+  'END:STANDARD',
+  'END:VTIMEZONE',
+  'BEGIN:VEVENT',
+  `UID:${uid}`,
+  'DTSTAMP:20260101T000000Z',
+  'SEQUENCE:2',
+  'SUMMARY:Stand-up',
+  'CATEGORIES:Work',
+  'ATTENDEE;CN=Bob;PARTSTAT=ACCEPTED:mailto:bob@example.org',
+  'X-MOZ-GENERATION:3',
+  'DTSTART;TZID=Europe/Berlin:20260302T090000',
+  'DTEND;TZID=Europe/Berlin:20260302T091500',
+  'RRULE:FREQ=WEEKLY;BYDAY=MO,WE',
+  'EXDATE;TZID=Europe/Berlin:20260304T090000',
+  'BEGIN:VALARM',
+  'ACTION:DISPLAY',
+  'DESCRIPTION:Stand-up',
+  'TRIGGER:-PT10M',
+  'END:VALARM',
+  'END:VEVENT',
+  'BEGIN:VEVENT',
+  `UID:${uid}`,
+  'DTSTAMP:20260101T000000Z',
+  'RECURRENCE-ID;TZID=Europe/Berlin:20260330T090000',
+  'SUMMARY:Stand-up (late)',
+  'DTSTART;TZID=Europe/Berlin:20260330T110000',
+  'DTEND;TZID=Europe/Berlin:20260330T111500',
+  'END:VEVENT',
+  'END:VCALENDAR',
+  '',
+].join('\r\n');
+}

@@ -1,6 +1,6 @@
 import { AppPasswordService, CursorCodec, FeedService, SyncService } from '@calsync/domain';
 import { FixedClock, InMemoryFeedStore, InMemorySyncStore, SeededRandom, inMemoryAuthStores } from '@calsync/testkit';
-import { icalShape as shape } from '@calsync/ical/test-support';
+import { icalShape as shape, seriesFixture } from '@calsync/ical/test-support';
 import type { FastifyInstance } from 'fastify';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../test-support/index.js';
@@ -47,56 +47,7 @@ async function world(): Promise<World> {
   };
 }
 
-const SERIES = [
-  'BEGIN:VCALENDAR',
-  'VERSION:2.0',
-  'PRODID:-//Mozilla.org/NONSGML Mozilla Calendar V1.1//EN',
-  'BEGIN:VTIMEZONE',
-  'TZID:Europe/Berlin',
-  'BEGIN:DAYLIGHT',
-  'TZOFFSETFROM:+0100',
-  'TZOFFSETTO:+0200',
-  'TZNAME:CEST',
-  'DTSTART:19700329T020000',
-  'RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3',
-  'END:DAYLIGHT',
-  'BEGIN:STANDARD',
-  'TZOFFSETFROM:+0200',
-  'TZOFFSETTO:+0100',
-  'TZNAME:CET',
-  'DTSTART:19701025T030000',
-  'RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10',
-  'END:STANDARD',
-  'END:VTIMEZONE',
-  'BEGIN:VEVENT',
-  'UID:standup-1@example.org',
-  'DTSTAMP:20260101T000000Z',
-  'SEQUENCE:2',
-  'SUMMARY:Stand-up',
-  'CATEGORIES:Work',
-  'ATTENDEE;CN=Bob;PARTSTAT=ACCEPTED:mailto:bob@example.org',
-  'X-MOZ-GENERATION:3',
-  'DTSTART;TZID=Europe/Berlin:20260302T090000',
-  'DTEND;TZID=Europe/Berlin:20260302T091500',
-  'RRULE:FREQ=WEEKLY;BYDAY=MO,WE',
-  'EXDATE;TZID=Europe/Berlin:20260304T090000',
-  'BEGIN:VALARM',
-  'ACTION:DISPLAY',
-  'DESCRIPTION:Stand-up',
-  'TRIGGER:-PT10M',
-  'END:VALARM',
-  'END:VEVENT',
-  'BEGIN:VEVENT',
-  'UID:standup-1@example.org',
-  'DTSTAMP:20260101T000000Z',
-  'RECURRENCE-ID;TZID=Europe/Berlin:20260330T090000',
-  'SUMMARY:Stand-up (late)',
-  'DTSTART;TZID=Europe/Berlin:20260330T110000',
-  'DTEND;TZID=Europe/Berlin:20260330T111500',
-  'END:VEVENT',
-  'END:VCALENDAR',
-  '',
-].join('\r\n');
+const SERIES = seriesFixture('standup-1@example.org');
 
 const propfind = (props: string) => `<?xml version="1.0"?><d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav" xmlns:cs="http://calendarserver.org/ns/" xmlns:a="http://apple.com/ns/ical/"><d:prop>${props}</d:prop></d:propfind>`;
 
