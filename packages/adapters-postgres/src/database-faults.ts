@@ -1,5 +1,6 @@
 import { DomainError } from '@calsync/domain';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryCompiler, QueryResult, TransactionSettings } from 'kysely';
+import { asBatchConnection, type BatchConnection, type BatchPart } from './batch-connection.js';
 
 /** Seconds a client is told to wait (Retry-After) after DATABASE_UNAVAILABLE. */
 export const DATABASE_RETRY_AFTER_SECONDS = 2;
@@ -38,9 +39,17 @@ function mapped(error: unknown): unknown {
   return !(error instanceof DomainError) && isDatabaseUnavailable(error) ? databaseUnavailable(error) : error;
 }
 
-/** A connection whose failures that mean "database gone" become DATABASE_UNAVAILABLE. */
-class MappingConnection implements DatabaseConnection {
-  constructor(readonly inner: DatabaseConnection) {}
+/** A connection whose failures that mean "database gone" become DATABASE_UNAVAILABLE, its batches' too. */
+class MappingConnection implements BatchConnection {
+  constructor(readonly inner: BatchConnection) {}
+
+  async runBatch<R>(parts: readonly BatchPart[]): Promise<QueryResult<R>> {
+    try {
+      return await this.inner.runBatch<R>(parts);
+    } catch (error) {
+      throw mapped(error);
+    }
+  }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     try {
@@ -65,7 +74,7 @@ class MappingDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     try {
-      return new MappingConnection(await this.inner.acquireConnection());
+      return new MappingConnection(asBatchConnection(await this.inner.acquireConnection()));
     } catch (error) {
       throw mapped(error);
     }

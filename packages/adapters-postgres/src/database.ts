@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
 import { join, resolve as resolvePath } from 'node:path';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { notifyQuery } from './notify/change-payload.js';
 import { PGliteChangeFeed } from './notify/pglite-change-feed.js';
@@ -12,8 +12,7 @@ import { PostgresChangeFeed, type ClosableChangeFeed, type PostgresChangeFeedOpt
 import { withUnavailableMapping } from './database-faults.js';
 import { PGliteDialect, type ConnectionStats } from './pglite-dialect.js';
 import { lockPGliteFolder, type FolderLock } from './pglite-folder-lock.js';
-import { PreparingClient } from './prepared-client.js';
-import { withStatementTimeout } from './statement-timeout.js';
+import { PgDialect } from './pg-driver.js';
 import type { DB } from './schema.js';
 
 /** Which engine a `Database` runs on. PGlite has one session, so it serializes all transactions. */
@@ -84,9 +83,7 @@ function openPostgres(url: string, opts: CreateDatabaseOptions): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.poolMax ?? 10,
-    // Parameterized statements are prepared once per connection (see PreparingClient).
-    Client: PreparingClient,
-    // ... and planned once: a prepared statement otherwise keeps being re-planned at every
+    // Parameterized statements are prepared once per connection (see PgConnection), and planned once: a prepared statement otherwise keeps being re-planned at every
     // execution whenever PostgreSQL's estimate of its generic plan is dearer than the custom ones
     // (the push prefetch spent 0.9 ms per push in planning under the user's lock). Every hot
     // statement probes its keys whatever the plan (push-plan.pg.test.ts checks both kinds).
@@ -100,8 +97,13 @@ function openPostgres(url: string, opts: CreateDatabaseOptions): Database {
   // An idle client losing its connection must not crash the process; the pool drops it, and the
   // next unit of work gets a new connection (or DATABASE_UNAVAILABLE while the server is down).
   pool.on('error', () => {});
+  // A client emits 'error' when its connection dies (server restart, pg_terminate_backend). The
+  // pool listens only while the client is idle; checked out, an unheard 'error' would end the
+  // process. The statement in flight fails on its own (and becomes DATABASE_UNAVAILABLE), and the
+  // pool drops the client when it comes back unusable, so the event itself needs nothing more.
+  pool.on('connect', (client) => client.on('error', () => {}));
   // Every statement bounded by the client (the server's statement_timeout above cannot answer over a dead network).
-  const db = new Kysely<DB>({ dialect: withUnavailableMapping(new PostgresDialect({ pool: withStatementTimeout(pool, opts.statementTimeoutMs ?? 0) })) });
+  const db = new Kysely<DB>({ dialect: withUnavailableMapping(new PgDialect(pool, opts.statementTimeoutMs ?? 0)) });
   const connectionStats = (): ConnectionStats => ({ inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount, total: pool.totalCount });
   return wrap(db, 'postgres', connectionStats, null, async (options) => {
     const feed = new PostgresChangeFeed({

@@ -3,19 +3,13 @@ import { parse as pgliteParse, protocol, type messages as messages_, type PGlite
 type BackendMessage = Awaited<ReturnType<PGlite['execProtocol']>>['messages'][number];
 import {
   CompiledQuery,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
   type DatabaseConnection,
-  type Dialect,
   type Driver,
-  type Kysely,
-  type QueryCompiler,
   type QueryResult,
-  type TransactionSettings,
 } from 'kysely';
 import { Mutex } from 'async-mutex';
-import { batchOf, type StatementBatch } from './statement-batch.js';
+import type { BatchConnection, BatchPart } from './batch-connection.js';
+import { PostgresFamilyDialect, TransactionalDriver } from './transactional-driver.js';
 
 /** The part of a PGlite instance the driver uses (structural, so tests may pass a stand-in). */
 export type PGliteLike = Pick<PGlite, 'query' | 'close' | 'execProtocol' | 'parsers' | 'serializers'>;
@@ -41,7 +35,7 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
  * several calls into WebAssembly, which was most of an embedded push's cost (the push prefetch is
  * a wide UNION). Values are serialized and rows parsed by PGlite's own type handlers, as `query` does.
  */
-class PGliteConnection implements DatabaseConnection {
+class PGliteConnection implements BatchConnection {
   /** Statement text → its name and parameter type OIDs in the session. */
   readonly #prepared = new Map<string, { name: string; types: number[] }>();
 
@@ -62,8 +56,6 @@ class PGliteConnection implements DatabaseConnection {
   }
 
   async #run<R>(text: string, parameters: readonly unknown[]): Promise<Results<R>> {
-    const batch = batchOf(text, parameters);
-    if (batch !== null) return this.#runBatch<R>(batch);
     // A text without parameters runs as a simple query, which may hold several statements (a
     // migration's, say): it answers with its last result.
     if (parameters.length === 0) return this.#rows<R>((await this.pg.execProtocol(protocol.serialize.query(text))).messages);
@@ -86,15 +78,19 @@ class PGliteConnection implements DatabaseConnection {
   }
 
   /**
-   * A `StatementBatch` in one `execProtocol` call: every part as extended-protocol messages (a part
+   * A batch in one `execProtocol` call: every part as extended-protocol messages (a part
    * with parameters through its prepared statement, one without as an unnamed one; each part is
    * one statement), one Sync at the end. After a failing part the engine skips the rest up to the
    * Sync, and the call throws that part's error. Answers with the last part's rows.
    */
-  async #runBatch<R>(batch: StatementBatch): Promise<Results<R>> {
+  async runBatch<R>(parts: readonly BatchPart[]): Promise<QueryResult<R>> {
+    return this.#answer(await this.#batch<R>(parts));
+  }
+
+  async #batch<R>(parts: readonly BatchPart[]): Promise<Results<R>> {
     const { serialize } = protocol;
     const messages: Uint8Array[] = [];
-    for (const part of batch.parts) {
+    for (const part of parts) {
       if (part.parameters.length === 0) {
         messages.push(serialize.parse({ text: part.sql }), serialize.bind({}), serialize.describe({ type: 'P' }), serialize.execute({}));
         continue;
@@ -104,7 +100,7 @@ class PGliteConnection implements DatabaseConnection {
         // Past the cap of prepared texts: run what is gathered, then this part on its own.
         if (messages.length > 0) await this.pg.execProtocol(concat([...messages.splice(0), serialize.sync()]));
         const alone = await this.pg.query<R>(part.sql, [...part.parameters]);
-        if (part === batch.parts.at(-1)) return alone;
+        if (part === parts.at(-1)) return alone;
         continue;
       }
       messages.push(...this.#execute(statement, part.parameters));
@@ -146,7 +142,10 @@ class PGliteConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.#run<R>(query.sql, query.parameters);
+    return this.#answer(await this.#run<R>(query.sql, query.parameters));
+  }
+
+  #answer<R>(result: Results<R>): QueryResult<R> {
     const command = result.command?.toUpperCase();
     const changes = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
     return changes
@@ -173,13 +172,14 @@ export interface ConnectionStats {
  * (PGlite has one session, so advisory locks and FOR UPDATE cannot block across callers: this
  * queue is what serializes them). Hand-written because kysely-pglite loses updates under concurrent use.
  */
-class PGliteDriver implements Driver {
+class PGliteDriver extends TransactionalDriver {
   readonly #lock = new Mutex();
   readonly #connection: PGliteConnection;
   #release: (() => void) | null = null;
   #waiting = 0;
 
   constructor(private readonly pg: PGliteLike) {
+    super();
     this.#connection = new PGliteConnection(pg);
   }
 
@@ -200,32 +200,6 @@ class PGliteDriver implements Driver {
     return this.#connection;
   }
 
-  async beginTransaction(conn: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    const level = settings.isolationLevel ? ` isolation level ${settings.isolationLevel}` : '';
-    const mode = settings.accessMode ? ` ${settings.accessMode}` : '';
-    await conn.executeQuery(CompiledQuery.raw(`start transaction${level}${mode}`));
-  }
-
-  async commitTransaction(conn: DatabaseConnection): Promise<void> {
-    await conn.executeQuery(CompiledQuery.raw('commit'));
-  }
-
-  async rollbackTransaction(conn: DatabaseConnection): Promise<void> {
-    await conn.executeQuery(CompiledQuery.raw('rollback'));
-  }
-
-  async savepoint(conn: DatabaseConnection, name: string): Promise<void> {
-    await conn.executeQuery(CompiledQuery.raw(`savepoint ${quoteIdent(name)}`));
-  }
-
-  async rollbackToSavepoint(conn: DatabaseConnection, name: string): Promise<void> {
-    await conn.executeQuery(CompiledQuery.raw(`rollback to savepoint ${quoteIdent(name)}`));
-  }
-
-  async releaseSavepoint(conn: DatabaseConnection, name: string): Promise<void> {
-    await conn.executeQuery(CompiledQuery.raw(`release savepoint ${quoteIdent(name)}`));
-  }
-
   async releaseConnection(): Promise<void> {
     const release = this.#release;
     this.#release = null;
@@ -242,15 +216,13 @@ class PGliteDriver implements Driver {
   }
 }
 
-function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
-
 /** Kysely dialect for PGlite: PostgreSQL's compiler, adapter and introspector over `PGliteDriver`. */
-export class PGliteDialect implements Dialect {
+export class PGliteDialect extends PostgresFamilyDialect {
   #driver: PGliteDriver | null = null;
 
-  constructor(private readonly pg: PGliteLike) {}
+  constructor(private readonly pg: PGliteLike) {
+    super();
+  }
 
   createDriver(): Driver {
     this.#driver = new PGliteDriver(this.pg);
@@ -260,17 +232,5 @@ export class PGliteDialect implements Dialect {
   /** The session's use (for the pool metrics); idle before Kysely made the driver. */
   stats(): ConnectionStats {
     return this.#driver?.stats() ?? { inUse: 0, waiting: 0, total: 1 };
-  }
-
-  createQueryCompiler(): QueryCompiler {
-    return new PostgresQueryCompiler();
-  }
-
-  createAdapter(): PostgresAdapter {
-    return new PostgresAdapter();
-  }
-
-  createIntrospector(db: Kysely<unknown>): PostgresIntrospector {
-    return new PostgresIntrospector(db);
   }
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { SyncStore, SyncUnitOfWork } from '@calsync/domain';
+import { withBatchConnection } from './batch-connection.js';
 import { PostgresUnitOfWork } from './postgres-unit-of-work.js';
 import type { DB } from './schema.js';
 
@@ -14,8 +15,8 @@ export class PostgresSyncStore implements SyncStore {
 
   inUserTransaction<T>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T> {
     if (!Number.isSafeInteger(userId)) throw new Error('userId must be an integer');
-    return this.db.connection().execute(async (conn) => {
-      const uow = new PostgresUnitOfWork(conn, userId);
+    return withBatchConnection(this.db, async (conn) => {
+      const uow = new PostgresUnitOfWork(this.db, conn, userId);
       let result: T;
       try {
         result = await work(uow);

@@ -23,6 +23,7 @@ import {
   type SyncUnitOfWork,
   type UidsByType,
 } from '@calsync/domain';
+import { Mutex } from 'async-mutex';
 import { conflictFromSql } from './conflict-mapping.js';
 import { encodeChange, notifyQuery } from './notify/change-payload.js';
 import { receiptFromSql, saveReceiptsQuery } from './receipt-queries.js';
@@ -30,7 +31,7 @@ import { recordFromSql, referenceColumn } from './record-mapping.js';
 import { allChangesAlias, liveReferencingQuery, lockRowsAndReceiptsQuery, newestVersionQuery, readAllChangesQuery, recordQuery } from './record-queries.js';
 import type { DB } from './schema.js';
 import { insertRowsQuery, planWriteStatements, updateRowsQuery } from './set-based-writes.js';
-import { batchQuery, rawPart, type BatchPart } from './statement-batch.js';
+import { rawPart, type BatchConnection, type BatchPart } from './batch-connection.js';
 
 const CONFLICT_COLUMNS = sql.raw('id, user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at, resolved_at');
 
@@ -86,7 +87,7 @@ const SETTINGS_SQL = Object.entries(UNIT_PLANNER_SETTINGS).map(([name, value]) =
  *
  * Round trips: statements that answer nothing the engine waits for (BEGIN and the lock, the row
  * writes, conflicts, receipts, NOTIFY, marking a conflict resolved) are queued and sent together
- * with the next read, or with COMMIT (`finish`), as one `StatementBatch`. The lock is the first
+ * with the next read, or with COMMIT (`finish`), as one batch (`BatchConnection.runBatch`). The lock is the first
  * statement of the first batch, so it is held before any read runs; a push is three round trips
  * (BEGIN + lock + prefetch, reserve, writes + COMMIT) and a pull two. A queued write that fails
  * fails the batch it travels in, and the store rolls the unit back.
@@ -98,10 +99,14 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   #sent = false;
   /** Whether a store call queued anything beyond the opening BEGIN and lock. */
   #used = false;
+  /** One batch at a time on the connection, in call order (store calls of a unit may overlap). */
+  readonly #sending = new Mutex();
 
   constructor(
+    /** Compiles the unit's statements (nothing runs through it). */
+    private readonly db: Kysely<DB>,
     /** The connection the unit runs on (outside any transaction: the unit begins its own). */
-    private readonly conn: Kysely<DB>,
+    private readonly conn: BatchConnection,
     readonly userId: number,
   ) {
     if (!Number.isSafeInteger(userId)) throw new Error('userId must be an integer');
@@ -110,31 +115,39 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
 
   /** Sends the queue with `query` last; answers `query`'s rows. */
   async #read<R>(query: RawBuilder<R>): Promise<R[]> {
-    const parts = this.#queue.splice(0);
-    parts.push(query.compile(this.conn));
-    this.#sent = this.#used = true;
-    const { rows } = await this.conn.executeQuery<R>(batchQuery(parts));
+    const compiled = query.compile(this.db);
+    this.#used = true;
+    const { rows } = await this.#send<R>(compiled);
     return rows;
   }
 
+  /** Sends what is queued with `last`, after any batch still under way. */
+  #send<R>(last: BatchPart): Promise<{ rows: R[] }> {
+    return this.#sending.runExclusive(() => {
+      const parts = this.#queue.splice(0);
+      parts.push(last);
+      this.#sent = true;
+      return this.conn.runBatch<R>(parts);
+    });
+  }
+
   #write(query: RawBuilder<unknown>): void {
-    this.#queue.push(query.compile(this.conn));
+    this.#queue.push(query.compile(this.db));
     this.#used = true;
   }
 
   /** Sends what is queued and COMMIT (nothing at all when the unit never used the store). */
   async finish(): Promise<void> {
     if (!this.#used) return;
-    const parts = this.#queue.splice(0);
-    parts.push(rawPart('commit'));
-    this.#sent = true;
-    await this.conn.executeQuery(batchQuery(parts));
+    await this.#send(rawPart('commit'));
   }
 
   /** Drops what is queued and rolls back what was sent (a failed statement leaves the transaction aborted, not ended). */
   async abort(): Promise<void> {
-    this.#queue.length = 0;
-    if (this.#sent) await this.conn.executeQuery(CompiledQuery.raw('rollback'));
+    await this.#sending.runExclusive(async () => {
+      this.#queue.length = 0;
+      if (this.#sent) await this.conn.executeQuery(CompiledQuery.raw('rollback'));
+    });
   }
 
   async findLiveReferencing(type: RecordType, field: string, parentUids: readonly string[]): Promise<RecordRow[]> {

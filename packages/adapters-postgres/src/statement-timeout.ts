@@ -1,4 +1,3 @@
-import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 
 /**
@@ -16,51 +15,52 @@ export class StatementTimeoutError extends Error {
 /** VACUUM (the maintenance job's) may take long on a large table and holds no lock a request waits for. */
 const LONG_STATEMENT = /^\s*vacuum\b/i;
 
+/** A checked-out pool client whose statements are bounded in time (see `boundedClient`). */
+export interface BoundedClient {
+  /** Runs `text` (with `values`, as the prepared statement `name` when given); a simple query of several statements answers with every result. */
+  query(text: string, values?: unknown[], name?: string): Promise<pg.QueryResult | pg.QueryResult[]>;
+  /** Back to the pool; a client whose statement timed out is ended instead. */
+  release(): void;
+}
+
 /**
- * The pg pool as Kysely's `PostgresPool`, with a client-side bound on every statement: a statement
- * without an answer after `timeoutMs` fails with `StatementTimeoutError`, and its connection is
- * cut and dropped from the pool when it is released (its late answer would otherwise be read as
- * the answer of the next statement). A network that drops packets thus fails requests within the
+ * `client` with a client-side bound on every statement: a statement without an answer after
+ * `timeoutMs` (0: no bound) fails with `StatementTimeoutError`, and the connection is cut and
+ * dropped from the pool when it is released (its late answer would otherwise be read as the
+ * answer of the next statement). A network that drops packets thus fails requests within the
  * bound instead of hanging them; the server-side `statement_timeout` cannot help there, since its
  * answer never arrives. Connections made after the network is back work as before.
  */
-export function withStatementTimeout(pool: pg.Pool, timeoutMs: number): PostgresPool {
+export function boundedClient(client: pg.PoolClient, timeoutMs: number): BoundedClient {
+  let broken: StatementTimeoutError | null = null;
   return {
-    async connect(): Promise<PostgresPoolClient> {
-      const client = await pool.connect();
-      let broken: StatementTimeoutError | null = null;
-      const query = (text: string, parameters?: readonly unknown[]): Promise<pg.QueryResult> => {
-        // A cursor (Kysely's streaming form) passes through unbounded.
-        if (typeof text !== 'string') return (client.query as (cursor: unknown) => Promise<pg.QueryResult>)(text);
-        if (broken !== null) return Promise.reject(broken);
-        const running = client.query(text, (parameters ?? []) as unknown[]);
-        if (timeoutMs <= 0 || LONG_STATEMENT.test(text)) return running;
-        return new Promise((resolve, reject) => {
-          const timer = setTimeout(() => {
-            broken = new StatementTimeoutError(timeoutMs);
-            running.catch(() => {});
-            // The socket goes now: the statement in flight fails, and nothing more is read from it.
-            (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-            reject(broken);
-          }, timeoutMs);
-          running.then(
-            (result) => {
-              clearTimeout(timer);
-              resolve(result);
-            },
-            (error: unknown) => {
-              clearTimeout(timer);
-              reject(error);
-            },
-          );
-        });
-      };
-      return {
-        query: query as unknown as PostgresPoolClient['query'],
-        // Released with the error, pg-pool ends the client instead of keeping it for reuse.
-        release: () => client.release(broken ?? undefined),
-      };
+    query(text, values, name) {
+      if (broken !== null) return Promise.reject(broken);
+      const running = (values === undefined ? client.query(text) : client.query({ text, values, ...(name === undefined ? {} : { name }) })) as Promise<
+        pg.QueryResult | pg.QueryResult[]
+      >;
+      if (timeoutMs <= 0 || LONG_STATEMENT.test(text)) return running;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          broken = new StatementTimeoutError(timeoutMs);
+          running.catch(() => {});
+          // The socket goes now: the statement in flight fails, and nothing more is read from it.
+          (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+          reject(broken);
+        }, timeoutMs);
+        running.then(
+          (result) => {
+            clearTimeout(timer);
+            resolve(result);
+          },
+          (error: unknown) => {
+            clearTimeout(timer);
+            reject(error);
+          },
+        );
+      });
     },
-    end: () => pool.end(),
+    // Released with the error, pg-pool ends the client instead of keeping it for reuse.
+    release: () => client.release(broken ?? undefined),
   };
 }

@@ -7,15 +7,7 @@ import { liveReferencingQuery, lockRowsAndReceiptsQuery, readAllChangesQuery, re
 import type { DB } from '../src/schema.js';
 import { UNIT_PLANNER_SETTINGS } from '../src/postgres-unit-of-work.js';
 import { insertRowsQuery, updateRowsQuery } from '../src/set-based-writes.js';
-import { topBuffers } from './push-plan.js';
-
-/** node-pg's serialisation of a parameter value (arrays as `{…}` text), which its types do not declare. */
-const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } }).utils;
-
-/** A parameter value as an SQL literal, through node-pg's own serialisation and escaping (EXECUTE takes no bound parameters). */
-export function sqlLiteral(value: unknown): string {
-  return value === null || value === undefined ? 'NULL' : pg.escapeLiteral(String(prepareValue(value)));
-}
+import { sqlLiteral, topBuffers } from './push-plan.js';
 
 /** Gives `userId` events `own-<from>` … `own-<to>` in `calendarUid`, each with a receipt, in two set-based statements (no ANALYZE). */
 export async function addOwnEvents(db: Kysely<DB>, userId: number, calendarUid: string, from: number, to: number): Promise<void> {

@@ -1,11 +1,12 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { RECORD_TYPES, perRecordType } from '@calsync/domain';
+export { sqlLiteral } from '../src/pg-driver.js';
 import { saveReceiptsQuery } from '../src/receipt-queries.js';
+import { sqlLiteral } from '../src/pg-driver.js';
 import { recordFromSql } from '../src/record-mapping.js';
 import { liveReferencingQuery, lockRowsAndReceiptsQuery, readAllChangesQuery, recordQuery } from '../src/record-queries.js';
 import type { DB } from '../src/schema.js';
 import { insertRowsQuery, updateRowsQuery } from '../src/set-based-writes.js';
-import { parameterLiteral } from '../src/statement-batch.js';
 
 /**
  * Fills `events` with `otherRows` rows of 1,000 other users and `ownRows` rows of one new user,
@@ -54,7 +55,7 @@ export type PlanCacheMode = 'force_generic_plan' | 'force_custom_plan';
  */
 export async function explainPrepared(db: Kysely<DB>, query: RawBuilder<unknown>, mode: PlanCacheMode): Promise<string> {
   const compiled = query.compile(db);
-  const args = compiled.parameters.map(parameterLiteral).join(', ');
+  const args = compiled.parameters.map(sqlLiteral).join(', ');
   return db.connection().execute(async (conn) => {
     const run = (text: string) => sql.raw<{ 'QUERY PLAN': string }>(text).execute(conn);
     await run('begin');

@@ -1,9 +1,9 @@
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '../test-support/index.js';
-import { batchQuery, rawPart, type BatchPart } from './statement-batch.js';
+import { rawPart, withBatchConnection, type BatchConnection, type BatchPart } from './batch-connection.js';
 
-const kinds = announceDatabaseKinds('statement-batch.pg.test.ts');
+const kinds = announceDatabaseKinds('batch-connection.pg.test.ts');
 
 /** Text a literal must carry byte for byte: quotes, backslashes, array syntax, the word NULL, a dollar quote, newlines, non-ASCII. */
 const AWKWARD = [
@@ -20,10 +20,10 @@ const AWKWARD = [
 ];
 
 const ROUND_TRIP = `select cast($1 as text) as t, cast($2 as text[]) as a, cast($3 as bigint) as b, cast($4 as jsonb) as j,
-  cast($5 as boolean) as f, cast($6 as integer) as i, cast($7 as text) as n -- statement-batch test`;
+  cast($5 as boolean) as f, cast($6 as integer) as i, cast($7 as text) as n -- batch-connection test`;
 
 for (const kind of kinds) {
-  describe(`StatementBatch on ${kind}`, () => {
+  describe(`BatchConnection.runBatch on ${kind}`, () => {
     let database: TestDatabase;
     beforeAll(async () => {
       database = await openTestDatabase(kind, { poolMax: 1 });
@@ -34,12 +34,13 @@ for (const kind of kinds) {
     });
 
     const part = (query: { compile: (db: TestDatabase['db']) => BatchPart }): BatchPart => query.compile(database.db);
+    const onConnection = <T>(work: (conn: BatchConnection) => Promise<T>): Promise<T> => withBatchConnection(database.db, work);
 
     it('carries every value exactly as a bound parameter would', async () => {
       for (const text of AWKWARD) {
         const values = [text, [text, null, 'plain', text], '9007199254740993', { text, nested: [text, 1, null] }, true, -7, null];
         const bound = await database.db.executeQuery(CompiledQuery.raw(ROUND_TRIP, values));
-        const batched = await database.db.executeQuery(batchQuery([rawPart('select 1'), { sql: ROUND_TRIP, parameters: values }]));
+        const batched = await onConnection((conn) => conn.runBatch([rawPart('select 1'), { sql: ROUND_TRIP, parameters: values }]));
         expect(batched.rows, JSON.stringify(text)).toEqual(bound.rows);
         expect((batched.rows[0] as { t: string }).t).toBe(text);
         expect((batched.rows[0] as { a: string[] }).a).toEqual([text, null, 'plain', text]);
@@ -47,15 +48,13 @@ for (const kind of kinds) {
     });
 
     it("answers with the last statement's rows, after running every statement in order", async () => {
-      await database.db.connection().execute(async (conn) => {
-        const { rows } = await conn.executeQuery(
-          batchQuery([
+      await onConnection(async (conn) => {
+        const { rows } = await conn.runBatch([
             rawPart('begin'),
             part(sql`insert into batch_probe (id, note) values (${1}, ${'first'})`),
             part(sql`insert into batch_probe (id, note) values (${2}, ${"second's"})`),
             part(sql`select id, note from batch_probe where id >= ${1} order by id`),
-          ]),
-        );
+          ]);
         expect(rows).toEqual([
           { id: 1, note: 'first' },
           { id: 2, note: "second's" },
@@ -65,16 +64,14 @@ for (const kind of kinds) {
     });
 
     it('a failing statement fails the batch, the ones after it do not run, and a rollback leaves nothing', async () => {
-      await database.db.connection().execute(async (conn) => {
+      await onConnection(async (conn) => {
         await expect(
-          conn.executeQuery(
-            batchQuery([
+          conn.runBatch([
               rawPart('begin'),
               part(sql`insert into batch_probe (id, note) values (${10}, ${'kept out'})`),
               part(sql`insert into batch_probe (id, note) values (${10}, ${'duplicate key'})`),
               part(sql`insert into batch_probe (id, note) values (${11}, ${'never run'})`),
             ]),
-          ),
         ).rejects.toThrow(/duplicate key/);
         await conn.executeQuery(CompiledQuery.raw('rollback'));
       });
@@ -83,18 +80,29 @@ for (const kind of kinds) {
     });
 
     if (kind === 'postgres') {
-      it('runs parameterized statements as statements prepared once per connection', async () => {
-        const text = 'select cast($1 as text) as t -- statement-batch prepared test';
-        await database.db.connection().execute(async (conn) => {
+      it('prepares each parameterized statement once per connection, batched or not, under names of that connection', async () => {
+        const batched = 'select cast($1 as text) as t -- batch-connection prepared test';
+        const single = 'select cast($1 as integer) + 1 as n -- batch-connection single test';
+        await onConnection(async (conn) => {
           for (const value of ['one', 'two', "th'ree"]) {
-            const { rows } = await conn.executeQuery(batchQuery([{ sql: text, parameters: [value] }]));
-            expect(rows).toEqual([{ t: value }]);
+            expect((await conn.runBatch([{ sql: batched, parameters: [value] }])).rows).toEqual([{ t: value }]);
+            expect((await conn.executeQuery(CompiledQuery.raw(single, [value.length]))).rows).toEqual([{ n: value.length + 1 }]);
           }
           const { rows } = await conn.executeQuery<{ name: string; statement: string }>(
-            CompiledQuery.raw('select name, statement from pg_prepared_statements where statement like $1', ['%statement-batch prepared test']),
+            CompiledQuery.raw("select name, statement from pg_prepared_statements where statement like '%batch-connection % test'"),
           );
-          expect(rows).toHaveLength(1);
-          expect(rows[0]!.name).toMatch(/^calsync_b\d+$/);
+          expect(rows).toHaveLength(2);
+          expect(rows.find((r) => r.statement === single)?.name).toMatch(/^calsync_\d+$/);
+          const prepared = rows.find((r) => r.statement !== single)!;
+          expect(prepared.name).toMatch(/^calsync_b\d+$/);
+          expect(prepared.statement).toBe(`prepare ${prepared.name} as ${batched}`);
+        });
+      });
+
+      it('a statement PostgreSQL refuses to prepare leaves no name behind, and the next one prepares', async () => {
+        await onConnection(async (conn) => {
+          await expect(conn.runBatch([{ sql: 'select cast($1 as text) from no_such_table', parameters: ['x'] }])).rejects.toThrow(/no_such_table/);
+          expect((await conn.runBatch([{ sql: 'select cast($1 as text) as t -- after a refused one', parameters: ['y'] }])).rows).toEqual([{ t: 'y' }]);
         });
       });
     }

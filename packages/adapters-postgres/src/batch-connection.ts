@@ -1,0 +1,41 @@
+import type { DatabaseConnection, Kysely, QueryResult } from 'kysely';
+
+/** One statement of a batch: its text and its parameter values ($1, $2, …), as Kysely compiles them. */
+export interface BatchPart {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+}
+
+/** A statement without parameters (BEGIN, COMMIT). */
+export function rawPart(sql: string): BatchPart {
+  return { sql, parameters: [] };
+}
+
+/**
+ * A database connection that also runs several statements in one round trip. Both PostgreSQL
+ * drivers of the adapter implement it (node-pg: `PgConnection`, PGlite: the PGlite dialect's
+ * connection), and the fault mapping wraps it (`withUnavailableMapping`).
+ *
+ * Guarantee of `runBatch`: the parts run in order, each once, on this connection; the answer is
+ * the last part's rows; a failing part fails the call with that part's error, and the parts after
+ * it do not run (inside a transaction, which the caller then rolls back). Each part is one
+ * statement; its parameters are sent as values, never spliced into its text by the caller.
+ */
+export interface BatchConnection extends DatabaseConnection {
+  runBatch<R>(parts: readonly BatchPart[]): Promise<QueryResult<R>>;
+}
+
+/** `connection` as a batch connection; throws for a connection of a dialect the adapter did not make. */
+export function asBatchConnection(connection: DatabaseConnection): BatchConnection {
+  if (typeof (connection as Partial<BatchConnection>).runBatch !== 'function') throw new Error('the database connection cannot run statement batches');
+  return connection as BatchConnection;
+}
+
+/**
+ * Runs `work` on one connection of `db`'s pool (the PGlite session: behind its queue), released
+ * afterwards. Throws when the dialect's connections do not run batches (a dialect the adapter did
+ * not make).
+ */
+export function withBatchConnection<D, T>(db: Kysely<D>, work: (connection: BatchConnection) => Promise<T>): Promise<T> {
+  return db.getExecutor().provideConnection((connection) => work(asBatchConnection(connection)));
+}
