@@ -3,7 +3,8 @@ import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Redis } from 'ioredis';
 import type { AuthApi, ChangeFeed, LegacyStatsStore, SyncApi } from '@calsync/domain';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
+import fp from 'fastify-plugin';
 import type { AppConfig } from './config-types.js';
 import { errorHandlingPlugin, sendFailure } from './plugins/error-handling.js';
 import { metricsPlugin } from './plugins/metrics.js';
@@ -64,28 +65,25 @@ function isLoggerInstance(logger: BuildAppDeps['logger']): logger is FastifyBase
   return typeof logger === 'object' && logger !== null && typeof (logger as FastifyBaseLogger).child === 'function';
 }
 
+/** What the calsync plugin takes: everything `buildApp` does but the logger (a host app has its own). */
+export type CalsyncPluginOptions = Omit<BuildAppDeps, 'logger'>;
+
 /**
- * Builds the Fastify app without listening (tests use `app.inject`). Order matters: request id,
- * errors, security headers, CORS, rate limit, OpenAPI and metrics come before any route so their
- * onRoute hooks see every route; then health, sign-in, sync and legacy routes.
+ * The whole calsync service as one Fastify plugin, for a host app:
+ * `await host.register(calsync, { prefix: '/calsync', config, sync, stats, auth, readiness })`
+ * serves sign-in, sync, streams, OpenAPI, /metrics and health under the prefix next to the host's
+ * own routes. It is encapsulated: its validator, JSON parser, error envelope, security headers,
+ * CORS, rate limits and body limit apply to its routes only. Order matters: request id, errors,
+ * security headers, CORS, rate limit, OpenAPI and metrics come before any route so their onRoute
+ * hooks see every route; then health, sign-in, sync and legacy routes.
  */
-export async function buildApp(deps: BuildAppDeps): Promise<FastifyInstance> {
+export const calsync: FastifyPluginAsync<CalsyncPluginOptions> = async (instance, deps) => {
   const { config } = deps;
-  const app = Fastify({
-    ...(isLoggerInstance(deps.logger) ? { loggerInstance: deps.logger } : { logger: deps.logger ?? false }),
-    bodyLimit: config.bodyLimitBytes,
-    // One line per request instead of Fastify's two, probes and scrapes at debug.
-    logController: new OneLineRequestLog(),
-    requestIdHeader: false,
-    genReqId: requestIdFrom,
-    // Errors of the HTTP parser (before routing) also answer in the envelope.
-    clientErrorHandler,
-    // Malformed URLs and similar router failures also answer in the envelope.
-    frameworkErrors: (err, request, reply) => {
-      reply.header(REQUEST_ID_HEADER, request.id);
-      void sendFailure(reply, { status: 400, code: 'VALIDATION_ERROR', message: err.message.slice(0, 200) });
-    },
-  }).withTypeProvider<TypeBoxTypeProvider>();
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  // The body limit of every calsync route (the host's server may have another default).
+  app.addHook('onRoute', (route) => {
+    route.bodyLimit ??= config.bodyLimitBytes;
+  });
   // Bodies validated as sent; query and path values (always text) coerced to the schema's types.
   app.setValidatorCompiler(createValidatorCompiler());
 
@@ -137,6 +135,32 @@ export async function buildApp(deps: BuildAppDeps): Promise<FastifyInstance> {
   if (deps.changes) await registerStreams(app, deps, deps.changes);
   await app.register(legacyRoutes, { stats: deps.stats, config });
   if (deps.webClientDir) await app.register(webClientPlugin, { root: deps.webClientDir });
+};
+
+/**
+ * The standalone server: a Fastify instance with the server-wide settings (logger, request ids,
+ * one log line per request, the envelope for errors before routing) and the calsync plugin at the
+ * root, not encapsulated, so its decorations (metrics) are the app's. Does not listen (tests use
+ * `app.inject`).
+ */
+export async function buildApp(deps: BuildAppDeps): Promise<FastifyInstance> {
+  const { logger, ...options } = deps;
+  const app = Fastify({
+    ...(isLoggerInstance(logger) ? { loggerInstance: logger } : { logger: logger ?? false }),
+    bodyLimit: deps.config.bodyLimitBytes,
+    // One line per request instead of Fastify's two, probes and scrapes at debug.
+    logController: new OneLineRequestLog(),
+    requestIdHeader: false,
+    genReqId: requestIdFrom,
+    // Errors of the HTTP parser (before routing) also answer in the envelope.
+    clientErrorHandler,
+    // Malformed URLs and similar router failures also answer in the envelope.
+    frameworkErrors: (err, request, reply) => {
+      reply.header(REQUEST_ID_HEADER, request.id);
+      void sendFailure(reply, { status: 400, code: 'VALIDATION_ERROR', message: err.message.slice(0, 200) });
+    },
+  });
+  await app.register(fp(calsync, { name: 'calsync' }), options);
   return app;
 }
 

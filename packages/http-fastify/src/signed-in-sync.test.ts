@@ -1,28 +1,22 @@
-import { FastJwtTokenSigner, SystemClock } from '@calsync/adapters-node';
-import { AuthService, CursorCodec, SyncService } from '@calsync/domain';
-import { CapturingSmsSender, CheapPasswordHasher, FixedClock, inMemoryAuthStores, InMemorySyncStore, SeededRandom } from '@calsync/testkit';
+import type { CapturingSmsSender } from '@calsync/testkit';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
-import { FixedLegacyStats } from '../test-support/index.js';
+import { FixedLegacyStats, inMemorySignIn } from '../test-support/index.js';
 
 // The sync routes behind the REAL sign-in (auth plugin and routes, in-memory stores) and the real
 // engine: a user signs in by SMS code and syncs; tokens are checked for real.
 
 let app: FastifyInstance;
-const sms = new CapturingSmsSender();
+let sms: CapturingSmsSender;
 
 beforeAll(async () => {
-  const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '1000' });
-  const clock = new SystemClock();
-  const random = new SeededRandom(15);
-  const sync = new SyncService({ store: new InMemorySyncStore(), clock: new FixedClock(), cursorCodec: new CursorCodec(config.syncCursorSecret) });
-  const auth = new AuthService(
-    { ...inMemoryAuthStores(), sync, sms, hasher: new CheapPasswordHasher(), tokens: new FastJwtTokenSigner(config.jwt), clock, random },
-    { accessTtlSeconds: config.jwt.accessTtlSeconds, refreshTtlSeconds: config.jwt.refreshTtlSeconds, sessionCacheSeconds: 0, otp: config.otp },
-  );
+  const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '1000', SESSION_CACHE_SECONDS: '0' });
+  const signIn = inMemorySignIn(config, 15);
+  const { auth, sync } = signIn;
+  sms = signIn.sms;
   app = await buildApp({ config, logger: false, sync, stats: new FixedLegacyStats(), auth, readiness: async () => true });
   await app.ready();
 });

@@ -4,3 +4,4 @@
 export * from './fakes.js';
 export * from './test-app.js';
 export * from './wired-app.js';
+export * from './in-memory-sign-in.js';

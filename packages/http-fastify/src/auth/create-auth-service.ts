@@ -1,4 +1,4 @@
-import { AuthService, type ChangeFeed, type Clock, type DeviceStore, type OtpStore, type PasswordHasher, type Random, type SessionStore, type SmsSender, type SyncApi, type UserStore } from '@calsync/domain';
+import { AuthService, type ChangeFeed, type Clock, type DeviceStore, type OtpStore, type PasswordHasher, type Random, type SessionStore, type SmsSender, type SyncApi, type TokenSigner, type UserStore } from '@calsync/domain';
 import type { AppConfig } from '../config-types.js';
 import { FastJwtTokenSigner } from '@calsync/adapters-node';
 
@@ -19,6 +19,8 @@ export interface AuthServiceWiring {
   readonly clock: Clock;
   readonly random: Random;
   readonly smsSender: SmsSender;
+  /** Signs and checks tokens; JWTs with the configured secrets (fast-jwt) when absent. */
+  readonly tokens?: TokenSigner;
   /** Where ended sessions are announced so notification streams close on every node (optional). */
   readonly sessionEnds?: Pick<ChangeFeed, 'announceSessionEnd'>;
   /** Told when a replayed refresh token ended a session (main.ts counts and logs it). */
@@ -37,7 +39,7 @@ export function createAuthService(deps: AuthServiceWiring): AuthService {
       otps: deps.otps,
       sms: deps.smsSender,
       hasher: deps.passwordHasher,
-      tokens: new FastJwtTokenSigner(config.jwt),
+      tokens: deps.tokens ?? new FastJwtTokenSigner(config.jwt),
       clock: deps.clock,
       random: deps.random,
       ...(deps.sessionEnds ? { sessionEnds: deps.sessionEnds } : {}),

@@ -1,41 +1,18 @@
-import { FastJwtTokenSigner, SystemClock } from '@calsync/adapters-node';
-import { AuthService, CursorCodec, SyncService } from '@calsync/domain';
 import type { FastifyInstance } from 'fastify';
-import {
-  CapturingSmsSender,
-  CheapPasswordHasher,
-  inMemoryAuthStores,
-  InMemorySyncStore,
-  FixedClock,
-  SeededRandom,
-} from '@calsync/testkit';
-import { buildTestApp } from '../../test-support/index.js';
+import type { CapturingSmsSender } from '@calsync/testkit';
+import { buildTestApp, inMemorySignIn, type InMemorySignIn } from '../../test-support/index.js';
 
 /** Test secrets (also what log and body scans look for). */
 const SECRETS = { JWT_SECRET: 'access-secret-'.padEnd(48, 'a'), JWT_REFRESH_SECRET: 'refresh-secret-'.padEnd(48, 'r') };
 
 /** A full test app (buildApp) whose sign-in runs on in-memory stores and the real JWT signer. */
 async function signInTestApp(env: Record<string, string> = {}) {
-  const sms = new CapturingSmsSender();
-  const stores = inMemoryAuthStores();
-  const { app } = await buildTestApp(
-    { ...SECRETS, ...env },
-    (config) => ({
-      auth: new AuthService(
-        {
-          ...stores,
-          sync: new SyncService({ store: new InMemorySyncStore(), clock: new FixedClock(), cursorCodec: new CursorCodec('k') }),
-          sms,
-          hasher: new CheapPasswordHasher(),
-          tokens: new FastJwtTokenSigner(config.jwt),
-          clock: new SystemClock(),
-          random: new SeededRandom(13),
-        },
-        { accessTtlSeconds: config.jwt.accessTtlSeconds, refreshTtlSeconds: config.jwt.refreshTtlSeconds, sessionCacheSeconds: 2, otp: config.otp },
-      ),
-    }),
-  );
-  return { app, sms, users: stores.users };
+  let signIn: InMemorySignIn | undefined;
+  const { app } = await buildTestApp({ ...SECRETS, ...env }, (config) => {
+    signIn = inMemorySignIn(config, 13);
+    return { auth: signIn.auth };
+  });
+  return { app, sms: signIn!.sms, users: signIn!.users };
 }
 
 /** send-otp then verify-otp through HTTP; returns the verify answer's data. */

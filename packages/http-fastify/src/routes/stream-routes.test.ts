@@ -1,11 +1,9 @@
-import { FastJwtTokenSigner, SystemClock } from '@calsync/adapters-node';
-import { AuthService, CursorCodec, SyncService } from '@calsync/domain';
-import { CapturingSmsSender, CheapPasswordHasher, FixedClock, inMemoryAuthStores, InMemorySyncStore, openEventStream, SeededRandom, type OpenedStream } from '@calsync/testkit';
+import { openEventStream, type CapturingSmsSender, type InMemorySyncStore, type OpenedStream } from '@calsync/testkit';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 import { loadConfig } from '../config.js';
-import { FixedLegacyStats } from '../../test-support/index.js';
+import { FixedLegacyStats, inMemorySignIn } from '../../test-support/index.js';
 
 // GET /api/sync/stream over a real listening server, the real sign-in and engine on in-memory
 // stores; the store's in-process change feed carries the notifications.
@@ -14,11 +12,11 @@ interface Harness {
   readonly app: FastifyInstance;
   readonly base: string;
   readonly store: InMemorySyncStore;
+  readonly sms: CapturingSmsSender;
   readonly streams: OpenedStream[];
 }
 
 let current: Harness | null = null;
-const sms = new CapturingSmsSender();
 let phones = 0;
 
 afterEach(async () => {
@@ -28,17 +26,11 @@ afterEach(async () => {
 });
 
 async function start(env: Record<string, string> = {}): Promise<Harness> {
-  const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '1000', ...env });
-  const store = new InMemorySyncStore();
-  const clock = new SystemClock();
-  const sync = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec(config.syncCursorSecret) });
-  const auth = new AuthService(
-    { ...inMemoryAuthStores(), sync, sms, hasher: new CheapPasswordHasher(), tokens: new FastJwtTokenSigner(config.jwt), clock, random: new SeededRandom(14), sessionEnds: store.changes },
-    { accessTtlSeconds: config.jwt.accessTtlSeconds, refreshTtlSeconds: config.jwt.refreshTtlSeconds, sessionCacheSeconds: 0, otp: config.otp },
-  );
+  const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '1000', SESSION_CACHE_SECONDS: '0', ...env });
+  const { auth, sync, store, sms } = inMemorySignIn(config, 14);
   const app = await buildApp({ config, logger: false, sync, stats: new FixedLegacyStats(), auth, readiness: async () => true, changes: store.changes, streamHeartbeatMs: 150 });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  current = { app, base: address, store, streams: [] };
+  current = { app, base: address, store, sms, streams: [] };
   return current;
 }
 
@@ -48,7 +40,7 @@ async function device(h: Harness, uid: string, phone = `+1555100${String(++phone
   const res = await fetch(`${h.base}/api/auth/verify-otp`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ phone, otp: sms.lastCode(phone), device: { uid, platform: 'web' } }),
+    body: JSON.stringify({ phone, otp: h.sms.lastCode(phone), device: { uid, platform: 'web' } }),
   });
   const body = (await res.json()) as { data: { accessToken: string } };
   return { phone, headers: { authorization: `Bearer ${body.data.accessToken}` } };

@@ -1,13 +1,11 @@
 import { randomInt } from 'node:crypto';
-import { FastJwtTokenSigner, SystemClock } from '@calsync/adapters-node';
-import { AuthService, CursorCodec, SyncService } from '@calsync/domain';
-import { CapturingSmsSender, CheapPasswordHasher, FixedClock, inMemoryAuthStores, InMemorySyncStore, openEventStream, SeededRandom, type OpenedStream } from '@calsync/testkit';
+import { openEventStream, type OpenedStream } from '@calsync/testkit';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../app.js';
 import { loadConfig } from '../config.js';
-import { FixedLegacyStats } from '../../test-support/index.js';
+import { FixedLegacyStats, inMemorySignIn } from '../../test-support/index.js';
 
 // Two app nodes behind one Redis (REDIS_URL) and one store: STREAM_MAX_PER_USER holds over both,
 // not per node. Real listening servers, real sign-in; the stores are shared in memory as a
@@ -25,14 +23,8 @@ describe.runIf(url !== null)('the per-user stream cap over two nodes', () => {
   });
 
   it('refuses a third stream of a user on either node while two are open, and frees the slot when one closes', async () => {
-    const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', STREAM_MAX_PER_USER: '2', RATE_LIMIT_MAX_REQUESTS: '1000' });
-    const store = new InMemorySyncStore();
-    const sms = new CapturingSmsSender();
-    const sync = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec(config.syncCursorSecret) });
-    const auth = new AuthService(
-      { ...inMemoryAuthStores(), sync, sms, hasher: new CheapPasswordHasher(), tokens: new FastJwtTokenSigner(config.jwt), clock: new SystemClock(), random: new SeededRandom(25), sessionEnds: store.changes },
-      { accessTtlSeconds: config.jwt.accessTtlSeconds, refreshTtlSeconds: config.jwt.refreshTtlSeconds, sessionCacheSeconds: 0, otp: config.otp },
-    );
+    const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', STREAM_MAX_PER_USER: '2', RATE_LIMIT_MAX_REQUESTS: '1000', SESSION_CACHE_SECONDS: '0' });
+    const { auth, sync, store, sms } = inMemorySignIn(config, 25);
     const node = async (): Promise<string> => {
       const redis = new Redis(url!, { maxRetriesPerRequest: 1 });
       redisClients.push(redis);
