@@ -34,7 +34,7 @@ export interface InMemoryServiceOptions {
 
 /** Builds the in-memory service. */
 export async function startInMemoryService({ env = {}, wrapSync }: InMemoryServiceOptions = {}): Promise<InMemoryService> {
-  const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '1000000', AUTH_RATE_LIMIT_MAX_REQUESTS: '100000', OTP_MAX_SENDS_PER_HOUR: '1000', OTP_RESEND_SECONDS: '0', ...env });
+  const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '1000000', AUTH_RATE_LIMIT_MAX_REQUESTS: '100000', OTP_MAX_SENDS_PER_HOUR: '1000', SMS_MAX_PER_IP_PER_HOUR: '1000000', SMS_MAX_PER_HOUR: '1000000', OTP_RESEND_SECONDS: '0', ...env });
   const clock = new ManualAuthClock(new Date());
   const sms = new CapturingSmsSender();
   const syncStore = new InMemorySyncStore();
