@@ -75,6 +75,43 @@ describe('@calsync/client against the in-memory service', () => {
     expect(await a.conflicts.list()).toEqual([]);
   });
 
+  it("hears a conflict on every device within one round, with `mine` right on both; outbox listing and isPending", async () => {
+    const a = await clientOf(service);
+    const b = await clientOf(service);
+    await signIn(service, a, '+15550000008');
+    await signIn(service, b, '+15550000008');
+    const t = await a.tasks.put({ title: 'Plan' });
+    await a.sync();
+    await b.sync();
+    const heard: Record<'a' | 'b', unknown[]> = { a: [], b: [] };
+    a.conflicts.subscribe((c) => heard.a.push(...c));
+    b.conflicts.subscribe((c) => heard.b.push(...c));
+    await a.tasks.put({ uid: t, title: 'by a' });
+    expect(a.isPending('tasks', t)).toBe(true);
+    expect(a.outbox.pending()).toEqual([{ type: 'tasks', uid: t, op: 'upsert', attempts: 0, error: null, state: 'pending' }]);
+    await b.tasks.put({ uid: t, title: 'by b' });
+    await a.sync();
+    expect(a.isPending('tasks', t)).toBe(false);
+    expect(a.outbox.pending()).toEqual([]);
+    // B's stale edit is applied over A's: B's version stands, A's is the loser.
+    await b.sync();
+    expect(heard.b).toEqual([expect.objectContaining({ entityUid: t, mine: 'current', loserSnapshot: expect.objectContaining({ title: 'by a' }) })]);
+    expect(heard.a).toEqual([]);
+    await a.sync(); // one round of A
+    expect(heard.a).toEqual([expect.objectContaining({ entityUid: t, mine: 'loser' })]);
+    expect((await a.conflicts.list()).map((c) => c.mine)).toEqual(['loser']);
+    expect((await b.conflicts.list()).map((c) => c.mine)).toEqual(['current']);
+    // Heard once: later rounds list nothing new.
+    await a.tasks.put({ uid: t, title: 'again' });
+    await a.sync();
+    await b.sync();
+    expect([heard.a.length, heard.b.length]).toEqual([1, 1]);
+    // A third device that never wrote the record sees neither side as its own.
+    const c = await clientOf(service);
+    await signIn(service, c, '+15550000008');
+    expect((await c.conflicts.list()).map((x) => x.mine)).toEqual([null]);
+  });
+
   it('sends only the changed fields: two devices editing different fields of one event offline both keep their edit', async () => {
     const a = await clientOf(service);
     const b = await clientOf(service);

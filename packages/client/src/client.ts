@@ -20,7 +20,8 @@ import type { OccurrencePage } from '@calsync/domain/rules';
 import { TabCoordinator } from './tab-coordinator.js';
 import { browserOnline, debounce, onlineTrigger, periodicTrigger, visibleTrigger, type TriggerSource } from './triggers.js';
 import { uuidv7 } from './uid.js';
-import type { WireConflict, WireDevice, WireProfileUpdate, WireResolveResponse, WireUser } from './wire.js';
+import { withSide, type ClientConflict } from './engine/conflict-feed.js';
+import type { WireDevice, WireProfileUpdate, WireResolveResponse, WireUser } from './wire.js';
 
 /** A parked outbox item, as `outbox.failed()` lists it. */
 export interface FailedItem {
@@ -29,6 +30,12 @@ export interface FailedItem {
   readonly op: 'upsert' | 'delete';
   readonly attempts: number;
   readonly error: OutboxError | null;
+}
+
+/** An outbox item as `outbox.pending()` lists it: a local change not yet answered by the server. */
+export interface PendingItem extends FailedItem {
+  /** `pending`: waits for a push; `inflight`: sent, answer outstanding; `failed`: parked (see `outbox.retry`). */
+  readonly state: 'pending' | 'inflight' | 'failed';
 }
 
 /** The SDK's one object: local data, sign-in, the sync loop and its status. */
@@ -65,14 +72,18 @@ export interface SyncClient {
   readonly status: SyncStatus;
   onStatus(listener: (status: SyncStatus) => void): () => void;
   readonly conflicts: {
-    /** The user's unresolved conflicts, from the server. */
-    list(): Promise<WireConflict[]>;
+    /** The user's unresolved conflicts, from the server, each with the side this device wrote (`mine`). */
+    list(): Promise<ClientConflict[]>;
     /** Puts the losing version back (a new version every device pulls). */
     restore(conflictId: number): Promise<WireResolveResponse>;
     /** Keeps the winner. */
     dismiss(conflictId: number): Promise<WireResolveResponse>;
-    /** Calls `listener` with the conflicts a push of this device produced. */
-    subscribe(listener: (conflicts: readonly WireConflict[]) => void): () => void;
+    /**
+     * Calls `listener` with the conflicts new since the last round, whichever device's push made
+     * them (a device hears of a conflict within its next round), each with `mine`: 'current' when
+     * this device wrote the version that stands, 'loser' when it wrote the losing one, else null.
+     */
+    subscribe(listener: (conflicts: readonly ClientConflict[]) => void): () => void;
   };
   /** The account's signed-in devices (needs the network). */
   readonly devices: {
@@ -94,9 +105,13 @@ export interface SyncClient {
   };
   readonly outbox: {
     failed(): FailedItem[];
+    /** Every local change not yet answered by the server, in the order they go out. */
+    pending(): PendingItem[];
     /** Parked items (of one uid, or all) back to pending with a fresh budget, then a sync. */
     retry(uid?: string): Promise<void>;
   };
+  /** Whether the record has local changes the server has not answered yet. */
+  isPending(type: RecordType, uid: string): boolean;
   /** Asks for a round as a trigger would (the notification listener calls this). */
   requestSync(reason?: SyncReason): void;
   /** Adds a trigger source, active while started; returns its removal. */
@@ -121,7 +136,7 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
   const state = new LocalState(options.store);
   const tabs = new TabCoordinator(options.lockName ?? (options.baseUrl || 'default'));
   const status = new StatusCell({ signedIn: false, online: browserOnline(), syncing: false, pending: 0, failed: 0, lastSyncAt: null, lastError: null });
-  const conflictListeners = new Set<(c: readonly WireConflict[]) => void>();
+  const conflictListeners = new Set<(c: readonly ClientConflict[]) => void>();
   const triggerSources = new Set<TriggerSource>([onlineTrigger, visibleTrigger, periodicTrigger(periodicMs)]);
   const activeTriggers = new Map<TriggerSource, () => void>();
   let opened = false;
@@ -281,11 +296,11 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
     onStatus: (listener) => status.subscribe(listener),
     conflicts: {
       async list() {
-        const all: WireConflict[] = [];
+        const all: ClientConflict[] = [];
         let afterId: number | undefined;
         for (;;) {
           const page = await api.conflicts(afterId, 200);
-          all.push(...page.conflicts);
+          all.push(...page.conflicts.map((c) => withSide(state, c)));
           if (!page.hasMore || page.nextAfterId === null) return all;
           afterId = page.nextAfterId;
         }
@@ -330,11 +345,13 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
     outbox: {
       failed: () =>
         state.outbox.filter((i) => i.state === 'failed').map((i) => ({ type: i.type, uid: i.uid, op: i.op, attempts: i.attempts, error: i.lastError })),
+      pending: () => state.outbox.map((i) => ({ type: i.type, uid: i.uid, op: i.op, attempts: i.attempts, error: i.lastError, state: i.state })),
       async retry(uid) {
         await state.commit(planRetry(state, uid));
         runner.request('manual');
       },
     },
+    isPending: (type, uid) => state.outbox.some((i) => i.type === type && i.uid === uid),
     requestSync: (reason = 'notification') => runner.request(reason),
     addTrigger(source) {
       triggerSources.add(source);

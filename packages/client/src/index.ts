@@ -1,5 +1,6 @@
 // Public surface of @calsync/client: the client, its stores, and the types an app meets.
-export { createSyncClient, type FailedItem, type SyncClient } from './client.js';
+export { createSyncClient, type FailedItem, type PendingItem, type SyncClient } from './client.js';
+export type { ClientConflict, ConflictSide } from './engine/conflict-feed.js';
 export type { SyncClientOptions } from './client-options.js';
 export type { ClientAuth } from './auth.js';
 export type { Collection, LocalRecord, PutInput } from './collection.js';

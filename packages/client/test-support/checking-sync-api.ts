@@ -12,6 +12,8 @@ export class CheckingSyncApi implements SyncApi {
   readonly applied = new Map<string, unknown>();
   /** Pushed items applied, and replays answered from a receipt. */
   readonly counts = { applied: 0, replayed: 0 };
+  /** Which device wrote each version (`type:uid:version`), from the answers to its pushes. */
+  readonly writers = new Map<string, string>();
 
   constructor(readonly svc: SyncService, readonly store: InMemorySyncStore) {}
 
@@ -26,9 +28,16 @@ export class CheckingSyncApi implements SyncApi {
     return new Map(this.store.snapshotRows(userId, type).map((r) => [r.uid, r]));
   }
 
-  async push(userId: number, changeset: PushChangeset): Promise<PushResponse> {
+  async push(userId: number, changeset: PushChangeset, deviceUid: string | null = null): Promise<PushResponse> {
     const before = Object.fromEntries(RECORD_TYPES.map((t) => [t, this.#rows(userId, t)])) as Record<RecordType, Map<string, RecordRow>>;
-    const res = await this.svc.push(userId, changeset);
+    const res = await this.svc.push(userId, changeset, deviceUid);
+    const versionsBefore = new Set(RECORD_TYPES.flatMap((t) => [...before[t].values()].map((r) => `${t}:${r.uid}:${r.version}`)));
+    for (const type of RECORD_TYPES) {
+      for (const row of this.store.snapshotRows(userId, type)) {
+        const key = `${type}:${row.uid}:${row.version}`;
+        if (deviceUid !== null && !versionsBefore.has(key) && !this.writers.has(key)) this.writers.set(key, deviceUid);
+      }
+    }
     for (const type of RECORD_TYPES) {
       const after = this.#rows(userId, type);
       (changeset[type] ?? []).forEach((item, i) => {

@@ -12,6 +12,14 @@ export const META = {
   lastSyncAt: 'lastSyncAt',
   /** Set when a default change of this device was answered; cleared by the next complete pull. */
   demotionsUnpulled: 'demotionsUnpulled',
+  /** Per record (`type:uid`), the last versions this device's pushes wrote. */
+  writtenVersions: 'writtenVersions',
+  /** Per conflictId, the side of a conflict this device's own push made. */
+  conflictSides: 'conflictSides',
+  /** The highest conflictId listed so far (the conflict feed's mark). */
+  conflictsAfterId: 'conflictsAfterId',
+  /** Set when a conflict may have been made since the last listing; cleared by the next listing. */
+  conflictsDue: 'conflictsDue',
 } as const;
 
 /**

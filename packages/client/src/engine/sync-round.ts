@@ -2,7 +2,8 @@ import { RECORD_TYPES, type RecordType } from '@calsync/domain/rules';
 import { ApiError } from '../http/api-error.js';
 import type { CalsyncApi } from '../http/api.js';
 import type { OutboxItem } from '../store/local-store.js';
-import type { WireConflict, WireItemResult, WirePushBody } from '../wire.js';
+import type { WireItemResult, WirePushBody } from '../wire.js';
+import { fetchNewConflicts, planOwnWrites, type ClientConflict } from './conflict-feed.js';
 import { META, type LocalState } from './local-state.js';
 import { isPromotion, planPark, planPulled, planResults, planSend, planUnsent, selectBatch } from './outbox.js';
 import { planPullPage, planSnapshotEnd, snapshotKey } from './pull-apply.js';
@@ -17,8 +18,8 @@ export interface RoundContext {
   /** Items per array in one push (the server refuses more than 1000). */
   readonly maxBatchItems: number;
   readonly now: () => number;
-  /** Conflicts the pushes of this round produced. */
-  readonly onConflicts: (conflicts: readonly WireConflict[]) => void;
+  /** Conflicts new since the last listing, whichever device's push made them, with this device's side. */
+  readonly onConflicts: (conflicts: readonly ClientConflict[]) => void;
 }
 
 /** Push requests one round sends at most; what is left goes in the next round. */
@@ -44,6 +45,12 @@ export async function runRound(ctx: RoundContext): Promise<void> {
     if (batch.some(isPromotion) && selectBatch(ctx.state, ctx.maxBatchItems).some((item) => item.type === 'calendars')) await pullAll(ctx);
   }
   await pullAll(ctx);
+  // A push of this round made a conflict, or the pull brought records another device wrote (its
+  // push may have made one): list the new conflicts, so every device hears of them in this round.
+  if (ctx.state.meta.get(META.conflictsDue) === true) {
+    const fresh = await fetchNewConflicts(ctx.state, ctx.api);
+    if (fresh.length > 0) ctx.onConflicts(fresh);
+  }
 }
 
 /** Pulls until hasMore is false; the cursor is stored only once the whole pull succeeded. */
@@ -51,18 +58,21 @@ export async function pullAll(ctx: RoundContext): Promise<void> {
   let cursor = ctx.state.text(META.cursor);
   // What a full snapshot named, from its first page (cursorReset) on; null for an incremental pull.
   let named: Set<string> | null = null;
+  let records = 0;
   for (;;) {
     const page = await ctx.api.pull(cursor, ctx.pageSize);
     if (page.cursorReset) named = new Set();
     if (named) for (const type of RECORD_TYPES) for (const record of page[type]) named.add(snapshotKey(type, record.uid));
     await ctx.state.commit(planPullPage(ctx.state, page));
+    records += RECORD_TYPES.reduce((n, type) => n + page[type].length, 0);
     cursor = page.nextCursor;
     if (!page.hasMore) break;
   }
   await ctx.state.commit({
     ...planPulled(ctx.state),
     ...(named ? planSnapshotEnd(ctx.state, named) : {}),
-    putMeta: { [META.cursor]: cursor, [META.lastSyncAt]: new Date(ctx.now()).toISOString() },
+    // Records another device wrote may come with a conflict its push made: the feed is due.
+    putMeta: { [META.cursor]: cursor, [META.lastSyncAt]: new Date(ctx.now()).toISOString(), ...(records > 0 ? { [META.conflictsDue]: true } : {}) },
     deleteMeta: [META.demotionsUnpulled],
   });
 }
@@ -119,6 +129,6 @@ async function pushSent(ctx: RoundContext, sent: readonly OutboxItem[]): Promise
   }
   const { write, rekeys } = planResults(ctx.state, sent, results, ctx.maxAttempts);
   await ctx.state.commit(write);
+  await ctx.state.commit(planOwnWrites(ctx.state, sent, results, data.conflicts));
   for (const rekey of rekeys) await ctx.state.commit(planRekey(ctx.state, rekey));
-  if (data.conflicts.length > 0) ctx.onConflicts(data.conflicts);
 }
