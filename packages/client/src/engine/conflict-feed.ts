@@ -46,6 +46,11 @@ export function planOwnWrites(state: LocalState, sent: readonly OutboxItem[], re
   return { putMeta: { [META.writtenVersions]: nextWritten, [META.conflictSides]: nextSides, ...(conflicts.length > 0 ? { [META.conflictsDue]: true } : {}) } };
 }
 
+/** Whether this device's own push wrote `version` of the record (a pull that brings back only these needs no conflict listing). */
+export function wroteVersion(state: LocalState, type: RecordType, uid: string, version: string): boolean {
+  return written(state)[key(type, uid)]?.includes(version) ?? false;
+}
+
 /** The side this device wrote of `conflict`: decided when its own push made it, else read from the versions it wrote. */
 export function sideOf(state: LocalState, conflict: WireConflict): ConflictSide {
   const decided = sides(state)[String(conflict.conflictId)];

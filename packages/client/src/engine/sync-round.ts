@@ -3,7 +3,7 @@ import { ApiError } from '../http/api-error.js';
 import type { CalsyncApi } from '../http/api.js';
 import type { OutboxItem } from '../store/local-store.js';
 import type { WireItemResult, WirePushBody } from '../wire.js';
-import { fetchNewConflicts, planOwnWrites, type ClientConflict } from './conflict-feed.js';
+import { fetchNewConflicts, planOwnWrites, wroteVersion, type ClientConflict } from './conflict-feed.js';
 import { META, type LocalState } from './local-state.js';
 import { isPromotion, planPark, planPulled, planResults, planSend, planUnsent, selectBatch } from './outbox.js';
 import { planPullPage, planSnapshotEnd, snapshotKey } from './pull-apply.js';
@@ -58,13 +58,13 @@ export async function pullAll(ctx: RoundContext): Promise<void> {
   let cursor = ctx.state.text(META.cursor);
   // What a full snapshot named, from its first page (cursorReset) on; null for an incremental pull.
   let named: Set<string> | null = null;
-  let records = 0;
+  let foreign = 0; // records another device wrote
   for (;;) {
     const page = await ctx.api.pull(cursor, ctx.pageSize);
     if (page.cursorReset) named = new Set();
     if (named) for (const type of RECORD_TYPES) for (const record of page[type]) named.add(snapshotKey(type, record.uid));
     await ctx.state.commit(planPullPage(ctx.state, page));
-    records += RECORD_TYPES.reduce((n, type) => n + page[type].length, 0);
+    for (const type of RECORD_TYPES) for (const r of page[type]) if (!wroteVersion(ctx.state, type, r.uid, r.version)) foreign += 1;
     cursor = page.nextCursor;
     if (!page.hasMore) break;
   }
@@ -72,7 +72,7 @@ export async function pullAll(ctx: RoundContext): Promise<void> {
     ...planPulled(ctx.state),
     ...(named ? planSnapshotEnd(ctx.state, named) : {}),
     // Records another device wrote may come with a conflict its push made: the feed is due.
-    putMeta: { [META.cursor]: cursor, [META.lastSyncAt]: new Date(ctx.now()).toISOString(), ...(records > 0 ? { [META.conflictsDue]: true } : {}) },
+    putMeta: { [META.cursor]: cursor, [META.lastSyncAt]: new Date(ctx.now()).toISOString(), ...(foreign > 0 ? { [META.conflictsDue]: true } : {}) },
     deleteMeta: [META.demotionsUnpulled],
   });
 }
