@@ -5,6 +5,7 @@ import { CursorCodec, perRecordType, RECORD_TYPES, SyncService } from '@calsync/
 import { FixedClock, InMemorySyncStore, itemByItem, SEED_CHANGESET, smallChangesetArb } from '@calsync/testkit';
 import { PostgresSyncStore } from './postgres-sync-store.js';
 import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '../test-support/index.js';
+import { GroupPushCommand } from '../test-support/model/group-push-command.js';
 import { PullCommand } from '../test-support/model/pull-command.js';
 import { PushCommand } from '../test-support/model/push-command.js';
 import { ResolveCommand } from '../test-support/model/resolve-command.js';
@@ -15,7 +16,9 @@ import { expectSameRows, type SyncModel, type SyncReal } from '../test-support/m
 // store (the model), from the same empty state; every answer and, at the end, every stored row
 // must be equal. So every invariant the engine's property tests prove on the in-memory store
 // (packages/domain/src/sync/sync-properties.test.ts) holds on the SQL stores too. In half the runs
-// the model pushes item by item (the per-item oracle) while the real system pushes whole.
+// the model pushes item by item (the per-item oracle) while the real system pushes whole. Pushes
+// that arrive together (`GroupPushCommand`) are committed as one group on the real system and one
+// after another on the model.
 const kinds = announceDatabaseKinds('sync-model.pg.test.ts');
 const RUNS = Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
 const USERS = [1, 2] as const;
@@ -25,6 +28,7 @@ const userArb = fc.constantFrom(...USERS);
 const commandsArb = fc.commands(
   [
     fc.tuple(userArb, changesetArb).map(([user, changes]) => new PushCommand(user, changes)),
+    fc.tuple(userArb, fc.array(changesetArb, { minLength: 2, maxLength: 4 })).map(([user, pushes]) => new GroupPushCommand(user, pushes)),
     fc.tuple(userArb, fc.integer({ min: 1, max: 4 })).map(([user, limit]) => new PullCommand(user, limit)),
     fc.tuple(userArb, fc.constantFrom('restore' as const, 'dismiss' as const)).map(([user, action]) => new ResolveCommand(user, action)),
   ],

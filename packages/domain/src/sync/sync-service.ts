@@ -46,6 +46,17 @@ export function predatesPurge(watermarks: Watermarks, purgedThrough: bigint): bo
   return RECORD_TYPES.some((type) => watermarks[type] > 0n && watermarks[type] < purgedThrough);
 }
 
+/** At most this many pushes are committed as one group (a bound on the group's transaction). */
+const MAX_GROUP = 16;
+
+/** A push waiting for its user's running pushes to finish (group commit). */
+interface QueuedPush {
+  readonly changeset: PushChangeset;
+  readonly deviceUid: string | null;
+  resolve(response: PushResponse): void;
+  reject(error: unknown): void;
+}
+
 /** The sync engine behind `/api/sync/*`: push, pull, and conflict listing and resolution. */
 export class SyncService implements SyncApi {
   readonly #store: SyncStore;
@@ -53,6 +64,8 @@ export class SyncService implements SyncApi {
   readonly #codec: CursorCodec;
   readonly #onItemFailure: ((failure: ItemFailure) => void) | undefined;
   readonly #notifier: ChangeNotifier | undefined;
+  /** Per user with pushes under way in this process: the pushes that arrived meanwhile, in arrival order. */
+  readonly #queued = new Map<number, QueuedPush[]>();
 
   constructor(deps: SyncServiceDeps) {
     this.#store = deps.store;
@@ -60,6 +73,62 @@ export class SyncService implements SyncApi {
     this.#codec = deps.cursorCodec;
     this.#onItemFailure = deps.onItemFailure;
     this.#notifier = deps.notifier;
+  }
+
+  /**
+   * Pushes of one user are committed together (group commit): a push that arrives while pushes of
+   * its user run in this process waits, and every push that waited is then planned and committed
+   * in one unit of work, one after another in arrival order, each with its own planner, results,
+   * receipts and announcement, so each answers exactly as if it had run alone in that order. If
+   * that unit fails, each of its pushes runs again on its own: a failing push never fails the
+   * pushes it was grouped with.
+   */
+  push(userId: number, changeset: PushChangeset, deviceUid: string | null = null): Promise<PushResponse> {
+    return new Promise<PushResponse>((resolve, reject) => {
+      const push: QueuedPush = { changeset, deviceUid, resolve, reject };
+      const waiting = this.#queued.get(userId);
+      if (waiting !== undefined) return void waiting.push(push);
+      this.#queued.set(userId, []);
+      void this.#drain(userId, [push]);
+    });
+  }
+
+  /** Runs `group`, then the pushes that queued meanwhile as the next group (at most MAX_GROUP, oldest first), until none is left. */
+  async #drain(userId: number, group: QueuedPush[]): Promise<void> {
+    while (group.length > 0) {
+      if (group.length === 1) await this.#settle(group[0]!, () => this.#pushAlone(userId, group[0]!.changeset, group[0]!.deviceUid));
+      else await this.#pushGroup(userId, group);
+      group = this.#queued.get(userId)!.splice(0, MAX_GROUP);
+    }
+    this.#queued.delete(userId);
+  }
+
+  async #settle(push: QueuedPush, run: () => Promise<PushResponse>): Promise<void> {
+    try {
+      push.resolve(await run());
+    } catch (error) {
+      push.reject(error);
+    }
+  }
+
+  /** Several pushes in one unit of work; each on its own when that unit fails. */
+  async #pushGroup(userId: number, group: readonly QueuedPush[]): Promise<void> {
+    let outs: (PlanOutcome & { change: DataChange | null })[];
+    try {
+      outs = await this.#store.inUserTransaction(userId, async (uow) => {
+        const planned = [];
+        for (const push of group) planned.push(await this.#plan(uow, push.changeset, push.deviceUid));
+        return planned;
+      });
+    } catch {
+      for (const push of group) await this.#settle(push, () => this.#pushAlone(userId, push.changeset, push.deviceUid));
+      return;
+    }
+    group.forEach((push, i) => {
+      const out = outs[i]!;
+      if (out.change !== null) this.#notifier?.committed(out.change);
+      push.resolve(toPushResponse(out.results, out.conflicts));
+    });
   }
 
   /**
@@ -71,7 +140,7 @@ export class SyncService implements SyncApi {
    * retry the whole batch forever): an item whose unit of work fails that way is answered with a
    * per-item error and the rest still apply.
    */
-  async push(userId: number, changeset: PushChangeset, deviceUid: string | null = null): Promise<PushResponse> {
+  async #pushAlone(userId: number, changeset: PushChangeset, deviceUid: string | null): Promise<PushResponse> {
     try {
       const out = await this.#inUserTransactionNotifying(userId, (uow) => this.#plan(uow, changeset, deviceUid));
       return toPushResponse(out.results, out.conflicts);

@@ -7,6 +7,7 @@ import { rowCases } from './row-cases.js';
 import { transactionCases, type ContractOptions } from './transaction-cases.js';
 import { versionCases } from './version-cases.js';
 import { objectCases } from './object-cases.js';
+import { pushGroupCases } from './push-group-cases.js';
 import { seriesCases } from './series-cases.js';
 import { windowCases } from './window-cases.js';
 
@@ -37,5 +38,6 @@ export function runSyncStoreContract(name: string, makeStore: MakeStore, options
     windowCases(current);
     seriesCases(current);
     objectCases(current);
+    pushGroupCases(current);
   });
 }
