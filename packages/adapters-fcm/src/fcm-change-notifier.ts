@@ -41,16 +41,11 @@ export class FcmChangeNotifier implements ChangeNotifier {
   readonly #opts: FcmChangeNotifierOptions;
   readonly #windows = new Map<number, Window>();
   readonly #inFlight = new Set<Promise<void>>();
-  #observer: FcmObserver | undefined;
+  readonly #observer: FcmObserver | undefined;
 
   constructor(options: FcmChangeNotifierOptions) {
     this.#opts = options;
     this.#observer = options.observer;
-  }
-
-  /** Reports outcomes to `observer` from now on (metrics exist only once the app is built). */
-  observe(observer: FcmObserver): void {
-    this.#observer = observer;
   }
 
   committed(change: DataChange): void {

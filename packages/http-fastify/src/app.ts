@@ -8,6 +8,7 @@ import fp from 'fastify-plugin';
 import type { AppConfig } from './config-types.js';
 import { errorHandlingPlugin, sendFailure } from './plugins/error-handling.js';
 import { metricsPlugin } from './plugins/metrics.js';
+import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
 import { opsMetricsPlugin, type DatabaseGauges } from './plugins/ops-metrics.js';
 import { standardResponsesPlugin } from './plugins/standard-responses.js';
 import { storableTextPlugin } from './plugins/storable-text.js';
@@ -49,6 +50,11 @@ export interface BuildAppDeps {
   readonly readiness: () => Promise<boolean>;
   /** Connection use and data folder of the database, for /metrics (absent: not shown). */
   readonly databaseGauges?: DatabaseGauges | undefined;
+  /**
+   * The service's metrics, made first by the composition root (main.ts) and handed to everything
+   * that reports to them; a fresh set per app when absent (tests).
+   */
+  readonly metrics?: ServiceMetrics | undefined;
   /** Rate-limit counters and notification-stream slots shared by all app nodes (REDIS_URL); in memory (per node) when absent. */
   readonly redis?: (RateLimitRedis & Pick<Redis, 'eval' | 'zrem'>) | undefined;
   /** This node's change feed: with it, GET /api/sync/stream serves live notifications; without, the route is absent. */
@@ -118,9 +124,10 @@ export const calsync: FastifyPluginAsync<CalsyncPluginOptions> = async (instance
   await app.register(rateLimitPlugin, { config, redis: deps.redis });
   await app.register(openApiPlugin);
   await app.register(standardResponsesPlugin);
-  await app.register(metricsPlugin);
+  const metrics = deps.metrics ?? createServiceMetrics();
+  await app.register(metricsPlugin, { metrics });
   const database = new DatabaseStateTracker(deps.readiness, app.log.child({ component: 'database' }));
-  await app.register(opsMetricsPlugin, { database, gauges: deps.databaseGauges });
+  await app.register(opsMetricsPlugin, { database, gauges: deps.databaseGauges, metrics });
 
   await app.register(healthRoutes, { database });
   await app.register(authPlugin, { auth: deps.auth });

@@ -23,6 +23,8 @@ import { createAuthService } from './auth/create-auth-service.js';
 import { causeText } from './plugins/error-handling.js';
 import { CONFIG_TABLE, ConfigError, loadConfig, loadConfigSection } from './config.js';
 import { scheduleMaintenance, type MaintenanceSchedule } from './maintenance.js';
+import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
+import { refreshReplayReporter } from './plugins/ops-metrics.js';
 import type { AppConfig } from './config-types.js';
 
 function smsSenderFor(config: AppConfig, logger: Logger): SmsSender {
@@ -32,7 +34,7 @@ function smsSenderFor(config: AppConfig, logger: Logger): SmsSender {
 }
 
 /** FCM pushes when FCM_PROJECT_ID and FCM_CREDENTIALS are set; null (said in the log) otherwise. */
-async function fcmNotifierFor(config: AppConfig, devices: DeviceStore, users: UserStore, logger: Logger): Promise<FcmChangeNotifier | null> {
+async function fcmNotifierFor(config: AppConfig, devices: DeviceStore, users: UserStore, metrics: ServiceMetrics, logger: Logger): Promise<FcmChangeNotifier | null> {
   if (config.fcm === null) {
     logger.info('FCM push notifications are off (FCM_PROJECT_ID and FCM_CREDENTIALS are not set); notification streams still work');
     return null;
@@ -51,7 +53,13 @@ async function fcmNotifierFor(config: AppConfig, devices: DeviceStore, users: Us
     devices,
     users,
     coalesceMs: config.notifyCoalesceMs,
-    observer: { sent: () => {}, failed: (reason, detail) => log.warn({ reason, detail }, 'FCM message failed') },
+    observer: {
+      sent: () => metrics.notifications.sent('fcm'),
+      failed: (reason, detail) => {
+        metrics.notifications.fcmFailed(reason);
+        log.warn({ reason, detail }, 'FCM message failed');
+      },
+    },
   });
 }
 
@@ -168,8 +176,10 @@ async function main(): Promise<void> {
       else logger.info('change feed listening');
     },
   });
+  // The metrics first: everything below reports to them (the app serves them at /metrics).
+  const metrics = createServiceMetrics();
   const authStores = postgresAuthStores(database.db);
-  const fcm = await fcmNotifierFor(config, authStores.devices, authStores.users, logger);
+  const fcm = await fcmNotifierFor(config, authStores.devices, authStores.users, metrics, logger);
   const sync = new SyncService({
     store: new PostgresSyncStore(database.db),
     clock,
@@ -180,8 +190,6 @@ async function main(): Promise<void> {
   });
   const stats = new PostgresLegacyStatsStore(database.db);
   const smsSender = smsSenderFor(config, logger);
-  // The app (and its metrics) exists only after sign-in is built: replays reach it once it does.
-  let app: FastifyInstance | undefined = undefined;
   const auth = createAuthService({
     config,
     ...authStores,
@@ -191,7 +199,7 @@ async function main(): Promise<void> {
     random,
     smsSender,
     sessionEnds: feed,
-    onRefreshReplay: (replay) => app?.opsEvents.refreshReplayed(replay),
+    onRefreshReplay: refreshReplayReporter(metrics, logger),
   });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { connectTimeout: 1000, maxRetriesPerRequest: 1 }) : undefined;
 
@@ -200,20 +208,12 @@ async function main(): Promise<void> {
     appPasswords: new AppPasswordService({ users: authStores.users, devices: authStores.devices, random, clock }),
     feeds: new FeedService({ feeds: new PostgresFeedStore(database.db), sync, random, clock }),
   };
-  app = await buildApp({ config, logger, sync, stats, auth, readiness: () => database.ping(), databaseGauges: database, redis, webClientDir, changes: feed, interop });
-  const metrics = app.notificationMetrics;
-  fcm?.observe({
-    sent: () => metrics.sent('fcm'),
-    failed: (reason, detail) => {
-      metrics.fcmFailed(reason);
-      logger.warn({ reason, detail }, 'FCM message failed');
-    },
-  });
+  const app = await buildApp({ config, logger, metrics, sync, stats, auth, readiness: () => database.ping(), databaseGauges: database, redis, webClientDir, changes: feed, interop });
   const retention = new RetentionJob({
     store: new PostgresRetentionStore(database.db, database.kind),
     clock,
     policy: { receiptsMs: config.retention.receipts * 1000, tombstonesMs: config.retention.tombstones * 1000, conflictsMs: config.retention.conflicts * 1000 },
-    observer: app.retentionMetrics,
+    observer: metrics.retention,
   });
   const maintenance = scheduleMaintenance(retention, config.retention.maintenanceInterval * 1000, logger.child({ component: 'maintenance' }));
   installShutdown(logger, app, database, redis, config.shutdownTimeoutMs, { maintenance, fcm, feed });

@@ -1,7 +1,8 @@
 import { readdir, stat, statfs } from 'node:fs/promises';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { ServiceMetrics } from '../metrics/service-metrics.js';
 import fp from 'fastify-plugin';
 import type { DatabaseStateTracker } from '../database-state.js';
 import { failureCodeOf } from './error-handling.js';
@@ -18,6 +19,16 @@ export interface DatabaseGauges {
 export interface OpsMetricsOptions {
   readonly database: DatabaseStateTracker;
   readonly gauges?: DatabaseGauges | undefined;
+  readonly metrics: ServiceMetrics;
+}
+
+/** The report of a replayed refresh token: counted and logged at warn (main.ts hands it to sign-in). */
+export function refreshReplayReporter(metrics: ServiceMetrics, log: FastifyBaseLogger): OpsEvents['refreshReplayed'] {
+  const securityLog = log.child({ component: 'auth' });
+  return (replay) => {
+    metrics.refreshReplays.inc();
+    securityLog.warn({ userId: replay.userId, deviceUid: replay.deviceUid }, 'refresh token replayed: the session was ended');
+  };
 }
 
 /** Events the service reports outside a request's answer (counted and logged for the operator). */
@@ -78,17 +89,7 @@ export const opsMetricsPlugin = fp<OpsMetricsOptions>(
       errors.inc({ route: routeOf(request), status_class: statusClassOf(reply.statusCode), code: failureCodeOf(request) ?? 'UNKNOWN' });
     });
 
-    const replays = new client.Counter({
-      name: 'calsync_refresh_token_replays_total',
-      help: 'Refresh tokens presented again after rotation; each ended a device session',
-    });
-    const securityLog = app.log.child({ component: 'auth' });
-    app.decorate('opsEvents', {
-      refreshReplayed(replay) {
-        replays.inc();
-        securityLog.warn({ userId: replay.userId, deviceUid: replay.deviceUid }, 'refresh token replayed: the session was ended');
-      },
-    } satisfies OpsEvents);
+    app.decorate('opsEvents', { refreshReplayed: refreshReplayReporter(opts.metrics, app.log) } satisfies OpsEvents);
 
     new client.Gauge({
       name: 'calsync_memory_limit_bytes',
