@@ -13,7 +13,7 @@ export default defineConfig({
         resolve,
         ssr: { resolve: { conditions: ['source'] } },
         // The Redis server of TEST_REDIS_URL, when set, for the shared rate-limit counter test (inject('testRedisUrl')).
-        test: { name: 'unit', provide: { testRedisUrl: process.env.TEST_REDIS_URL ?? null }, include: ['packages/*/src/**/*.test.ts'], exclude: ['**/*.pg.test.ts', '**/node_modules/**', '**/dist/**'], testTimeout: 30000 },
+        test: { name: 'unit', provide: { testRedisUrl: process.env.TEST_REDIS_URL ?? null }, include: ['packages/*/src/**/*.test.ts', 'packages/*/src/**/*.test.tsx'], exclude: ['**/*.pg.test.ts', '**/node_modules/**', '**/dist/**'], testTimeout: 30000 },
       },
       {
         resolve,

@@ -1,27 +1,28 @@
 import type { SyncStatus } from '@calsync/client';
-import { useEffect, useState, useSyncExternalStore } from 'react';
-import { client, sessionEnd } from './client.js';
+import { useRecords as useCalsyncRecords, useSyncStatus as useCalsyncStatus, type RecordTypeName } from '@calsync/react';
+import { useMemo, useSyncExternalStore } from 'react';
+import { sessionEnd } from './client.js';
 import { isLive, type CalendarRecord, type EventRecord, type ReminderRecord, type TaskRecord } from './records.js';
 
+// The screens read the SDK through @calsync/react's hooks (useSyncExternalStore over the client);
+// these add what is the web app's own: the browser's offline event and hiding tombstones.
+
+const subscribeOnline = (changed: () => void): (() => void) => {
+  window.addEventListener('online', changed);
+  window.addEventListener('offline', changed);
+  return () => {
+    window.removeEventListener('online', changed);
+    window.removeEventListener('offline', changed);
+  };
+};
+
 /**
- * The SDK's sync status, re-rendered on every change (online, pending, last sync, failures). The
- * SDK learns of a lost network from its next request; the browser's offline event says so at once.
+ * The SDK's sync status. The SDK learns of a lost network from its next request; the browser's
+ * offline event says so at once.
  */
 export function useSyncStatus(): SyncStatus {
-  const [status, setStatus] = useState<SyncStatus>(() => ({ ...client.status }));
-  const [browserOnline, setBrowserOnline] = useState(() => navigator.onLine);
-  useEffect(() => {
-    setStatus({ ...client.status });
-    const update = (): void => setBrowserOnline(navigator.onLine);
-    window.addEventListener('online', update);
-    window.addEventListener('offline', update);
-    const unsubscribe = client.onStatus((s) => setStatus({ ...s }));
-    return () => {
-      unsubscribe();
-      window.removeEventListener('online', update);
-      window.removeEventListener('offline', update);
-    };
-  }, []);
+  const status = useCalsyncStatus();
+  const browserOnline = useSyncExternalStore(subscribeOnline, () => navigator.onLine);
   return browserOnline ? status : { ...status, online: false };
 }
 
@@ -37,22 +38,8 @@ interface RecordTypes {
   reminders: ReminderRecord;
 }
 
-/** The live records of one type from the local store, kept current through the SDK's subscription. */
-export function useRecords<T extends keyof RecordTypes>(type: T): RecordTypes[T][] {
-  const [records, setRecords] = useState<RecordTypes[T][]>([]);
-  useEffect(() => {
-    let current = true;
-    const load = (): void => {
-      void Promise.resolve(client[type].list()).then((all) => {
-        if (current) setRecords((all as unknown as RecordTypes[T][]).filter(isLive));
-      });
-    };
-    load();
-    const unsubscribe = client[type].subscribe(load);
-    return () => {
-      current = false;
-      unsubscribe();
-    };
-  }, [type]);
-  return records;
+/** The live records of one type from the local store. */
+export function useRecords<T extends RecordTypeName>(type: T): RecordTypes[T][] {
+  const all = useCalsyncRecords(type) as RecordTypes[T][];
+  return useMemo(() => all.filter(isLive), [all]);
 }

@@ -1,3 +1,4 @@
+import { SyncProvider } from '@calsync/react';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
@@ -21,9 +22,11 @@ void client
     client.start();
     root.render(
       <StrictMode>
-        <BrowserRouter basename={import.meta.env.BASE_URL.replace(/\/$/, '')}>
-          <App />
-        </BrowserRouter>
+        <SyncProvider client={client}>
+          <BrowserRouter basename={import.meta.env.BASE_URL.replace(/\/$/, '')}>
+            <App />
+          </BrowserRouter>
+        </SyncProvider>
       </StrictMode>,
     );
   })

@@ -1,0 +1,125 @@
+// React hooks over @calsync/client. Each hook reads the SDK's in-memory state through
+// useSyncExternalStore, so a component renders the local data at once (offline too) and again
+// after every change the SDK announces: a local write, a pull, another tab's write, a status change.
+import type { ClientConflict, Collection, LocalRecord, FieldsOf, OccurrencePage, OccurrencesQuery, PendingItem, SyncClient, SyncStatus } from '@calsync/client';
+import { createContext, useContext, useEffect, useMemo, useSyncExternalStore, type ReactNode } from 'react';
+
+const ClientContext = createContext<SyncClient | null>(null);
+
+/** Makes `client` the one the hooks below read; an app renders it once around its screens. */
+export function SyncProvider({ client, children }: { readonly client: SyncClient; readonly children?: ReactNode }): ReactNode {
+  return <ClientContext.Provider value={client}>{children}</ClientContext.Provider>;
+}
+
+/** The client of the nearest SyncProvider. */
+export function useSyncClient(): SyncClient {
+  const client = useContext(ClientContext);
+  if (!client) throw new Error('@calsync/react: render inside <SyncProvider client={…}>');
+  return client;
+}
+
+/**
+ * A value read from the client, cached between changes (useSyncExternalStore needs the same value
+ * back until something changed), and read again when `listen` reports a change.
+ */
+function useClientValue<T>(listen: (changed: () => void) => () => void, read: () => T, deps: readonly unknown[]): T {
+  const store = useMemo(() => {
+    let value = read();
+    return {
+      subscribe(notify: () => void): () => void {
+        value = read(); // anything that changed between the first render and the subscription
+        return listen(() => {
+          value = read();
+          notify();
+        });
+      },
+      get: () => value,
+    };
+  }, deps);
+  return useSyncExternalStore(store.subscribe, store.get, store.get);
+}
+
+/** A record type's collection name: 'calendars', 'events', 'tasks' or 'reminders'. */
+export type RecordTypeName = keyof FieldsOf;
+
+/** Every local record of `type`, in uid order, typed per type. */
+export function useRecords<T extends RecordTypeName>(type: T): LocalRecord<FieldsOf[T]>[] {
+  const client = useSyncClient();
+  const collection = client[type] as unknown as Collection<FieldsOf[T]>;
+  return useClientValue((changed) => collection.subscribe(changed), () => collection.list(), [client, type]);
+}
+
+/** One local record, or undefined. */
+export function useRecord<T extends RecordTypeName>(type: T, uid: string | undefined): LocalRecord<FieldsOf[T]> | undefined {
+  const client = useSyncClient();
+  const collection = client[type] as unknown as Collection<FieldsOf[T]>;
+  return useClientValue((changed) => collection.subscribe(changed), () => (uid === undefined ? undefined : collection.get(uid)), [client, type, uid]);
+}
+
+/** The occurrences of the local events in a window (series expanded), read again after every event change. */
+export function useOccurrences(query: OccurrencesQuery): OccurrencePage {
+  const client = useSyncClient();
+  const key = JSON.stringify(query);
+  return useClientValue((changed) => client.events.subscribe(changed), () => client.occurrences(query), [client, key]);
+}
+
+/** The client's sync status: signed in, online, syncing, pending and failed counts, last sync, last error. */
+export function useSyncStatus(): SyncStatus {
+  const client = useSyncClient();
+  return useClientValue((changed) => client.onStatus(changed), () => client.status, [client]);
+}
+
+/** The outbox: every local change not yet answered (`pending`), and the parked ones (`failed`, with `retry`). */
+export function useOutbox(): { readonly pending: PendingItem[]; readonly failed: PendingItem[]; retry(uid?: string): Promise<void> } {
+  const client = useSyncClient();
+  const pending = useClientValue((changed) => client.onStatus(changed), () => client.outbox.pending(), [client]);
+  return useMemo(() => ({ pending, failed: pending.filter((i) => i.state === 'failed'), retry: (uid?: string) => client.outbox.retry(uid) }), [client, pending]);
+}
+
+/**
+ * The user's unresolved conflicts, each with `mine` (the side this device wrote): listed from the
+ * server on mount, then kept current by `conflicts.subscribe` (new ones) and by `restore` and
+ * `dismiss` (resolved ones leave the list).
+ */
+export function useConflicts(): {
+  readonly conflicts: readonly ClientConflict[];
+  restore(conflictId: number): Promise<void>;
+  dismiss(conflictId: number): Promise<void>;
+  refresh(): Promise<void>;
+} {
+  const client = useSyncClient();
+  const cell = useMemo(() => new ConflictCell(client), [client]);
+  useEffect(() => {
+    void cell.refresh().catch(() => undefined);
+    return client.conflicts.subscribe((fresh) => cell.add(fresh));
+  }, [client, cell]);
+  const conflicts = useSyncExternalStore(cell.subscribe, cell.get, cell.get);
+  return useMemo(() => ({ conflicts, restore: (id: number) => cell.resolve(id, 'restore'), dismiss: (id: number) => cell.resolve(id, 'dismiss'), refresh: () => cell.refresh() }), [cell, conflicts]);
+}
+
+/** The conflict list useConflicts renders, shared by its subscribers. */
+class ConflictCell {
+  #list: readonly ClientConflict[] = [];
+  readonly #listeners = new Set<() => void>();
+  constructor(private readonly client: SyncClient) {}
+  get = (): readonly ClientConflict[] => this.#list;
+  subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+  async refresh(): Promise<void> {
+    this.#set(await this.client.conflicts.list());
+  }
+  add(fresh: readonly ClientConflict[]): void {
+    const known = new Set(this.#list.map((c) => c.conflictId));
+    this.#set([...this.#list, ...fresh.filter((c) => !known.has(c.conflictId))]);
+  }
+  async resolve(conflictId: number, action: 'restore' | 'dismiss'): Promise<void> {
+    await this.client.conflicts[action](conflictId);
+    this.#set(this.#list.filter((c) => c.conflictId !== conflictId));
+  }
+  #set(list: readonly ClientConflict[]): void {
+    this.#list = list;
+    for (const l of [...this.#listeners]) l();
+  }
+}
