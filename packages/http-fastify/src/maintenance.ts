@@ -1,4 +1,4 @@
-import type { RetentionJob } from '@calsync/domain';
+import { DomainError, ErrorCode, type RetentionJob } from '@calsync/domain';
 import type { FastifyBaseLogger } from 'fastify';
 
 /** A running maintenance schedule; `stop` clears it and waits for a run under way. */
@@ -26,7 +26,10 @@ export function scheduleMaintenance(job: RetentionJob, intervalMs: number, log: 
         if (report === null) log.debug('maintenance: another node is running it');
         else log.info({ removed: report, ms: Date.now() - started }, 'maintenance: removed what outlived its retention');
       } catch (err) {
-        log.error({ err }, 'maintenance run failed; retrying at the next interval');
+        // A database outage is the database component's to report (once when it goes, once when it is back);
+        // here it is only why this run is skipped. Anything else is an error of the job.
+        if (err instanceof DomainError && err.code === ErrorCode.DATABASE_UNAVAILABLE) log.warn({ code: err.code }, 'maintenance run skipped: the database is unavailable; retrying at the next interval');
+        else log.error({ err }, 'maintenance run failed; retrying at the next interval');
       } finally {
         busy = false;
       }
