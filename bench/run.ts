@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--quick] [--pglite] [--memory] [--notifications] [--occurrences] [--caldav]`: starts the real server process, drives it over HTTP and
+ * `pnpm bench [--quick] [--pglite] [--memory] [--notifications] [--occurrences] [--caldav] [--peer]`: starts the real server process, drives it over HTTP and
  * compares against floors measured through `pg` on the same database in the same run. Prints a
  * table and writes bench/results/<date>.json. Not part of `pnpm test`.
  */
@@ -20,6 +20,7 @@ import { runManyDevices, signInFleet } from './workloads/many-devices.js';
 import { runNotifications } from './workloads/notifications.js';
 import { runOccurrences } from './workloads/occurrences.js';
 import { runCaldav } from './workloads/caldav.js';
+import { runPeer } from './workloads/peer.js';
 import { runOpenLoop } from './workloads/open-loop.js';
 import { runSmallPushLevel, smallPushFigures, smallPushTarget, type SmallPushRun } from './workloads/small-push.js';
 import { runUpload } from './workloads/upload.js';
@@ -36,7 +37,11 @@ const notificationsOnly = process.argv.includes('--notifications');
 const occurrencesOnly = process.argv.includes('--occurrences');
 /** `--caldav`: only the CalDAV workload (calsync beside Radicale). */
 const caldavOnly = process.argv.includes('--caldav');
+/** `--peer`: only the peer workload (calsync beside PouchDB's server, express-pouchdb on LevelDB). */
+const peerOnly = process.argv.includes('--peer');
 const caldavEvents = quick ? 300 : 2000;
+/** Events of the peer workload: one per request (two runs), in batches of 1,000, in conflicting write pairs. */
+const peerSizes = quick ? { small: 1000, large: 2000, batch: 2000, conflicts: 2000 } : { small: 2000, large: 10_000, batch: 10_000, conflicts: 10_000 };
 const sizes = quick
   ? { upload: 2000, small: 10_000, large: 100_000, rounds: 50, users: 10, manySeconds: 5, conflictSeconds: 4, pushes: 200, ownLarge: 10_000, openSeconds: 3, notifyPushes: 50, streams: 1000 }
   : { upload: 10_000, small: 10_000, large: 1_000_000, rounds: 200, users: 50, manySeconds: 30, conflictSeconds: 15, pushes: 1000, ownLarge: 100_000, openSeconds: 10, notifyPushes: 300, streams: 1000 };
@@ -60,6 +65,8 @@ function serverEnv(databaseUrl: string, gatewayUrl: string): Record<string, stri
     AUTH_RATE_LIMIT_MAX_REQUESTS: '10000000',
     OTP_RESEND_SECONDS: '0',
     OTP_MAX_SENDS_PER_HOUR: '1000',
+    SMS_MAX_PER_HOUR: '100000',
+    SMS_MAX_PER_IP_PER_HOUR: '100000',
     // The notification workload opens its 1,000 streams with one user's token.
     STREAM_MAX_PER_USER: '5000',
   };
@@ -85,7 +92,7 @@ async function main(): Promise<void> {
   if (usePglite) databaseUrl = `pglite://${mkdtempSync(join(tmpdir(), 'calsync-bench-'))}`;
   else await recreateDatabase(dbUrl);
   // First, alone on the machine: the idle memory of fresh servers (PGlite against PostgreSQL).
-  const idleMemory = notificationsOnly || occurrencesOnly || caldavOnly ? null : await runIdleMemory(usePglite ? null : dbUrl);
+  const idleMemory = notificationsOnly || occurrencesOnly || caldavOnly || peerOnly ? null : await runIdleMemory(usePglite ? null : dbUrl);
   if (memoryOnly) {
     report({ idleMemory });
     return;
@@ -107,6 +114,8 @@ async function main(): Promise<void> {
       figures.occurrences = await runOccurrences(server.baseUrl, gateway, { requests: quick ? 120 : 600 });
     } else if (caldavOnly) {
       figures.caldav = await runCaldav(server.baseUrl, gateway, { events: caldavEvents });
+    } else if (peerOnly) {
+      figures.peer = await runPeer(server.baseUrl, gateway, peerSizes);
     } else {
       if (!notificationsOnly) await runEverythingElse(writer, reader);
       // A second app node on the same PostgreSQL (PGlite is one process: the one node plays both).
@@ -149,6 +158,7 @@ async function main(): Promise<void> {
     figures.conflicts = await runConflicts(server.baseUrl, gateway, { seconds: sizes.conflictSeconds });
     figures.occurrences = await runOccurrences(server.baseUrl, gateway, { requests: quick ? 120 : 600 });
     figures.caldav = await runCaldav(server.baseUrl, gateway, { events: caldavEvents });
+    if (client) figures.peer = await runPeer(server.baseUrl, gateway, peerSizes);
   }
 }
 
@@ -167,13 +177,13 @@ function report(figures: Record<string, unknown>): void {
   for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
   const out = {
     date: new Date().toISOString(),
-    mode: { quick, pglite: usePglite, notificationsOnly, occurrencesOnly, caldavOnly, memoryOnly },
+    mode: { quick, pglite: usePglite, notificationsOnly, occurrencesOnly, caldavOnly, peerOnly, memoryOnly },
     machine: { node: process.version, cpus: cpus().length },
     ...figures,
   };
   const dir = fileURLToPath(new URL('./results/', import.meta.url));
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${out.date.slice(0, 10)}${quick ? '-quick' : ''}${usePglite ? '-pglite' : ''}${notificationsOnly ? '-notifications' : ''}${occurrencesOnly ? '-occurrences' : ''}${caldavOnly ? '-caldav' : ''}${memoryOnly ? '-memory' : ''}.json`);
+  const file = join(dir, `${out.date.slice(0, 10)}${quick ? '-quick' : ''}${usePglite ? '-pglite' : ''}${notificationsOnly ? '-notifications' : ''}${occurrencesOnly ? '-occurrences' : ''}${caldavOnly ? '-caldav' : ''}${peerOnly ? '-peer' : ''}${memoryOnly ? '-memory' : ''}.json`);
   writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
   console.log(`bench: wrote ${file}`);
 }
