@@ -5,7 +5,7 @@ import { caseEvent, caseExdates, type SeriesCase, seriesCaseArb } from '../../te
 import { expandOccurrences } from './expand-occurrences.js';
 
 // FC_RUNS multiplies the runs, as everywhere.
-const RUNS = 300 * Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
+const RUNS = 200 * Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
 const DAY_MS = 86_400_000;
 
 /** Our occurrence starts of a case's series in its window. */
