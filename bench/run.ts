@@ -22,7 +22,7 @@ import { runOccurrences } from './workloads/occurrences.js';
 import { runCaldav } from './workloads/caldav.js';
 import { runPeer } from './workloads/peer.js';
 import { runOpenLoop } from './workloads/open-loop.js';
-import { runSmallPushLevel, smallPushFigures, smallPushTarget, type SmallPushRun } from './workloads/small-push.js';
+import { runSmallPushLevel, serverAndDatabaseCpu, smallPushFigures, smallPushTarget, type SmallPushRun } from './workloads/small-push.js';
 import { runUpload } from './workloads/upload.js';
 
 const quick = process.argv.includes('--quick');
@@ -136,7 +136,7 @@ async function main(): Promise<void> {
 
   /** The workloads before the notification one (all of them unless --notifications). */
   async function runEverythingElse(writer: DeviceSession, reader: DeviceSession): Promise<void> {
-    const target = await smallPushTarget(server.baseUrl, gateway, client ? dbUrl : null);
+    const target = await smallPushTarget(server.baseUrl, gateway, client ? dbUrl : null, client ? () => serverAndDatabaseCpu(() => server.cpuSeconds(), dbUrl) : undefined);
     const half = sizes.small / 2;
     const smallRuns = await runSmallPushLevel(target, gateway, { own: half, others: half, pushes: sizes.pushes });
     let largeRuns: SmallPushRun[] = [];

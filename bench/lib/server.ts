@@ -17,6 +17,20 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const TICKS = 100;
+
+/** CPU seconds (user + system) process `pid` has used so far; 0 once it is gone (Linux /proc). */
+export function processCpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS;
+  } catch {
+    return 0;
+  }
+}
+
 /** The real server process, started from the compiled main.js with the given environment. */
 export class ServerProcess {
   private child: ChildProcess | null = null;
@@ -68,6 +82,11 @@ export class ServerProcess {
       clearInterval(timer);
       return Math.max(peak, this.rssMb());
     };
+  }
+
+  /** CPU seconds (user + system) the server process has used so far (Linux /proc). */
+  cpuSeconds(): number {
+    return processCpuSeconds(this.child!.pid!);
   }
 
   log(): string {

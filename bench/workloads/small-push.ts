@@ -3,6 +3,7 @@ import type { StandInSmsGateway } from '@calsync/testkit';
 import { type DeviceSession, pullAll, push, signIn } from '../lib/client.js';
 import { eventRows, fillOtherUsers, fillOwnRows } from '../lib/fill.js';
 import { newEvent, uid } from '../lib/ids.js';
+import { processCpuSeconds } from '../lib/server.js';
 import { msSince, percentile } from '../lib/stats.js';
 
 /** One configuration of the small-push workload at one table size. */
@@ -22,6 +23,8 @@ export interface SmallPushRun {
   floorRowsPerSecond: number | null;
   /** itemsPerSecond / floorRowsPerSecond. */
   ratioFloor: number | null;
+  /** CPU per push of the server process and the PostgreSQL backends of its database, in ms (null without a sampler). */
+  cpuMsPerPush: number | null;
 }
 
 /** What a small-push level needs: a signed-in user with a calendar, and how to fill and floor. */
@@ -31,15 +34,40 @@ export interface SmallPushTarget {
   readonly calendarUid: string;
   /** A direct pg connection for set-based fills and the floor; null on PGlite (fill over HTTP, no floor). */
   readonly databaseUrl: string | null;
+  /** CPU seconds used so far by the server and its database (for CPU per push), when the bench can read them. */
+  readonly cpuSeconds?: () => Promise<number>;
 }
 
 /** Signs a fresh user in (a real OTP round) and returns it with its default calendar. */
-export async function smallPushTarget(baseUrl: string, gateway: StandInSmsGateway, databaseUrl: string | null): Promise<SmallPushTarget> {
+export async function smallPushTarget(
+  baseUrl: string,
+  gateway: StandInSmsGateway,
+  databaseUrl: string | null,
+  cpuSeconds?: () => Promise<number>,
+): Promise<SmallPushTarget> {
   const session = await signIn(baseUrl, gateway, '+15550000077', 'bench-small-push');
   const { pages } = await pullAll(baseUrl, session.token, undefined, 1000);
   const calendarUid = pages.flatMap((p) => p.calendars).find((c) => !c.deleted)?.uid;
   if (calendarUid === undefined) throw new Error('small push: the new user has no calendar');
-  return { baseUrl, session, calendarUid, databaseUrl };
+  return { baseUrl, session, calendarUid, databaseUrl, ...(cpuSeconds ? { cpuSeconds } : {}) };
+}
+
+/**
+ * CPU seconds used so far by `server` plus the PostgreSQL backends connected to the database of
+ * `databaseUrl` (its client backends, read in /proc: PostgreSQL runs on this machine), this
+ * reading's own connection left out.
+ */
+export async function serverAndDatabaseCpu(serverCpu: () => number, databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      "select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()",
+    );
+    return serverCpu() + rows.reduce((sum, r) => sum + processCpuSeconds(r.pid), 0);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Brings the table to `own` rows of this user (with receipts) and `others` rows of other users. */
@@ -162,7 +190,9 @@ export async function runSmallPushLevel(
   const runs: SmallPushRun[] = [];
   for (const itemsPerPush of ['1', '1-5'] as const) {
     for (const inFlight of size.inFlight ?? [4, 16]) {
+      const cpuBefore = await target.cpuSeconds?.();
       const m = await pushLanes(target, itemsPerPush, inFlight, size.pushes);
+      const cpuAfter = await target.cpuSeconds?.();
       const floor = target.databaseUrl === null ? null : await floorRowsPerSecond(target.databaseUrl, m.items, inFlight);
       const run: SmallPushRun = {
         tableRows,
@@ -177,6 +207,7 @@ export async function runSmallPushLevel(
         p99Ms: percentile(m.latencies, 99),
         floorRowsPerSecond: floor,
         ratioFloor: floor === null ? null : m.itemsPerSecond / floor,
+        cpuMsPerPush: cpuBefore === undefined || cpuAfter === undefined ? null : ((cpuAfter - cpuBefore) * 1000) / m.pushes,
       };
       console.log(
         `bench: small push ${itemsPerPush} item(s), ${inFlight} in flight, ${tableRows} rows: ${Math.round(run.pushesPerSecond)} pushes/s` +
@@ -198,6 +229,8 @@ export interface SmallPushFigures {
   ratioLargeTable: number | null;
   /** perSecond on PGlite (same workload, small table). */
   pglitePerSecond: number | null;
+  /** CPU per push (server process + PostgreSQL backends), ms, same configuration as perSecond. */
+  cpuMsPerPush: number | null;
   runs: SmallPushRun[];
 }
 
@@ -212,6 +245,7 @@ export function smallPushFigures(small: SmallPushRun[], large: SmallPushRun[], p
     ratioFloor: s?.ratioFloor ?? null,
     ratioLargeTable: s && l ? l.pushesPerSecond / s.pushesPerSecond : null,
     pglitePerSecond: p?.pushesPerSecond ?? null,
+    cpuMsPerPush: s?.cpuMsPerPush ?? null,
     runs: [...small, ...large, ...pglite.map((r) => ({ ...r, pglite: true }))],
   };
 }
