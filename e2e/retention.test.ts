@@ -1,11 +1,10 @@
 import { createSyncClient, MemoryStore, type SyncClient } from '@calsync/client';
-import { startStandInSmsGateway, type StandInSmsGateway } from '@calsync/testkit';
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from './lib/http.js';
 import { sampleValue } from './lib/metrics-text.js';
 import { createScratchDatabase, type ScratchDatabase } from './lib/scratch-database.js';
-import { RealServerProcess } from './lib/server-process.js';
+import { startTestServer, type TestServer } from './lib/test-server.js';
 
 // A device offline for longer than TOMBSTONE_RETENTION (docs/protocol.md, "Retention"), with the
 // SDK over real HTTP against the real server process: the maintenance job (every second here)
@@ -15,49 +14,31 @@ const kinds: { name: string; make: () => Promise<ScratchDatabase> }[] = [{ name:
 if (process.env.TEST_DATABASE_URL) kinds.push({ name: 'PostgreSQL', make: () => createScratchDatabase(process.env.TEST_DATABASE_URL!) });
 
 describe.each(kinds)('a device offline past the tombstone horizon ($name)', ({ make }) => {
-  let gateway: StandInSmsGateway;
+  let test: TestServer | undefined;
   let database: ScratchDatabase | undefined;
-  let server: RealServerProcess | undefined;
   const phone = `+1555${String(randomInt(1_000_000, 9_999_999))}`;
   const clients: SyncClient[] = [];
 
   const device = (name: string, store = new MemoryStore()): SyncClient => {
-    const c = createSyncClient({ baseUrl: server!.baseUrl, store, device: { platform: 'e2e', name } });
+    const c = createSyncClient({ baseUrl: test!.server.baseUrl, store, device: { platform: 'e2e', name } });
     clients.push(c);
     return c;
   };
   const signIn = async (c: SyncClient) => {
     await c.open();
     await c.auth.sendOtp(phone, 'Ret');
-    await c.auth.verifyOtp(phone, gateway.lastCode(phone));
+    await c.auth.verifyOtp(phone, test!.gateway.lastCode(phone));
   };
-  const metric = async (series: string) => sampleValue((await new HttpClient(server!.baseUrl).request<string>('GET', '/metrics')).text, series) ?? 0;
+  const metric = async (series: string) => sampleValue((await new HttpClient(test!.server.baseUrl).request<string>('GET', '/metrics')).text, series) ?? 0;
 
   beforeAll(async () => {
-    gateway = await startStandInSmsGateway();
     database = await make();
-    server = new RealServerProcess({
-      DATABASE_URL: database.url,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      JWT_SECRET: 'e2e-access-secret-0123456789abcdefghijkl',
-      JWT_REFRESH_SECRET: 'e2e-refresh-secret-0123456789abcdefghij',
-      SYNC_CURSOR_SECRET: 'e2e-cursor-secret-0123456789abcdefghijk',
-      SMS_GATEWAY_URL: gateway.url,
-      SMS_GATEWAY_API_KEY: 'e2e-gateway-key-0123456789abcdef',
-      SMS_GATEWAY_SENDER: 'CalsyncE2E',
-      OTP_RESEND_SECONDS: '0',
-      TOMBSTONE_RETENTION: '1s',
-      RECEIPT_RETENTION: '1s',
-      MAINTENANCE_INTERVAL: '1s',
-    });
-    await server.start();
+    test = await startTestServer('retention', { DATABASE_URL: database.url, TOMBSTONE_RETENTION: '1s', RECEIPT_RETENTION: '1s', MAINTENANCE_INTERVAL: '1s' });
   }, 120_000);
 
   afterAll(async () => {
     for (const c of clients) await c.close();
-    if (server?.running) await server.terminate();
-    await gateway?.close();
+    await test?.stop();
     await database?.drop();
   }, 60_000);
 
