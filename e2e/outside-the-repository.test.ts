@@ -89,8 +89,7 @@ describe('outside the repository: packed packages in an empty npm project', () =
       const files = execFileSync('tar', ['tzf', join(packs, tarball)], { encoding: 'utf8' }).split('\n').filter(Boolean);
       expect(files.filter((f) => /\.test\.|\/src\/|\/test-support\/|\.map$/.test(f)), tarball).toEqual([]);
       expect(files, tarball).toEqual(expect.arrayContaining(['package/package.json', 'package/dist/index.js', 'package/dist/index.d.ts']));
-      // @calsync/ical's README is its owner's to write (issue 22).
-      if (!tarball.startsWith('calsync-ical-')) expect(files, tarball).toContain('package/README.md');
+      expect(files, tarball).toContain('package/README.md');
       const manifest = JSON.parse(execFileSync('tar', ['xzf', join(packs, tarball), '-O', 'package/package.json'], { encoding: 'utf8' })) as Record<string, unknown>;
       expect(manifest, tarball).toMatchObject({ license: 'MIT', repository: expect.objectContaining({ url: expect.any(String) }) });
       expect(JSON.stringify(manifest.exports), tarball).not.toMatch(/source|workspace:/);
@@ -101,7 +100,7 @@ describe('outside the repository: packed packages in an empty npm project', () =
   it('compiles a program with tsc --strict against the installed types: typed fields, and `titel` / `title: 42` refused', () => {
     cpSync(join(REPO_ROOT, 'e2e', 'outside', 'two-devices.ts'), join(app, 'src', 'two-devices.ts'));
     writeFileSync(join(app, 'src', 'example.ts'), readme('README.md', 'app-example'));
-    for (const pkg of ['domain', 'wire', 'testkit']) writeFileSync(join(app, 'src', `${pkg}-readme.ts`), readme(`packages/${pkg}/README.md`, 'readme-example'));
+    for (const pkg of ['domain', 'wire', 'testkit', 'ical']) writeFileSync(join(app, 'src', `${pkg}-readme.ts`), readme(`packages/${pkg}/README.md`, 'readme-example'));
     cpSync(join(REPO_ROOT, 'e2e', 'outside', 'embed.spec.ts'), join(app, 'src', 'embed.test.ts'));
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
       compilerOptions: {
@@ -130,10 +129,11 @@ describe('outside the repository: packed packages in an empty npm project', () =
     expect(out).toContain('Standup 4 0');
   });
 
-  it('runs the domain, wire and testkit README examples as written', async () => {
+  it('runs the domain, wire, testkit and ical README examples as written', async () => {
     expect(await run(app, 'out/domain-readme.js', {})).toContain('2030-01-28');
     expect(await run(app, 'out/wire-readme.js', {})).toMatch(/true\s+false/);
     expect(await run(app, 'out/testkit-readme.js', {})).toContain("[ 'Work' ] false");
+    expect(await run(app, 'out/ical-readme.js', {})).toMatch(/2026-03-02T08:00:00\.000Z Europe\/Berlin FREQ=WEEKLY;BYDAY=MO[\s\S]*VJOURNAL[\s\S]*'create events'[\s\S]*1\s+true/);
   });
 
   it('two devices: typed reads, a conflict, a restore and an occurrence edit, over HTTP', async () => {
