@@ -4,8 +4,7 @@ import { componentFromExtras, extrasOf, textOf } from './extras.js';
 import { timeProperty } from './ical-time.js';
 import type { ObjectRecord, SkippedPart } from './object-types.js';
 
-/** A VALARM is kept whole (its TRIGGER included, written back as it came while the reminder still means it). */
-const KEEP_ALL: ReadonlySet<string> = new Set();
+/* A VALARM is kept whole (its TRIGGER included, written back as it came while the reminder still means it). */
 
 /** Most minutes before a reminder may be (the reminder field's bound: four weeks). */
 const MAX_MINUTES = 40_320;
@@ -53,7 +52,7 @@ export function parseAlarms(component: ICAL.Component, icalUid: string, skipped:
   const out: ParsedAlarm[] = [];
   component.getAllSubcomponents('valarm').forEach((alarm, index) => {
     const key = textOf(alarm, 'x-wr-alarmuid') ?? textOf(alarm, 'uid') ?? `#${index}`;
-    const extras = extrasOf(alarm, KEEP_ALL);
+    const extras = extrasOf(alarm);
     const trigger = triggerOf(alarm);
     if (trigger === null) {
       skipped.push({ uid: icalUid, reason: `a VALARM ${alarm.getFirstProperty('trigger')?.toICALString() ?? 'without a TRIGGER'} is kept as sent but is no reminder (a reminder is whole minutes before the start, at most four weeks, or at a time)` });

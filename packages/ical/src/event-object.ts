@@ -6,13 +6,12 @@ import { readTime, timeOf, timeProperty, timesProperty } from './ical-time.js';
 import type { ObjectRecord, SkippedPart } from './object-types.js';
 import { ianaZoneOf } from './zones.js';
 
-/**
+/*
  * A VEVENT is kept whole in `icalExtras` (its alarms aside: they are reminders), the properties the
  * fields hold included: on the way out each of those is written as it came while the field still
  * means what it read (so SUMMARY;LANGUAGE=de, an RRULE's part order, two EXDATE lines or a floating
  * DTSTART come back as sent) and rewritten from the field once the field changed.
  */
-const KEEP_ALL: ReadonlySet<string> = new Set();
 
 const DAY_MS = 86_400_000;
 
@@ -203,7 +202,7 @@ function eventFields(c: ICAL.Component, icalUid: string, floatingZone: string, s
     endTime: endValue,
     allDay: s.allDay,
     timezone: s.zone,
-    icalExtras: extrasOf(c, KEEP_ALL, isReminderAlarm),
+    icalExtras: extrasOf(c, isReminderAlarm),
   };
 }
 

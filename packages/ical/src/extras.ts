@@ -2,14 +2,13 @@ import ICAL from 'ical.js';
 import { ICAL_EXTRAS_MAX } from '@calsync/domain/records';
 
 /**
- * The text of `component` without the properties the records hold (`modeled`) and without the
- * alarms that are reminders (records of their own; `isReminder` says which): what a calendar app
- * sent that calsync keeps as it came (attendees, categories, X- properties, its UID, SEQUENCE and
- * DTSTAMP, an alarm no reminder can hold). Null when nothing is left.
+ * The text a record keeps of `component`: the component whole, as a calendar app sent it, without
+ * the alarms that are reminders (records of their own; `isReminder` says which). The properties
+ * the fields hold stay in it too, so they can be written back as they came while their field still
+ * means the same. Null when nothing is left.
  */
-export function extrasOf(component: ICAL.Component, modeled: ReadonlySet<string>, isReminder: (alarm: ICAL.Component) => boolean = () => true): string | null {
+export function extrasOf(component: ICAL.Component, isReminder: (alarm: ICAL.Component) => boolean = () => true): string | null {
   const copy = cloneComponent(component);
-  for (const prop of copy.getAllProperties().filter((p) => modeled.has(p.name.toUpperCase()))) copy.removeProperty(prop);
   for (const alarm of copy.getAllSubcomponents('valarm')) if (isReminder(alarm)) copy.removeSubcomponent(alarm);
   if (copy.getAllProperties().length === 0 && copy.getAllSubcomponents().length === 0) return null;
   const text = icalText(copy);

@@ -6,13 +6,12 @@ import { readTime, timeOf, timeProperty } from './ical-time.js';
 import type { ObjectRecord, SkippedPart } from './object-types.js';
 import { recordUidFor } from './uids.js';
 
-/**
+/*
  * A VTODO is kept whole in `icalExtras` (its parent relation and its reminders' alarms aside), the
  * properties the fields hold included: each is written back as it came while the field still means
  * what it read, and rewritten once the field changed. STATUS is written over only for
  * COMPLETED / NEEDS-ACTION.
  */
-const KEEP_ALL: ReadonlySet<string> = new Set();
 
 /** One iCalendar object of a task and its alarms. */
 export interface TaskObject {
@@ -101,7 +100,7 @@ export function parseTaskObject(c: ICAL.Component, floatingZone: string): Parsed
     fields: {
       ...taskFieldsOf(c, floatingZone),
       parentTaskUid: typeof parent === 'string' && parent.length > 0 ? recordUidFor(parent) : null,
-      icalExtras: extrasOf(withoutParent, KEEP_ALL, isReminderAlarm),
+      icalExtras: extrasOf(withoutParent, isReminderAlarm),
     },
     alarms: parseAlarms(c, icalUid, skipped),
     skipped,

@@ -1,6 +1,6 @@
-import { DomainError, RECORD_TYPES, type ObjectRows, type ObjectScope, type PushChangeset, type PushItem, type RecordRow, type RecordType, type SyncApi } from '@calsync/domain';
+import { RECORD_TYPES, type ObjectRows, type ObjectScope, type PushChangeset, type PushItem, type RecordRow, type RecordType, type SyncApi } from '@calsync/domain';
 import { parseCalendar, planEventObject, planTaskObject, recordUidFor, renderCalendar, type ObjectWrite, type ParsedObject } from '@calsync/ical';
-import { calendarZoneOf, eventObjectOf, groupObjects, icalUidOf, taskObjectOf, type IcalObject } from '../ical/objects.js';
+import { calendarZoneOf, eventObjectOf, groupObjects, taskObjectOf, type IcalObject } from '../ical/objects.js';
 
 /** The collection of the user's tasks (VTODO); every other collection is a calendar (VEVENT), named by its uid. */
 export const TASKS = 'tasks';
@@ -86,22 +86,35 @@ export class DavObjects {
   }
 
   /**
-   * The live object a resource name names in a collection, or null: point reads only. A name's
-   * record uid derives from the name (`<uid>.ics`, or the hash of a name that is no uid); when that
-   * record was deleted and the name used again, the new record's uid derives from the name and the
-   * tombstone's version, so the chain is followed a step per re-creation.
+   * Where a resource name stands in a collection, by point reads only. A name's record uid derives
+   * from the name (`<uid>.ics`, or the hash of a name that is no uid); when that record was deleted
+   * and the name used again, the new record's uid derives from the name and the tombstone's version
+   * (a tombstone is final), so the chain is followed a step per re-creation. Answers the live object
+   * listed under the name, or the live object of another name that holds the name's uid, and the uid
+   * a new object under the name takes; null when the collection does not exist. `rows` is the read
+   * of the name's first uid when the caller has it.
    */
-  async find(collection: string, name: string): Promise<{ object: IcalObject; within: Collection } | null> {
+  private async resolve(collection: string, name: string, rows?: ObjectRows): Promise<{ rows: ObjectRows; found: IcalObject | null; taken: boolean; freeUid: string } | null> {
     let uid = recordUidFor(stemOf(name));
+    let read = rows ?? (await this.sync.readObjects(this.userId, scopeOf(collection), [uid]));
+    if (collection !== TASKS && !read.calendars.some((c) => c.uid === collection)) return null;
     for (let step = 0; step < 20; step++) {
-      const rows = await this.sync.readObjects(this.userId, scopeOf(collection), [uid]);
-      if (collection !== TASKS && !rows.calendars.some((c) => c.uid === collection)) return null;
-      const object = groupObjects(rows).find((o) => o.root.uid === uid);
-      if (object === undefined) return null;
-      if (object.root.deleted === null) return hrefNameOf(object.root) === name ? { object, within: this.toCollection(collection, rows) } : null;
+      const object = groupObjects(read).find((o) => o.root.uid === uid);
+      if (object === undefined) return { rows: read, found: null, taken: false, freeUid: uid };
+      if (object.root.deleted === null) {
+        const listed = hrefNameOf(object.root) === name;
+        return { rows: read, found: listed ? object : null, taken: !listed, freeUid: uid };
+      }
       uid = recordUidFor(`${stemOf(name)}/${object.root.version}`);
+      read = await this.sync.readObjects(this.userId, scopeOf(collection), [uid]);
     }
-    return null;
+    return { rows: read, found: null, taken: true, freeUid: uid };
+  }
+
+  /** The live object a resource name names in a collection, or null. */
+  async find(collection: string, name: string): Promise<{ object: IcalObject; within: Collection } | null> {
+    const r = await this.resolve(collection, name);
+    return r?.found ? { object: r.found, within: this.toCollection(collection, r.rows) } : null;
   }
 
   /** The objects `names` name in a collection (a multiget): one read for all, a point read per re-created name. */
@@ -119,8 +132,8 @@ export class DavObjects {
         if (hrefNameOf(direct.root) === name) found.set(name, direct);
         continue;
       }
-      const again = await this.find(collection, name);
-      if (again !== null) found.set(name, again.object);
+      const again = await this.resolve(collection, name, rows);
+      if (again?.found) found.set(name, again.found);
     }
     return { found, within };
   }
@@ -145,11 +158,9 @@ export class DavObjects {
    */
   async put(collection: string, name: string, text: string, conditions: { ifMatch?: string; ifNoneMatch?: string }): Promise<{ created: boolean; etag: string }> {
     // One read for the usual case: the record the name derives from, and the calendars (the collection exists, its zone).
-    const nameUid = recordUidFor(stemOf(name));
-    const rows = await this.sync.readObjects(this.userId, scopeOf(collection), [nameUid]);
-    if (collection !== TASKS && !rows.calendars.some((c) => c.uid === collection)) throw new DavWriteError(409, 'no such calendar collection');
-    const named = groupObjects(rows).find((o) => o.root.uid === nameUid);
-    const found = named === undefined ? null : named.root.deleted === null ? (hrefNameOf(named.root) === name ? named : null) : ((await this.find(collection, name))?.object ?? null);
+    const named = await this.resolve(collection, name);
+    if (named === null) throw new DavWriteError(409, 'no such calendar collection');
+    const { rows, found } = named;
     if (conditions.ifNoneMatch !== undefined && conditions.ifNoneMatch.trim() === '*' && found !== null) throw new DavWriteError(412, 'the resource exists');
     if (conditions.ifMatch !== undefined && (found === null || !matchesEtag(conditions.ifMatch, `"${found.version}"`))) {
       throw new DavWriteError(412, 'the resource changed (If-Match)');
@@ -169,7 +180,7 @@ export class DavObjects {
     if ((object.kind === 'task') !== (collection === TASKS)) {
       throw new DavWriteError(403, collection === TASKS ? 'the tasks collection holds VTODO' : 'a calendar collection holds VEVENT', 'supported-calendar-component');
     }
-    const uid = found?.root.uid ?? (await this.newUid(collection, name, object.icalUid, named ?? null));
+    const uid = found?.root.uid ?? (await this.newUid(collection, object.icalUid, named));
     const writes = planObject(withHref(object, uid, name), found, uid, collection);
     if (writes.length === 0) return { created: false, etag: `"${found!.version}"` };
     // The push's versions are the newest of the object: they are its new ETag, no second read needed.
@@ -211,27 +222,20 @@ export class DavObjects {
   }
 
   /**
-   * The record uid of an object a client creates under `name`: derived from the name, so every
-   * later request finds it with one point read (calendar apps name a resource `<UID>.ics`, and then
-   * it is the uid an import of the same UID derives, so RELATED-TO finds the parent). A name whose
-   * record was deleted gets the next uid of its chain (a tombstone is final). The same UID live
-   * under another name is RFC 4791's no-uid-conflict (409).
+   * The record uid of an object a client creates under a name: the free uid of the name's chain
+   * (see `resolve`), so every later request finds it with point reads (calendar apps name a
+   * resource `<UID>.ics`, and then it is the uid an import of the same UID derives, so RELATED-TO
+   * finds the parent). The same UID live under another name is RFC 4791's no-uid-conflict (409).
    */
-  private async newUid(collection: string, name: string, icalUid: string, named: IcalObject | null): Promise<string> {
+  private async newUid(collection: string, icalUid: string, named: { taken: boolean; freeUid: string }): Promise<string> {
+    const conflict = new DavWriteError(409, `UID ${icalUid} is stored under another resource name`, 'no-uid-conflict');
+    if (named.taken) throw conflict;
     const byUid = recordUidFor(icalUid);
-    let uid = recordUidFor(stemOf(name));
-    const conflict = () => new DavWriteError(409, `UID ${icalUid} is stored under another resource name`, 'no-uid-conflict');
-    if (byUid !== uid) {
+    if (byUid !== named.freeUid) {
       const other = (await this.sync.readObjects(this.userId, scopeOf(collection), [byUid])).roots.find((r) => r.uid === byUid);
-      if (other !== undefined && other.deleted === null) throw conflict();
+      if (other !== undefined && other.deleted === null) throw conflict;
     }
-    let root: RecordRow | undefined = named?.root;
-    for (let step = 0; root !== undefined && step < 20; step++) {
-      if (root.deleted === null) throw conflict();
-      uid = recordUidFor(`${stemOf(name)}/${root.version}`);
-      root = (await this.sync.readObjects(this.userId, scopeOf(collection), [uid])).roots[0];
-    }
-    return uid;
+    return named.freeUid;
   }
 
   /** Pushes an object's writes; returns the highest version the push gave (the object's new ETag). */
@@ -289,9 +293,3 @@ function withHref(object: ParsedObject, uid: string, name: string): ParsedObject
 function matchesEtag(header: string, etag: string): boolean {
   return header.split(',').some((t) => t.trim() === '*' || t.trim().replace(/^W\//, '') === etag);
 }
-
-/** The iCalendar UID of an object (for multiget answers and logs). */
-export { icalUidOf };
-
-/** DomainError passes through unchanged; re-exported for the routes. */
-export { DomainError };

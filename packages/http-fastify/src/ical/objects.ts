@@ -17,12 +17,16 @@ export function groupObjects(rows: ObjectRows): IcalObject[] {
   const overridesOf = new Map<string, RecordRow[]>();
   for (const o of rows.overrides) {
     const key = String(o.fields.recurringEventUid);
-    overridesOf.set(key, [...(overridesOf.get(key) ?? []), o]);
+    const list = overridesOf.get(key);
+    if (list === undefined) overridesOf.set(key, [o]);
+    else list.push(o);
   }
   const remindersOf = new Map<string, RecordRow[]>();
   for (const r of rows.reminders) {
     const key = String(r.fields.eventUid ?? r.fields.taskUid);
-    remindersOf.set(key, [...(remindersOf.get(key) ?? []), r]);
+    const list = remindersOf.get(key);
+    if (list === undefined) remindersOf.set(key, [r]);
+    else list.push(r);
   }
   return rows.roots.map((root) => {
     const overrides = overridesOf.get(root.uid) ?? [];
