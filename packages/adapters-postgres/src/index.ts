@@ -12,3 +12,4 @@ export * from './pglite-folder-lock.js';
 export * from './statement-timeout.js';
 export * from './feeds/postgres-feed-store.js';
 export * from './postgres-retention-store.js';
+export * from './reminders/index.js';

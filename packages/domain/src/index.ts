@@ -5,3 +5,4 @@ export * from './sync/index.js';
 export * from './auth/index.js';
 export * from './feeds/index.js';
 export * from './maintenance/index.js';
+export * from './reminders/index.js';

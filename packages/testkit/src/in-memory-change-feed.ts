@@ -1,4 +1,4 @@
-import type { ChangeFeed, ChangeFeedListener, DataChange, SessionEnd } from '@calsync/domain';
+import type { ChangeFeed, ChangeFeedListener, DataChange, SessionEnd, UserAlert } from '@calsync/domain';
 
 /**
  * `ChangeFeed` of one process: `InMemorySyncStore` publishes a unit's announced changes when the
@@ -15,6 +15,15 @@ export class InMemoryChangeFeed implements ChangeFeed {
 
   async announceSessionEnd(end: SessionEnd): Promise<void> {
     for (const l of [...this.#listeners]) l.sessionEnded(end);
+  }
+
+  async announceAlert(alert: UserAlert): Promise<void> {
+    this.publishAlert(alert);
+  }
+
+  /** Delivers an alert to every subscriber that listens for alerts (called once what made it committed). */
+  publishAlert(alert: UserAlert): void {
+    for (const l of [...this.#listeners]) l.alerted?.(alert);
   }
 
   /** Delivers committed changes (called by the store after a unit of work committed). */

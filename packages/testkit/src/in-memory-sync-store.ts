@@ -86,6 +86,11 @@ export class InMemorySyncStore implements SyncStore {
     return [...(this.#users.get(userId)?.rows[type].values() ?? [])].sort((a, b) => a.id - b.id);
   }
 
+  /** The users that have any data, ascending (the in-memory reminder store walks them). */
+  userIds(): number[] {
+    return [...this.#users.keys()].sort((a, b) => a - b);
+  }
+
   /** Every conflict of a user, resolved or not, for assertions in tests. */
   snapshotConflicts(userId: number): ConflictRecord[] {
     return [...(this.#users.get(userId)?.conflicts.values() ?? [])].sort((a, b) => a.conflictId - b.conflictId);

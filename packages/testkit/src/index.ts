@@ -9,3 +9,4 @@ export * from './feeds/index.js';
 export * from './notify/stand-in-fcm.js';
 export * from './notify/event-stream-reader.js';
 export * from './http/write-all-then-read.js';
+export * from './reminders/index.js';

@@ -8,3 +8,4 @@ export * as m0006_version_index_bounded_reads from './0006_version_index_bounded
 export * as m0007_retention from './0007_retention.js';
 export * as m0008_sign_up_pending from './0008_sign_up_pending.js';
 export * as m0009_sms_budget from './0009_sms_budget.js';
+export * as m0010_reminder_scheduler from './0010_reminder_scheduler.js';

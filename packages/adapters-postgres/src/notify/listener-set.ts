@@ -16,6 +16,7 @@ export class ListenerSet {
     if (message === null) return;
     for (const l of [...this.#listeners]) {
       if (message.kind === 'changed') l.changed(message.change);
+      else if (message.kind === 'alert') l.alerted?.(message.alert);
       else l.sessionEnded(message.end);
     }
   }

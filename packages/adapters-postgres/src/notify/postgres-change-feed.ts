@@ -1,5 +1,5 @@
-import type { ChangeFeed, ChangeFeedListener, SessionEnd } from '@calsync/domain';
-import { CHANNEL_SQL, encodeSessionEnd } from './change-payload.js';
+import type { ChangeFeed, ChangeFeedListener, SessionEnd, UserAlert } from '@calsync/domain';
+import { CHANNEL_SQL, encodeAlert, encodeSessionEnd } from './change-payload.js';
 import { ListenerSet } from './listener-set.js';
 
 /** The structural subset of a node-postgres `Client` the feed uses (one dedicated connection). */
@@ -63,6 +63,10 @@ export class PostgresChangeFeed implements ClosableChangeFeed {
 
   async announceSessionEnd(end: SessionEnd): Promise<void> {
     await this.#opts.notify(encodeSessionEnd(end));
+  }
+
+  async announceAlert(alert: UserAlert): Promise<void> {
+    await this.#opts.notify(encodeAlert(alert));
   }
 
   async close(): Promise<void> {

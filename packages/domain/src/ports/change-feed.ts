@@ -16,6 +16,40 @@ export type SessionEnd =
   | { readonly userId: number; readonly sessionId: string }
   | { readonly userId: number; readonly deviceUid: string };
 
+/**
+ * A reminder fell due (docs/protocol.md, "Reminders"): what every device of the user is told, on
+ * its stream as `event: reminder` and by FCM.
+ */
+export interface ReminderAlert {
+  readonly kind: 'reminder';
+  readonly userId: number;
+  readonly reminderUid: string;
+  /** The event (the override's uid for a moved occurrence) or the task it reminds of; neither for a bare `remindAt`. */
+  readonly eventUid?: string;
+  readonly taskUid?: string;
+  /** Which occurrence: its start (a task's dueAt; a bare reminder's remindAt); the delivery is once per (reminder, occurrenceStart). */
+  readonly occurrenceStart: string;
+  readonly title: string;
+  /** The occurrence's start (instant, or date for all-day), the task's dueAt, or null. */
+  readonly start: string | null;
+  /** When the reminder fell due (ISO instant). */
+  readonly dueAt: string;
+}
+
+/** A push created a conflict: the user's other devices are told (when `conflictAlerts` is on). */
+export interface ConflictAlert {
+  readonly kind: 'conflict';
+  readonly userId: number;
+  /** The device whose push made the conflict (it is not told); null for none. */
+  readonly deviceUid: string | null;
+  readonly conflictId: number;
+  readonly entityType: string;
+  readonly entityUid: string;
+}
+
+/** Something a person should notice, fanned out to every node like a change. */
+export type UserAlert = ReminderAlert | ConflictAlert;
+
 /** What a `ChangeFeed` subscriber is told. Handlers must not throw and must not block. */
 export interface ChangeFeedListener {
   /** A unit of work that announced `change` committed (on any app node). */
@@ -27,6 +61,8 @@ export interface ChangeFeedListener {
    * subscriber should assume anything changed and re-read the newest versions.
    */
   resynced(): void;
+  /** A reminder fell due or a conflict was made (on any app node); optional for subscribers that ignore alerts. */
+  alerted?(alert: UserAlert): void;
 }
 
 /**
@@ -43,6 +79,8 @@ export interface ChangeFeed {
   subscribe(listener: ChangeFeedListener): () => void;
   /** Tells every node that sessions ended (call after the revocation committed). */
   announceSessionEnd(end: SessionEnd): Promise<void>;
+  /** Tells every node of an alert (call after what caused it committed). */
+  announceAlert(alert: UserAlert): Promise<void>;
 }
 
 /**
@@ -51,4 +89,12 @@ export interface ChangeFeed {
  */
 export interface ChangeNotifier {
   committed(change: DataChange): void;
+}
+
+/**
+ * Told about an alert on the node that made it, after what caused it committed (the FCM push uses
+ * it: one node sends each message). Must not throw and must not block.
+ */
+export interface AlertNotifier {
+  alerted(alert: UserAlert): void;
 }

@@ -1,0 +1,2 @@
+export * from './postgres-reminder-store.js';
+export * from './postgres-scheduler-lease.js';

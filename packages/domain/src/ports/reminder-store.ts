@@ -1,0 +1,65 @@
+import type { EventSource } from '../calendar/occurrence.js';
+import type { FieldValues } from '../records/types.js';
+import type { ReminderAlert } from './change-feed.js';
+
+/** A live record as the reminder rules read it. */
+export interface SourceRecord {
+  readonly uid: string;
+  readonly fields: FieldValues;
+}
+
+/**
+ * What one user's reminders are planned from: the live reminders, the live events they name (with
+ * the overrides of a named series), the live tasks they name, and the zones of the user's calendars.
+ */
+export interface ReminderSources {
+  readonly reminders: readonly SourceRecord[];
+  readonly events: readonly EventSource[];
+  readonly tasks: readonly SourceRecord[];
+  /** Calendar uid → its zone (null: none set). */
+  readonly calendarZones: ReadonlyMap<string, string | null>;
+}
+
+/** The next due time of one reminder: the scheduler looks at its user again then. */
+export interface PlannedReminder {
+  readonly reminderUid: string;
+  /** ISO instant. */
+  readonly dueAt: string;
+}
+
+/** What became of one (reminder, occurrence): sent to the devices, skipped (older than REMINDER_GRACE), or not sent (eventReminders off). */
+export type DeliveryOutcome = 'sent' | 'skipped' | 'off';
+
+/** One (reminder, occurrence) the scheduler settled. */
+export interface DeliveryRecord {
+  readonly userId: number;
+  readonly reminderUid: string;
+  /** Names the occurrence: its start (an event's occurrence, a task's dueAt) or the reminder's remindAt. */
+  readonly occurrenceStart: string;
+  readonly dueAt: string;
+  readonly outcome: DeliveryOutcome;
+  readonly recordedAt: string;
+  /** Announced on the change feed in the same transaction when the record is new and the outcome is `sent`. */
+  readonly alert: ReminderAlert | null;
+}
+
+/**
+ * Storage of the reminder scheduler. Guarantees (checked by the reminder store contract suite in
+ * testkit, on every adapter):
+ * - `recordDelivery` stores each (user, reminder, occurrenceStart) at most once, across nodes and
+ *   restarts, and answers true only to the call that stored it; the alert of a stored `sent`
+ *   record reaches every change feed subscriber once the record commits, and never otherwise;
+ * - `replacePlan` leaves exactly the given plans for the user;
+ * - `usersDueBy` names each user with a plan due at or before the instant once.
+ */
+export interface ReminderStore {
+  readSources(userId: number): Promise<ReminderSources>;
+  replacePlan(userId: number, plans: readonly PlannedReminder[]): Promise<void>;
+  /** Users with a plan due at or before `until` (ISO instant), earliest first, at most `limit`. */
+  usersDueBy(until: string, limit: number): Promise<number[]>;
+  /** Users with at least one live reminder and an id above `afterUserId`, ascending, at most `limit` (a full re-plan walks them). */
+  usersWithReminders(afterUserId: number, limit: number): Promise<number[]>;
+  recordDelivery(record: DeliveryRecord): Promise<boolean>;
+  /** Forgets delivery records due before `before` (they can never be candidates again); the number removed. */
+  pruneDeliveries(before: string, limit: number): Promise<number>;
+}

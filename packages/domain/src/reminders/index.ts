@@ -1,0 +1,2 @@
+export * from './reminder-due.js';
+export * from './reminder-scheduler.js';
