@@ -2,7 +2,7 @@
 import { randomInt } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openScreen, signInWithPhone, waitForStatus } from './lib/app-page.js';
+import { openScreen, signInWithPhone, syncNow, waitForStatus } from './lib/app-page.js';
 import { startAppServer, type AppServer } from './lib/app-server.js';
 import { launchChromium, screenshotPath } from './lib/chromium.js';
 
@@ -82,8 +82,7 @@ describe('import, subscription links and app passwords in Chromium', () => {
     await waitForStatus(desktop, /Synced/);
     // The other device sees the series at 10:00 New York.
     await openScreen(phone, 'Calendar');
-    await phone.getByRole('button', { name: 'Sync now' }).click();
-    await waitForStatus(phone, /Synced/);
+    await syncNow(phone);
     expect(failures).toEqual([]);
   });
 

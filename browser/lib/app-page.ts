@@ -31,19 +31,47 @@ export async function signInWithPhone(page: Page, appUrl: string, gateway: Stand
   while (gateway.requests.length === sent && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   await page.getByLabel('Code').fill(gateway.lastCode(phone));
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  await syncStatus(page).waitFor();
   await waitForStatus(page, /Synced/);
+}
+
+/**
+ * Makes the top bar's links and actions (Sync now, Sign out) visible: on a phone they sit behind
+ * the "Menu" button, which this opens; on a wide screen they are always shown.
+ */
+export async function openMenu(page: Page): Promise<void> {
+  const menu = page.getByRole('button', { name: 'Menu', exact: true });
+  if ((await menu.isVisible()) && (await menu.getAttribute('aria-expanded')) !== 'true') await menu.click();
 }
 
 /** Asks this tab to sync now (the "Sync now" button), then waits for "Synced". */
 export async function syncNow(page: Page): Promise<void> {
+  await openMenu(page);
   await page.getByRole('button', { name: 'Sync now' }).click();
+  await closeMenu(page);
   await waitForStatus(page, /Synced/);
 }
 
 /** Goes to a screen through the top navigation. */
-export async function openScreen(page: Page, name: 'Calendar' | 'Tasks' | 'Reminders' | 'Calendars' | 'Conflicts' | 'Devices'): Promise<void> {
+export async function openScreen(page: Page, name: ScreenName): Promise<void> {
+  await openMenu(page);
   await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name, exact: true }).click();
+}
+
+/** Closes the phone menu if it is open. */
+export async function closeMenu(page: Page): Promise<void> {
+  const menu = page.getByRole('button', { name: 'Menu', exact: true });
+  if ((await menu.isVisible()) && (await menu.getAttribute('aria-expanded')) === 'true') await menu.click();
+}
+
+/** The screens of the top navigation. */
+export type ScreenName = 'Calendar' | 'Tasks' | 'Reminders' | 'Calendars' | 'Conflicts' | 'Devices';
+export const SCREENS: readonly ScreenName[] = ['Calendar', 'Tasks', 'Reminders', 'Calendars', 'Conflicts', 'Devices'];
+
+/** Signs out through the top bar (behind "Menu" on a phone). */
+export async function signOut(page: Page): Promise<void> {
+  await openMenu(page);
+  await page.getByRole('button', { name: 'Sign out' }).click();
 }
 
 /** Creates an event through the "New event" dialog; `repeats` picks a choice of the Repeats list. */

@@ -1,7 +1,7 @@
-import { lazy, Suspense } from 'react';
-import { Navigate, NavLink, Route, Routes } from 'react-router';
+import { lazy, Suspense, useEffect, useId, useState } from 'react';
+import { Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
 import { SignOutButton } from './components/SignOutButton.js';
-import { SyncIndicator } from './components/SyncIndicator.js';
+import { SyncIndicator, SyncNowButton } from './components/SyncIndicator.js';
 import { useSessionEnded, useSyncStatus } from './hooks.js';
 import { CalendarsScreen } from './screens/CalendarsScreen.js';
 import { ConflictsScreen } from './screens/ConflictsScreen.js';
@@ -9,6 +9,7 @@ import { DevicesScreen } from './screens/DevicesScreen.js';
 import { RemindersScreen } from './screens/RemindersScreen.js';
 import { SignInScreen } from './screens/SignInScreen.js';
 import { TasksScreen } from './screens/TasksScreen.js';
+import { Toasts } from './toast.js';
 
 // FullCalendar is most of the bundle: the calendar screen is its own chunk, so the sign-in screen
 // loads without it. The service worker precaches every chunk, so it opens offline all the same.
@@ -23,7 +24,55 @@ const SCREENS = [
   { path: '/devices', label: 'Devices' },
 ] as const;
 
-/** The app shell: sign-in when signed out; otherwise navigation, the sync indicator and the screens. */
+/**
+ * The top bar. On a wide screen: brand, the screens, the sync indicator, Sync now and Sign out in
+ * one row. On a phone it keeps one row of at most 64 px (brand, sync indicator, "Menu"); the
+ * menu button opens a panel with the screens, Sync now and Sign out.
+ */
+function TopBar() {
+  const status = useSyncStatus();
+  const [open, setOpen] = useState(false);
+  const panelId = useId();
+  const location = useLocation();
+  // Going to a screen closes the menu.
+  useEffect(() => setOpen(false), [location.pathname]);
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.key === 'Escape') setOpen(false);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [open]);
+  return (
+    <header className="top-bar">
+      <span className="brand">calsync</span>
+      <SyncIndicator status={status} />
+      <button type="button" className="menu-button secondary" aria-expanded={open} aria-controls={panelId} onClick={() => setOpen((v) => !v)}>
+        Menu
+      </button>
+      <div id={panelId} className={`top-panel${open ? ' open' : ''}`}>
+        <nav aria-label="Screens">
+          <ul>
+            {SCREENS.map((s) => (
+              <li key={s.path}>
+                <NavLink to={s.path} end onClick={() => setOpen(false)}>
+                  {s.label}
+                </NavLink>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="top-actions">
+          <SyncNowButton online={status.online} />
+          <SignOutButton />
+        </div>
+      </div>
+    </header>
+  );
+}
+
+/** The app shell: sign-in when signed out; otherwise the top bar, the screens and the toasts. */
 export function App() {
   const status = useSyncStatus();
   const sessionEnded = useSessionEnded();
@@ -39,22 +88,7 @@ export function App() {
       <a className="skip-link" href="#content">
         Skip to content
       </a>
-      <header className="top-bar">
-        <span className="brand">calsync</span>
-        <nav aria-label="Screens">
-          <ul>
-            {SCREENS.map((s) => (
-              <li key={s.path}>
-                <NavLink to={s.path} end>
-                  {s.label}
-                </NavLink>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <SyncIndicator status={status} />
-        <SignOutButton />
-      </header>
+      <TopBar />
       <main id="content" tabIndex={-1}>
         <Routes>
           <Route
@@ -74,6 +108,7 @@ export function App() {
           <Route path="*" element={<Navigate to="/calendar" replace />} />
         </Routes>
       </main>
+      <Toasts />
     </div>
   );
 }

@@ -1,18 +1,32 @@
-/** A time for people: "Nov 23, 10:30" in the browser's locale and time zone. */
-export function formatTime(value: string | number | Date | null | undefined): string {
-  if (value === null || value === undefined || value === '') return '';
-  const d = value instanceof Date ? value : new Date(value);
-  if (Number.isNaN(d.getTime())) return String(value);
-  return d.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+/**
+ * The one time-of-day format of the app, in the user's locale ("9:00 AM" in en-US, "09:00" in
+ * de-DE): every time the screens write, FullCalendar's included, goes through it.
+ */
+export const TIME_FORMAT = { hour: 'numeric', minute: '2-digit' } as const satisfies Intl.DateTimeFormatOptions;
+
+const timeOfDay = new Intl.DateTimeFormat(undefined, TIME_FORMAT);
+const dayOfYear = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
+const dayWithYear = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', year: 'numeric' });
+
+function asDate(value: string | number | Date): Date {
+  return value instanceof Date ? value : new Date(value);
 }
 
-/** A compact time for the status bar: "14:05" today, "Nov 22, 14:05" on another day. */
+/** A date and time for people: "Nov 23, 9:00 AM" (the year only when it is not this year). */
+export function formatTime(value: string | number | Date | null | undefined): string {
+  if (value === null || value === undefined || value === '') return '';
+  const d = asDate(value);
+  if (Number.isNaN(d.getTime())) return String(value);
+  const day = d.getFullYear() === new Date().getFullYear() ? dayOfYear : dayWithYear;
+  return `${day.format(d)}, ${timeOfDay.format(d)}`;
+}
+
+/** A compact time for the status bar: "2:05 PM" today, "Nov 22, 2:05 PM" on another day. */
 export function formatShortTime(value: string | null | undefined): string {
   if (!value) return '';
   const d = new Date(value);
   if (Number.isNaN(d.getTime())) return value;
-  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-  return d.toDateString() === new Date().toDateString() ? time : `${d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}, ${time}`;
+  return d.toDateString() === new Date().toDateString() ? timeOfDay.format(d) : formatTime(d);
 }
 
 /** ISO time → the value of an <input type="datetime-local"> (local time, minutes). */
@@ -43,7 +57,7 @@ function zoneCity(zone: string): string {
 export function zoneTimeNote(instant: string, eventZone: string | null, viewerZone: string): string | null {
   if (eventZone === null || eventZone === viewerZone) return null;
   const d = new Date(instant);
-  const at = (timeZone: string) => d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', timeZone });
+  const at = (timeZone: string) => d.toLocaleTimeString(undefined, { ...TIME_FORMAT, timeZone });
   if (at(eventZone) === at(viewerZone)) return null;
   return `${at(eventZone)} ${zoneCity(eventZone)} · ${at(viewerZone)} here`;
 }

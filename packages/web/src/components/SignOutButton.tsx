@@ -16,7 +16,7 @@ export function SignOutButton() {
     }
   };
   return (
-    <button type="button" className="secondary" onClick={() => void signOut()} disabled={busy}>
+    <button type="button" className="secondary small" onClick={() => void signOut()} disabled={busy}>
       Sign out
     </button>
   );

@@ -14,7 +14,7 @@ function errorText(item: FailedItem): string {
   return typeof item.error === 'string' ? item.error : (item.error.message ?? item.error.code ?? 'failed');
 }
 
-/** One line for the status region: Offline / Syncing / n pending / Synced, plus the last sync time. */
+/** The status region's main words: Offline / Syncing / n pending / Synced / n failed. */
 export function statusText(status: SyncStatus): string {
   const parts: string[] = [];
   if (!status.online) parts.push('Offline');
@@ -22,13 +22,22 @@ export function statusText(status: SyncStatus): string {
   if (status.pending > 0) parts.push(`${status.pending} pending`);
   else if (status.online && !status.syncing && status.failed === 0) parts.push('Synced');
   if (status.failed > 0) parts.push(`${status.failed} failed`);
-  if (status.lastSyncAt) parts.push(`last sync ${formatShortTime(status.lastSyncAt)}`);
   return parts.join(' · ');
 }
 
+/** "Sync now": one round at once (the loop syncs by itself; this is for the impatient). */
+export function SyncNowButton({ online }: { online: boolean }) {
+  return (
+    <button type="button" className="secondary small" onClick={() => void client.sync().catch(() => undefined)} disabled={!online}>
+      Sync now
+    </button>
+  );
+}
+
 /**
- * The sync indicator: a live status region (online or offline, pending count, last sync) and,
- * when some items were parked as failed, their errors with a retry button.
+ * The sync indicator: a live status region (online or offline, pending count, last sync; the last
+ * sync time is left out of sight on a phone) and, when some items were parked as failed, their
+ * errors with a retry button.
  */
 export function SyncIndicator({ status }: { status: SyncStatus }) {
   const [failed, setFailed] = useState<FailedItem[]>([]);
@@ -46,11 +55,9 @@ export function SyncIndicator({ status }: { status: SyncStatus }) {
     <div className="sync">
       <div role="status" aria-label="Sync status" className={`sync-status sync-${state}`}>
         <span className="dot" aria-hidden="true" />
-        {statusText(status)}
+        <span>{statusText(status)}</span>
+        {status.lastSyncAt && <span className="sync-last"> · last sync {formatShortTime(status.lastSyncAt)}</span>}
       </div>
-      <button type="button" className="secondary small" onClick={() => void client.sync().catch(() => undefined)} disabled={!status.online}>
-        Sync now
-      </button>
       {failed.length > 0 && (
         <details className="failed-items">
           <summary>Failed items ({failed.length})</summary>

@@ -1,17 +1,29 @@
 import type { Occurrence } from '@calsync/client';
-import type { DatesSetArg, DateSelectArg, DayCellMountArg, EventClickArg } from '@fullcalendar/core';
+import type { CalendarApi, DatesSetArg, DayHeaderContentArg, DateSelectArg, DayCellMountArg, EventClickArg } from '@fullcalendar/core';
 import dayGridPlugin from '@fullcalendar/daygrid';
 import interactionPlugin from '@fullcalendar/interaction';
 import listPlugin from '@fullcalendar/list';
 import FullCalendar from '@fullcalendar/react';
 import timeGridPlugin from '@fullcalendar/timegrid';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { client } from '../client.js';
+import { TIME_FORMAT } from '../format.js';
 import { useRecords } from '../hooks.js';
 import { toCalendarInput, viewerZone } from '../recurrence.js';
 import { EventDialog, type EventDraft } from './EventDialog.js';
 
 const PLUGINS = [dayGridPlugin, timeGridPlugin, listPlugin, interactionPlugin];
+
+/** The views of the view switcher, by the names of its buttons. */
+const VIEWS = [
+  { view: 'dayGridMonth', label: 'Month' },
+  { view: 'timeGridWeek', label: 'Week' },
+  { view: 'listWeek', label: 'Agenda' },
+] as const;
+type ViewName = (typeof VIEWS)[number]['view'];
+
+/** The browser's language, so FullCalendar's dates and times follow the user's locale like the rest of the app. */
+const LOCALE = typeof navigator === 'undefined' ? 'en' : navigator.language || 'en';
 
 /** The window FullCalendar shows (its visible range). */
 interface Range {
@@ -28,6 +40,10 @@ export function CalendarScreen() {
   const calendars = useRecords('calendars');
   const [draft, setDraft] = useState<EventDraft | null>(null);
   const [range, setRange] = useState<Range | null>(null);
+  const [view, setView] = useState<ViewName>('dayGridMonth');
+  const [title, setTitle] = useState('');
+  const calendarRef = useRef<FullCalendar>(null);
+  const api = (): CalendarApi | undefined => calendarRef.current?.getApi();
   const zone = useMemo(() => viewerZone(), []);
   const colors = useMemo(() => new Map(calendars.map((c) => [c.uid, c.color])), [calendars]);
   const inputs = useMemo(() => {
@@ -36,9 +52,18 @@ export function CalendarScreen() {
     void events;
     return client.occurrences({ ...range, tz: zone }).occurrences.map((o) => toCalendarInput(o, colors.get(o.calendarUid)));
   }, [range, events, colors, zone]);
+  // The week view opens at 07:00. (FullCalendar's scrollTime is applied before the view gets its
+  // fixed height, when there is nothing to scroll yet; so scroll once the view is laid out.)
+  useEffect(() => {
+    if (view !== 'timeGridWeek') return;
+    const frame = requestAnimationFrame(() => api()?.scrollToTime('07:00:00'));
+    return () => cancelAnimationFrame(frame);
+  }, [view, range]);
   const onDatesSet = (arg: DatesSetArg): void => {
     const next = { from: arg.start.toISOString(), to: arg.end.toISOString() };
     setRange((r) => (r?.from === next.from && r.to === next.to ? r : next));
+    setTitle(arg.view.title);
+    setView(arg.view.type as ViewName);
   };
 
   const newEvent = (start?: Date, end?: Date, allDay = false): void => {
@@ -56,20 +81,48 @@ export function CalendarScreen() {
   return (
     <section aria-labelledby="calendar-title" className="calendar-screen">
       <div className="screen-head">
-        <h1 id="calendar-title">Calendar</h1>
+        <h1 id="calendar-title">
+          <span className="visually-hidden">Calendar: </span>
+          {title || 'Calendar'}
+        </h1>
         <button type="button" onClick={() => newEvent()}>
           New event
         </button>
       </div>
+      <div className="calendar-toolbar" role="toolbar" aria-label="Calendar view">
+        <div className="toolbar-group">
+          <button type="button" className="secondary icon" aria-label="Previous" title="Previous" onClick={() => api()?.prev()}>
+            <span aria-hidden="true">‹</span>
+          </button>
+          <button type="button" className="secondary icon" aria-label="Next" title="Next" onClick={() => api()?.next()}>
+            <span aria-hidden="true">›</span>
+          </button>
+          <button type="button" className="secondary" onClick={() => api()?.today()}>
+            Today
+          </button>
+        </div>
+        <div className="toolbar-group segmented" role="group" aria-label="View">
+          {VIEWS.map((v) => (
+            <button key={v.view} type="button" className="secondary" aria-pressed={view === v.view} onClick={() => api()?.changeView(v.view)}>
+              {v.label}
+            </button>
+          ))}
+        </div>
+      </div>
       <FullCalendar
+        ref={calendarRef}
         plugins={PLUGINS}
+        locale={LOCALE}
         initialView="dayGridMonth"
-        headerToolbar={{ left: 'prev,next today', center: 'title', right: 'dayGridMonth,timeGridWeek,listWeek' }}
-        // Text, not icon fonts, on every toolbar button: FullCalendar's chevron icons are role="img" without a name.
-        buttonIcons={false}
-        buttonText={{ prev: 'Previous', next: 'Next', today: 'Today', month: 'Month', week: 'Week', list: 'Agenda' }}
-        buttonHints={{ prev: 'Previous $0', next: 'Next $0', today: 'Go to $0' }}
-        views={{ listWeek: { listDayFormat: { weekday: 'long', month: 'long', day: 'numeric' } } }}
+        headerToolbar={false}
+        views={{
+          dayGridMonth: { dayHeaderFormat: { weekday: 'short' } },
+          // Short day headers ("Mon 23"), so seven columns fit a phone; the day opens at 07:00.
+          timeGridWeek: { dayHeaderContent: weekDayHeader, scrollTime: '07:00:00', slotLabelFormat: TIME_FORMAT },
+          // One date per day in the agenda (no second, side date).
+          listWeek: { listDayFormat: { weekday: 'long', month: 'long', day: 'numeric' }, listDaySideFormat: false },
+        }}
+        eventTimeFormat={TIME_FORMAT}
         events={inputs}
         datesSet={onDatesSet}
         selectable
@@ -77,10 +130,12 @@ export function CalendarScreen() {
         eventClick={onEventClick}
         eventInteractive
         dayCellDidMount={unlabelDayCell}
-        height="auto"
+        // The week view scrolls inside its own box (opening at 07:00); month and agenda grow with their content.
+        height={view === 'timeGridWeek' ? 'min(70vh, 44rem)' : 'auto'}
+        eventMinHeight={36}
         nowIndicator
         firstDay={1}
-        dayMaxEvents={4}
+        dayMaxEvents={3}
       />
       {draft && <EventDialog draft={draft} calendars={calendars} onClose={() => setDraft(null)} />}
     </section>
@@ -94,6 +149,18 @@ export function CalendarScreen() {
  */
 function unlabelDayCell(arg: DayCellMountArg): void {
   arg.el.removeAttribute('aria-labelledby');
+}
+
+const weekdayName = new Intl.DateTimeFormat(LOCALE, { weekday: 'short' });
+const dayNumber = new Intl.DateTimeFormat(LOCALE, { day: 'numeric' });
+
+/** A week-view column header on two short lines, "Mon" over "23", so seven columns fit a phone. */
+function weekDayHeader(arg: DayHeaderContentArg) {
+  return (
+    <span className="week-day">
+      <span>{weekdayName.format(arg.date)}</span> <span>{dayNumber.format(arg.date)}</span>
+    </span>
+  );
 }
 
 function nextHour(): Date {

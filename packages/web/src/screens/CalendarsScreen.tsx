@@ -133,7 +133,7 @@ function CalendarRow({ calendar }: { calendar: CalendarRecord }) {
         {calendar.isDefault ? (
           <span className="badge">Default</span>
         ) : (
-          <button type="button" className="secondary small" onClick={() => void client.calendars.put({ uid: calendar.uid, isDefault: true })} aria-label={`Make ${calendar.name} the default`}>
+          <button type="button" className="secondary small" onClick={() => void client.calendars.put({ uid: calendar.uid, isDefault: true })} aria-label={`Make default: ${calendar.name}`}>
             Make default
           </button>
         )}

@@ -59,9 +59,9 @@ export function DevicesScreen() {
                   {d.name ?? d.uid}
                   {d.current && <span className="badge">this device</span>}
                 </td>
-                <td>{d.platform}</td>
-                <td>{formatTime(d.createdAt)}</td>
-                <td>{formatTime(d.lastSeenAt)}</td>
+                <td data-label="Platform">{d.platform}</td>
+                <td data-label="Signed in">{formatTime(d.createdAt)}</td>
+                <td data-label="Last seen">{formatTime(d.lastSeenAt)}</td>
                 <td>
                   {!d.current && (
                     <button type="button" className="danger small" onClick={() => void revoke(d)} aria-label={`Revoke ${d.name ?? d.uid}`}>

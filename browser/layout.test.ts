@@ -1,0 +1,229 @@
+/// <reference lib="dom" />
+// (the functions passed to page.evaluate run in the page, with the DOM)
+import AxeBuilder from '@axe-core/playwright';
+import { randomInt } from 'node:crypto';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEvent, openMenu, openScreen, SCREENS, signInWithPhone, syncNow, waitForStatus, type ScreenName } from './lib/app-page.js';
+import { startAppServer, type AppServer } from './lib/app-server.js';
+import { launchChromium, screenshotPath } from './lib/chromium.js';
+
+// Every screen of the web client at phone size (390 × 844) and desktop size (1280 × 800), in
+// New York time, with two calendars and some of everything: nothing scrolls sideways, dialogs lie
+// inside the viewport, the phone's header takes at most 64 px, every control on the screen takes
+// a normal click (Playwright's actionability checks: visible, stable, enabled, not covered), and
+// axe finds no serious or critical violation. A screenshot of each goes to test-results/browser/.
+
+const SIZES = {
+  phone: { width: 390, height: 844 },
+  desktop: { width: 1280, height: 800 },
+} as const;
+type Size = keyof typeof SIZES;
+
+/** What a person should be able to click: buttons, links, form fields, disclosure summaries. */
+// (The skip link is shown only while it has the keyboard focus.)
+const CONTROLS = 'button, a[href]:not(.skip-link), input:not(.visually-hidden), select, textarea, summary';
+
+/** The elements that stick out to the right of the viewport (what to mend when a page scrolls sideways). */
+const sticksOut = (page: Page) =>
+  page.evaluate(() =>
+    Array.from(document.querySelectorAll('body *'))
+      .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5)
+      .slice(0, 5)
+      .map((e) => `${e.tagName.toLowerCase()}.${String(e.className)}: ${Math.round(e.getBoundingClientRect().right)}`),
+  );
+
+/**
+ * Every control inside `scope` that is shown can be tapped: scrolled into view as a click does, it
+ * lies inside the viewport's width and the point at its centre hits the control itself (not a
+ * header, a sheet or a neighbour on top of it). The page's flows click the main ones for real.
+ */
+async function untappable(page: Page, scope: string): Promise<string[]> {
+  return page.evaluate(
+    ([scopeSelector, controls]) => {
+      const bad: string[] = [];
+      const root = document.querySelector(scopeSelector as string);
+      for (const el of Array.from(root?.querySelectorAll<HTMLElement>(controls as string) ?? [])) {
+        const shown = el.getBoundingClientRect();
+        if (shown.width === 0 || shown.height === 0 || getComputedStyle(el).visibility === 'hidden') continue;
+        el.scrollIntoView({ block: 'center', inline: 'center' });
+        const r = el.getBoundingClientRect();
+        const name = `${el.tagName.toLowerCase()} "${el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 40) ?? ''}"`;
+        if (r.left < -0.5 || r.right > window.innerWidth + 0.5) {
+          bad.push(`${name} off-screen (${Math.round(r.left)}..${Math.round(r.right)})`);
+          continue;
+        }
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        const ok = hit !== null && (hit === el || el.contains(hit) || (hit instanceof HTMLLabelElement && hit.control === el));
+        if (!ok) bad.push(`${name} covered by ${hit ? `${hit.tagName.toLowerCase()}.${String(hit.className)}` : 'nothing'}`);
+      }
+      window.scrollTo(0, 0);
+      return bad;
+    },
+    [scope, CONTROLS],
+  );
+}
+
+/** Serious and critical axe violations of the page as it is now. */
+async function axeProblems(page: Page, include?: string): Promise<string[]> {
+  const builder = new AxeBuilder({ page });
+  const result = await (include ? builder.include(include) : builder).analyze();
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.html.slice(0, 120)).join(' | ')}`);
+}
+
+/** Checks the page as it stands; answers what is wrong, prefixed with `where`. */
+async function check(page: Page, size: Size, where: string, scope?: string): Promise<string[]> {
+  const problems: string[] = [];
+  const { scrollWidth, innerWidth, header } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+    header: document.querySelector('header')?.getBoundingClientRect().height ?? 0,
+  }));
+  if (scrollWidth > innerWidth) problems.push(`scrolls sideways (${scrollWidth} > ${innerWidth}): ${(await sticksOut(page)).join(', ')}`);
+  if (size === 'phone' && header > 64) problems.push(`header is ${header} px high`);
+  const dialogs = await page.evaluate(() =>
+    Array.from(document.querySelectorAll('dialog[open]')).map((d) => {
+      const r = d.getBoundingClientRect();
+      return { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+    }),
+  );
+  for (const d of dialogs) {
+    if (d.left < 0 || d.top < 0 || d.right > SIZES[size].width + 0.5 || d.bottom > SIZES[size].height + 0.5) problems.push(`dialog outside the viewport: ${JSON.stringify(d)}`);
+  }
+  for (const c of await untappable(page, scope ?? (dialogs.length > 0 ? 'dialog[open]' : 'body'))) problems.push(`not tappable: ${c}`);
+  // (A part of the page: only that part is checked by axe; the whole screen was checked before.)
+  for (const a of await axeProblems(page, scope ?? (dialogs.length > 0 ? 'dialog[open]' : undefined))) problems.push(`axe: ${a}`);
+  return problems.map((p) => `${where} at ${size}: ${p}`);
+}
+
+describe('every screen at phone and desktop size', () => {
+  let app: AppServer;
+  let browser: Browser;
+  const pages = {} as Record<Size, Page>;
+  const phoneNumber = `+1555${String(randomInt(1_000_000, 9_999_999))}`;
+  const failures: string[] = [];
+
+  beforeAll(async () => {
+    app = await startAppServer();
+    browser = await launchChromium();
+    for (const size of Object.keys(SIZES) as Size[]) {
+      const context = await browser.newContext({
+        viewport: SIZES[size],
+        timezoneId: 'America/New_York',
+        locale: 'en-US',
+        ...(size === 'phone' ? { hasTouch: true, isMobile: true, deviceScaleFactor: 2 } : {}),
+      });
+      const page = await context.newPage();
+      page.on('pageerror', (err) => failures.push(`${size}: ${err.name}: ${err.message}`));
+      pages[size] = page;
+    }
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.stop();
+  });
+
+  it('the sign-in screen', async () => {
+    const problems: string[] = [];
+    for (const size of Object.keys(SIZES) as Size[]) {
+      const page = pages[size];
+      await page.goto(app.appUrl);
+      await page.getByLabel('Phone number').waitFor();
+      problems.push(...(await check(page, size, 'sign-in')));
+      await page.screenshot({ path: screenshotPath(`sign-in-${size}`), fullPage: true });
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('with two calendars, events, tasks and reminders: every screen', async () => {
+    const desktop = pages.desktop;
+    await signInWithPhone(desktop, app.appUrl, app.gateway, phoneNumber);
+    // Some of everything, the long titles that used to push screens sideways included.
+    await openScreen(desktop, 'Calendars');
+    await desktop.getByLabel('Calendar name').fill('Family');
+    await desktop.getByRole('button', { name: 'Add calendar' }).click();
+    await desktop.getByRole('button', { name: 'Make default: Family' }).waitFor();
+    await createEvent(desktop, 'Quarterly planning with the whole product and design team');
+    await createEvent(desktop, 'Standup', 'Daily');
+    await openScreen(desktop, 'Tasks');
+    await desktop.getByLabel('Task', { exact: true }).fill('Buy a present for the anniversary dinner on Saturday evening');
+    await desktop.getByRole('button', { name: 'Add task' }).click();
+    await openScreen(desktop, 'Reminders');
+    await desktop.getByLabel('Remind me of').selectOption({ label: 'Quarterly planning with the whole product and design team' });
+    await desktop.getByRole('button', { name: 'Add reminder' }).click();
+    await desktop.locator('.plain-list li').first().waitFor();
+    await waitForStatus(desktop, /Synced/);
+    await signInWithPhone(pages.phone, app.appUrl, app.gateway, phoneNumber);
+
+    const problems: string[] = [];
+    for (const size of Object.keys(SIZES) as Size[]) {
+      const page = pages[size];
+      await syncNow(page);
+      for (const screen of SCREENS) {
+        await openScreen(page, screen);
+        await page.getByRole('heading', { level: 1 }).waitFor();
+        await ready(page, screen);
+        problems.push(...(await check(page, size, screen)));
+        await page.screenshot({ path: screenshotPath(`${screen.toLowerCase()}-${size}`), fullPage: true });
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(failures).toEqual([]);
+  });
+
+  it('the calendar views, the event dialog and the phone menu', async () => {
+    const problems: string[] = [];
+    for (const size of Object.keys(SIZES) as Size[]) {
+      const page = pages[size];
+      await openScreen(page, 'Calendar');
+      for (const view of ['Week', 'Agenda'] as const) {
+        await page.getByRole('button', { name: view, exact: true }).click();
+        await expect.poll(() => page.getByRole('button', { name: view, exact: true }).getAttribute('aria-pressed')).toBe('true');
+        problems.push(...(await check(page, size, `calendar ${view}`, '.calendar-screen')));
+        await page.screenshot({ path: screenshotPath(`calendar-${view.toLowerCase()}-${size}`), fullPage: true });
+      }
+      // The week view opens at 07:00: the 07:00 row is at the top of its scroller.
+      await page.getByRole('button', { name: 'Week', exact: true }).click();
+      const firstShown = await page.evaluate(() => {
+        const scroller = document.querySelector('.fc-timegrid-body')?.closest('.fc-scroller');
+        const slot = document.querySelector('.fc-timegrid-slot-lane[data-time="07:00:00"]');
+        if (!scroller || !slot) return null;
+        return Math.round(slot.getBoundingClientRect().top - scroller.getBoundingClientRect().top);
+      });
+      expect(firstShown).not.toBeNull();
+      expect(Math.abs(firstShown ?? 999)).toBeLessThan(4);
+      await page.getByRole('button', { name: 'Month', exact: true }).click();
+
+      await page.getByRole('button', { name: 'New event' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Title').waitFor();
+      problems.push(...(await check(page, size, 'event dialog')));
+      await page.screenshot({ path: screenshotPath(`event-dialog-${size}`) });
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'detached' });
+
+      if (size === 'phone') {
+        await openMenu(page);
+        await page.getByRole('link', { name: 'Devices', exact: true }).waitFor();
+        problems.push(...(await check(page, size, 'menu', 'header')));
+        await page.screenshot({ path: screenshotPath('menu-phone') });
+        await page.keyboard.press('Escape');
+        await page.getByRole('link', { name: 'Devices', exact: true }).waitFor({ state: 'hidden' });
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(failures).toEqual([]);
+  });
+});
+
+/** Waits for what a screen loads (its records, or the answer of a request). */
+async function ready(page: Page, screen: ScreenName): Promise<void> {
+  if (screen === 'Calendar') await page.locator('.fc-event', { hasText: 'Quarterly planning' }).first().waitFor();
+  if (screen === 'Devices') await page.locator('table.devices tbody tr').first().waitFor();
+  if (screen === 'Conflicts') await page.getByText(/No conflicts|Keep mine|version/).first().waitFor();
+  if (screen === 'Tasks') await page.getByText(/Buy a present/).waitFor();
+  if (screen === 'Reminders') await page.locator('.plain-list li', { hasText: 'Quarterly planning' }).waitFor();
+}
