@@ -239,10 +239,9 @@ describe('N clients with faults', () => {
           }
           // No device ends in a conflict with its own earlier write: both sides of every conflict
           // were written by different devices.
-          const writer = (type: string, uid: string, version: string | null) => (version === null ? undefined : checking!.writers.get(`${type}:${uid}:${version}`));
           const selfConflicts = service.syncStore.snapshotConflicts(userId).filter((c) => {
-            const won = writer(c.type, c.uid, c.winnerVersion.toString());
-            return won !== undefined && won === writer(c.type, c.uid, c.loserSnapshot.version ?? null);
+            const parties = checking!.conflictParties.get(c.conflictId);
+            return parties?.winner !== undefined && parties.winner === parties.loser;
           });
           expect(selfConflicts).toEqual([]);
           void pageSize;

@@ -1,4 +1,4 @@
-import { RECORD_TYPES, type PushChangeset, type PushResponse, type RecordRow, type RecordType, type SyncApi, type SyncService } from '@calsync/domain';
+import { ENTITY_TYPE, RECORD_TYPES, type PushChangeset, type PushResponse, type RecordRow, type RecordType, type SyncApi, type SyncService } from '@calsync/domain';
 import type { InMemorySyncStore } from '@calsync/testkit';
 import { expect } from 'vitest';
 
@@ -14,6 +14,13 @@ export class CheckingSyncApi implements SyncApi {
   readonly counts = { applied: 0, replayed: 0 };
   /** Which device wrote each version (`type:uid:version`), from the answers to its pushes. */
   readonly writers = new Map<string, string>();
+  /**
+   * The devices on either side of each conflict a push made. The pusher wins, and the loser is the
+   * writer of the live row it replaced, except for an edit of a record deleted meanwhile: there the
+   * tombstone's writer wins and the pusher's edit is the loser (its snapshot carries the edit's
+   * base version, which some other device may have written).
+   */
+  readonly conflictParties = new Map<number, { winner: string | undefined; loser: string | undefined }>();
 
   constructor(readonly svc: SyncService, readonly store: InMemorySyncStore) {}
 
@@ -37,6 +44,16 @@ export class CheckingSyncApi implements SyncApi {
         const key = `${type}:${row.uid}:${row.version}`;
         if (deviceUid !== null && !versionsBefore.has(key) && !this.writers.has(key)) this.writers.set(key, deviceUid);
       }
+    }
+    for (const c of res.conflicts) {
+      const type = RECORD_TYPES.find((t) => ENTITY_TYPE[t] === c.entityType)!;
+      const writer = (version: string | null) => (version === null ? undefined : this.writers.get(`${type}:${c.entityUid}:${version}`));
+      const pusher = deviceUid ?? undefined;
+      const existedBefore = versionsBefore.has(`${type}:${c.entityUid}:${c.winnerVersion}`);
+      this.conflictParties.set(
+        c.conflictId,
+        existedBefore ? { winner: writer(c.winnerVersion), loser: pusher } : { winner: pusher, loser: writer(c.loserSnapshot.version ?? null) },
+      );
     }
     for (const type of RECORD_TYPES) {
       const after = this.#rows(userId, type);
