@@ -27,8 +27,8 @@ import { Mutex } from 'async-mutex';
 import { conflictFromSql } from './conflict-mapping.js';
 import { encodeChange, notifyQuery } from './notify/change-payload.js';
 import { receiptFromSql, saveReceiptsQuery } from './receipt-queries.js';
-import { recordFromSql, referenceColumn } from './record-mapping.js';
-import { allChangesAlias, liveReferencingQuery, lockRowsAndReceiptsQuery, newestVersionQuery, readAllChangesQuery, recordQuery } from './record-queries.js';
+import { occurrenceSourceFromSql, recordFromSql, referenceColumn } from './record-mapping.js';
+import { allChangesAlias, eventWindowQuery, liveReferencingQuery, lockRowsAndReceiptsQuery, newestVersionQuery, readAllChangesQuery, recordQuery } from './record-queries.js';
 import type { DB } from './schema.js';
 import { insertRowsQuery, planWriteStatements, updateRowsQuery } from './set-based-writes.js';
 import { rawPart, type BatchConnection, type BatchPart } from './batch-connection.js';
@@ -158,14 +158,16 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
 
   async readEventWindow(from: string, to: string): Promise<EventWindow> {
     const [lo, hi] = eventWindowBounds(from, to);
-    const calendars = await this.selectRecords('calendars', sql`deleted is null`, sql`order by id`);
-    // Event times are ISO text (instants and all-day dates alike), so they compare as text.
-    const events = await this.selectRecords(
-      'events',
-      sql`deleted is null and (rrule is not null or recurring_event_uid is not null or (start_time < ${hi} and end_time > ${lo}))`,
-      sql`order by id`,
-    );
-    return { calendars, events };
+    // One statement: the expander's columns of each event and its live calendar's zone. Event times
+    // are ISO text (instants and all-day dates alike), so they compare as text.
+    const rows = await this.#read(eventWindowQuery(this.userId, lo, hi));
+    const calendarZones = new Map<string, string | null>();
+    const events = rows.map((r) => {
+      const source = occurrenceSourceFromSql(r);
+      if (r.calendar_live === true) calendarZones.set(String(source.fields.calendarUid), r.calendar_zone === null ? null : String(r.calendar_zone));
+      return source;
+    });
+    return { calendarZones, events };
   }
 
   async readObjects(scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows> {

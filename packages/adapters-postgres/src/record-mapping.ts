@@ -1,6 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import {
   FIELD_TABLES,
+  OCCURRENCE_SOURCE_FIELDS,
+  type EventSource,
   type FieldSpec,
   type FieldValue,
   type RecordRow,
@@ -71,6 +73,16 @@ export function recordFromSql(type: RecordType, raw: SqlRecordRow, keys: readonl
     fields,
   };
 }
+
+/** An event of the occurrence read (`eventWindowQuery`): its uid and the expander's fields. */
+export function occurrenceSourceFromSql(raw: SqlRecordRow): EventSource {
+  const fields: Record<string, FieldValue> = {};
+  for (const field of OCCURRENCE_FIELD_SPECS) fields[field.name] = fieldFromSql(field, raw[field.column]);
+  return { uid: String(raw.uid), fields };
+}
+
+/** The event fields the expander reads (`OCCURRENCE_SOURCE_FIELDS`), with their specs (column, kind). */
+export const OCCURRENCE_FIELD_SPECS = OCCURRENCE_SOURCE_FIELDS.map((name) => FIELD_TABLES.events.find((f) => f.name === name)!);
 
 /** The column of the reference field `field` (wire name) of `type`; throws for a non-reference. */
 export function referenceColumn(type: RecordType, field: string): string {

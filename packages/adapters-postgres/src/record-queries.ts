@@ -2,11 +2,25 @@ import { sql, type RawBuilder } from 'kysely';
 import { FIELD_TABLES, RECORD_TYPES, type ReceiptKey, type RecordType } from '@calsync/domain';
 import { SQL_TYPE_OF_KIND } from './record-columns.js';
 import { matchingReceipts } from './receipt-queries.js';
-import { recordSelectList, type SqlRecordRow } from './record-mapping.js';
+import { OCCURRENCE_FIELD_SPECS, recordSelectList, type SqlRecordRow } from './record-mapping.js';
 
 /** `select <record columns> from <type> where user_id = $user and <condition> <tail>`: every record read is scoped by user. */
 export function recordQuery(type: RecordType, userId: number, condition: RawBuilder<unknown>, tail: RawBuilder<unknown>): RawBuilder<SqlRecordRow> {
   return sql<SqlRecordRow>`select ${recordSelectList(type)} from ${sql.table(type)} where user_id = ${userId} and ${condition} ${tail}`;
+}
+
+/**
+ * The occurrence read (`readEventWindow`) in one statement: the expander's columns of each live
+ * event that may occur between `lo` and `hi` (ISO text a day wide: see `eventWindowBounds`), in id
+ * order, each with its calendar's zone when that calendar is live (`calendar_live` true).
+ */
+export function eventWindowQuery(userId: number, lo: string, hi: string): RawBuilder<SqlRecordRow> {
+  const columns = sql.join([sql`e.uid`, ...OCCURRENCE_FIELD_SPECS.map((f) => sql.ref(`e.${f.column}`))]);
+  return sql<SqlRecordRow>`select ${columns}, c.timezone as calendar_zone, c.uid is not null as calendar_live
+    from events e left join calendars c on c.user_id = e.user_id and c.uid = e.calendar_uid and c.deleted is null
+    where e.user_id = ${userId} and e.deleted is null
+      and (e.rrule is not null or e.recurring_event_uid is not null or (e.start_time < ${hi} and e.end_time > ${lo}))
+    order by e.id`;
 }
 
 /**

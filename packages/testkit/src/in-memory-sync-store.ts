@@ -1,5 +1,6 @@
 import {
   eventWindowBounds,
+  OCCURRENCE_SOURCE_FIELDS,
   isLiveDefaultCalendar,
   RECORD_TYPES,
   perRecordType,
@@ -207,10 +208,17 @@ export class InMemorySyncStore implements SyncStore {
         guard();
         const [lo, hi] = eventWindowBounds(from, to);
         const live = (type: RecordType) => [...d.rows[type].values()].filter((r) => r.deleted === null).sort((a, b) => a.id - b.id);
-        const events = live('events').filter(
+        const rows = live('events').filter(
           (r) => r.fields.rrule != null || r.fields.recurringEventUid != null || (String(r.fields.startTime) < hi && String(r.fields.endTime) > lo),
         );
-        return { calendars: live('calendars'), events };
+        const zones = new Map(live('calendars').map((c) => [c.uid, typeof c.fields.timezone === 'string' ? c.fields.timezone : null]));
+        const calendarZones = new Map<string, string | null>();
+        for (const r of rows) {
+          const calendar = String(r.fields.calendarUid);
+          if (zones.has(calendar)) calendarZones.set(calendar, zones.get(calendar)!);
+        }
+        const events = rows.map((r) => ({ uid: r.uid, fields: Object.fromEntries(OCCURRENCE_SOURCE_FIELDS.map((f) => [f, r.fields[f] ?? null])) }));
+        return { calendarZones, events };
       },
       readObjects: async (scope, rootUids) => {
         guard();

@@ -1,4 +1,4 @@
-import { parseIsoInstant } from '../records/datetime.js';
+import { dateOfMs, instantMsOf, isoOfMs, parseIsoInstant } from '../records/datetime.js';
 import { asAllDayDate } from '../records/event-rules.js';
 import type { FieldValues } from '../records/types.js';
 import { type EventSource, OCCURRENCE_LIMIT, type Occurrence, type OccurrencePage, type OccurrenceWindow } from './occurrence.js';
@@ -8,14 +8,9 @@ import { instantOfLocal, localMsOf } from './zone.js';
 const DAY_MS = 86_400_000;
 
 /** Local ms (floating midnight) of a `YYYY-MM-DD` date. */
-function dateMs(date: string): number {
-  const d = new Date(`${date}T00:00:00.000Z`);
-  return d.getTime();
-}
-
-function dateText(local: number): string {
-  return new Date(local).toISOString().slice(0, 10);
-}
+const dateMs = instantMsOf;
+/** The `YYYY-MM-DD` date of a floating local time. */
+const dateText = dateOfMs;
 
 /** One occurrence on its way out: its start as an instant for ordering; the wire form is made only for those kept. */
 interface Placed {
@@ -40,16 +35,16 @@ function overlaps(start: number, end: number, w: Window): boolean {
 /** The key that names one occurrence of a series: its date (all-day series) or its start instant (ms, as text). */
 function occurrenceKey(allDay: boolean, value: string): string | null {
   if (allDay) return asAllDayDate(value);
-  const instant = parseIsoInstant(value);
-  return instant === null ? null : String(instant.getTime());
+  const instant = instantMsOf(value);
+  return Number.isNaN(instant) ? null : String(instant);
 }
 
 function singleOf(uid: string, f: FieldValues, zone: string | null, w: Window): Placed | null {
   const allDay = f.allDay === true;
   const startText = String(f.startTime);
   const endText = String(f.endTime);
-  const start = allDay ? instantOfLocal(dateMs(startText), w.tz) : Date.parse(startText);
-  const end = allDay ? instantOfLocal(Math.max(dateMs(endText), dateMs(startText) + DAY_MS), w.tz) : Date.parse(endText);
+  const start = allDay ? instantOfLocal(dateMs(startText), w.tz) : instantMsOf(startText);
+  const end = allDay ? instantOfLocal(Math.max(dateMs(endText), dateMs(startText) + DAY_MS), w.tz) : instantMsOf(endText);
   if (!overlaps(start, end, w)) return null;
   const override = typeof f.recurringEventUid === 'string';
   return {
@@ -60,8 +55,8 @@ function singleOf(uid: string, f: FieldValues, zone: string | null, w: Window): 
       seriesUid: override ? String(f.recurringEventUid) : null,
       calendarUid: String(f.calendarUid),
       title: String(f.title),
-      start: allDay ? startText : new Date(start).toISOString(),
-      end: allDay ? (endText > startText ? endText : dateText(dateMs(startText) + DAY_MS)) : new Date(end).toISOString(),
+      start: allDay ? startText : isoOfMs(start),
+      end: allDay ? (endText > startText ? endText : dateText(dateMs(startText) + DAY_MS)) : isoOfMs(end),
       allDay,
       timezone: allDay ? null : zone,
       originalStart: override ? String(f.originalStartTime) : null,
@@ -108,8 +103,8 @@ function seriesOf(uid: string, f: FieldValues, zone: string, replaced: ReadonlyS
     }
     return;
   }
-  const firstInstant = Date.parse(startText);
-  const duration = Date.parse(endText) - firstInstant;
+  const firstInstant = instantMsOf(startText);
+  const duration = instantMsOf(endText) - firstInstant;
   const first = localMsOf(firstInstant, zone);
   const starts = expandRule({
     rule: String(f.rrule),
@@ -128,8 +123,8 @@ function seriesOf(uid: string, f: FieldValues, zone: string, replaced: ReadonlyS
       at,
       uid,
       make: () => {
-        const start = new Date(at).toISOString();
-        return { eventUid: uid, seriesUid: uid, calendarUid, title, start, end: new Date(at + duration).toISOString(), allDay, timezone: zone, originalStart: start, overridden: false };
+        const start = isoOfMs(at);
+        return { eventUid: uid, seriesUid: uid, calendarUid, title, start, end: isoOfMs(at + duration), allDay, timezone: zone, originalStart: start, overridden: false };
       },
     });
   }

@@ -23,7 +23,10 @@ export interface Occurrence {
   readonly overridden: boolean;
 }
 
-/** A live event as the expander reads it (a stored row, or a record in a client's store). */
+/** The event fields the expander reads: all that a store's window read has to return. */
+export const OCCURRENCE_SOURCE_FIELDS = ['calendarUid', 'title', 'startTime', 'endTime', 'allDay', 'timezone', 'rrule', 'exdate', 'recurringEventUid', 'originalStartTime'] as const;
+
+/** A live event as the expander reads it (a stored row, or a record in a client's store): `OCCURRENCE_SOURCE_FIELDS` at least. */
 export interface EventSource {
   readonly uid: string;
   readonly fields: FieldValues;

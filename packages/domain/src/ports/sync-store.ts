@@ -1,3 +1,4 @@
+import type { EventSource } from '../calendar/occurrence.js';
 import type { RecordRow, RecordType, WireRecord } from '../records/types.js';
 import type { DataChange } from './change-feed.js';
 
@@ -67,10 +68,10 @@ export interface Prefetched {
 
 /** The answer of `SyncUnitOfWork.readEventWindow`: what a calendar view of a window needs. */
 export interface EventWindow {
-  /** The user's live calendars (their zones apply to events without one). */
-  readonly calendars: RecordRow[];
-  /** Live events that may have an occurrence in the window (see `readEventWindow`). */
-  readonly events: RecordRow[];
+  /** The zone of each live calendar that holds one of `events` (null when it has none): it applies to events without a zone of their own. */
+  readonly calendarZones: ReadonlyMap<string, string | null>;
+  /** Live events that may have an occurrence in the window (see `readEventWindow`), each with exactly the fields `OCCURRENCE_SOURCE_FIELDS` names. */
+  readonly events: EventSource[];
 }
 
 /** Which objects `readObjects` reads: a calendar's events, or the user's tasks. */
@@ -166,11 +167,11 @@ export interface SyncUnitOfWork {
    */
   readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince>;
   /**
-   * The read behind occurrence queries: the user's live calendars, and every live event that may
-   * occur in [from, to) (ISO instants): each series (rrule set) and override, whatever its times,
-   * and each other event whose start is before `to` plus a day and whose end is after `from`
-   * minus a day (an all-day date lands up to 14 hours either side of UTC in a viewer's zone).
-   * Not locked; each list in id order.
+   * The read behind occurrence queries: every live event that may occur in [from, to) (ISO
+   * instants): each series (rrule set) and override, whatever its times, and each other event
+   * whose start is before `to` plus a day and whose end is after `from` minus a day (an all-day
+   * date lands up to 14 hours either side of UTC in a viewer's zone), in id order, with only the
+   * fields the expander reads; and the zones of their live calendars. Not locked.
    */
   readEventWindow(from: string, to: string): Promise<EventWindow>;
   /**

@@ -85,3 +85,93 @@ export function dateOfMidnightUtc(instant: string): string | null {
   if (date === null || date.getTime() % 86_400_000 !== 0) return null;
   return date.toISOString().slice(0, 10);
 }
+
+const DAY_MS = 86_400_000;
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (month 1..12), for any year. */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
+}
+
+const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
+const pad3 = (n: number): string => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : String(n));
+const pad4 = (n: number): string => (n < 10 ? `000${n}` : n < 100 ? `00${n}` : n < 1000 ? `0${n}` : String(n));
+
+/** `YYYY-MM-DD` of a day number (days since 1970-01-01). */
+function civilText(days: number): string {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  return `${pad4(year)}-${pad2(month)}-${pad2(day)}`;
+}
+
+/**
+ * `new Date(ms).toISOString()` for instants in `INSTANT_RANGE`, by arithmetic: the expander writes
+ * thousands of instants per query and the built-in goes through the engine's date cache for each.
+ */
+export function isoOfMs(ms: number): string {
+  if (!(ms >= INSTANT_RANGE.min && ms <= INSTANT_RANGE.max)) return new Date(ms).toISOString();
+  const days = Math.floor(ms / DAY_MS);
+  let rest = ms - days * DAY_MS;
+  const h = Math.floor(rest / 3_600_000);
+  rest -= h * 3_600_000;
+  const mi = Math.floor(rest / 60_000);
+  rest -= mi * 60_000;
+  const s = Math.floor(rest / 1000);
+  return `${civilText(days)}T${pad2(h)}:${pad2(mi)}:${pad2(s)}.${pad3(rest - s * 1000)}Z`;
+}
+
+/** `YYYY-MM-DD` of the UTC day an instant (or a floating local time) falls on. */
+export function dateOfMs(ms: number): string {
+  return isoOfMs(ms).slice(0, 10);
+}
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Days in `month` (1..12) of `year`, Gregorian leap years. */
+function monthLength(year: number, month: number): number {
+  return month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : MONTH_DAYS[month - 1]!;
+}
+
+/** The digits at `text[at..at+n)` as a number, or -1 when one is not a digit. */
+function digits(text: string, at: number, n: number): number {
+  let value = 0;
+  for (let i = at; i < at + n; i++) {
+    const c = text.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    value = value * 10 + c;
+  }
+  return value;
+}
+
+/**
+ * The instant (ms) of an ISO 8601 text, as `parseIsoInstant` reads it, or NaN when it is not one.
+ * The stored form (`YYYY-MM-DDTHH:MM:SS.sssZ`, what `toISOString` writes) and a bare date
+ * (`YYYY-MM-DD`, midnight UTC) are read by arithmetic; any other form goes through
+ * `parseIsoInstant`.
+ */
+export function instantMsOf(text: string): number {
+  const stored = text.length === 24 && text[10] === 'T' && text[13] === ':' && text[16] === ':' && text[19] === '.' && text[23] === 'Z';
+  if ((stored || text.length === 10) && text[4] === '-' && text[7] === '-') {
+    const y = digits(text, 0, 4);
+    const mo = digits(text, 5, 2);
+    const d = digits(text, 8, 2);
+    const [h, mi, s, ms] = stored ? [digits(text, 11, 2), digits(text, 14, 2), digits(text, 17, 2), digits(text, 20, 3)] : [0, 0, 0, 0];
+    if (y >= 1 && mo >= 1 && mo <= 12 && d >= 1 && d <= monthLength(y, mo) && h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && s >= 0 && s <= 59 && ms >= 0) {
+      return daysFromCivil(y, mo, d) * DAY_MS + h * 3_600_000 + mi * 60_000 + s * 1000 + ms;
+    }
+  }
+  const date = parseIsoInstant(text);
+  return date === null ? Number.NaN : date.getTime();
+}

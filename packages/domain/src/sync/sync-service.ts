@@ -206,9 +206,8 @@ export class SyncService implements SyncApi {
 
   async occurrences(userId: number, query: OccurrenceQuery): Promise<OccurrencePage> {
     checkOccurrenceWindow(query);
-    const { calendars, events } = await this.#store.inUserTransaction(userId, (uow) => uow.readEventWindow(query.from, query.to));
-    const zones = new Map(calendars.map((c) => [c.uid, typeof c.fields.timezone === 'string' ? c.fields.timezone : null]));
-    return expandOccurrences(events, (uid) => zones.get(uid) ?? null, query);
+    const { calendarZones, events } = await this.#store.inUserTransaction(userId, (uow) => uow.readEventWindow(query.from, query.to));
+    return expandOccurrences(events, (uid) => calendarZones.get(uid) ?? null, query);
   }
 
   readObjects(userId: number, scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows> {

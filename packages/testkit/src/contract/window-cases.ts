@@ -1,10 +1,11 @@
+import { OCCURRENCE_SOURCE_FIELDS } from '@calsync/domain';
 import { describe, expect, it } from 'vitest';
 import { insertRows, sampleFields, type StoreHarness } from './fixtures.js';
 
 /** `readEventWindow`: what a calendar view of a window reads. */
 export function windowCases(harness: () => StoreHarness): void {
   describe('event window', () => {
-    it('reads live calendars, every live series and override, and the other live events that touch the window a day wide, of this user only', async () => {
+    it('reads every live series and override and the other live events that touch the window a day wide, of this user only, with the expander\'s fields and their calendars\' zones', async () => {
       const { store, createUser } = harness();
       const user = await createUser();
       const other = await createUser();
@@ -16,6 +17,8 @@ export function windowCases(harness: () => StoreHarness): void {
       });
       await insertRows(store, user, [
         { type: 'calendars', uid: 'w-cal', fields: sampleFields('calendars') },
+        { type: 'calendars', uid: 'w-plain', fields: { ...sampleFields('calendars'), timezone: null } },
+        { type: 'calendars', uid: 'w-empty', fields: { ...sampleFields('calendars'), timezone: 'Asia/Tokyo' } },
         { type: 'calendars', uid: 'w-gone', fields: sampleFields('calendars'), deleted: '2026-01-01T00:00:00.000Z' },
         event('inside', { startTime: '2026-03-10T09:00:00.000Z', endTime: '2026-03-10T10:00:00.000Z' }),
         event('day-before', { allDay: true, startTime: '2026-02-28', endTime: '2026-03-01' }),
@@ -23,6 +26,7 @@ export function windowCases(harness: () => StoreHarness): void {
         event('far-ahead', { startTime: '2027-03-10T09:00:00.000Z', endTime: '2027-03-10T10:00:00.000Z' }),
         event('series', { startTime: '2020-01-06T09:00:00.000Z', endTime: '2020-01-06T10:00:00.000Z', rrule: 'FREQ=WEEKLY' }),
         event('override', { startTime: '2027-01-01T09:00:00.000Z', endTime: '2027-01-01T10:00:00.000Z', recurringEventUid: 'series', originalStartTime: '2026-12-28T09:00:00.000Z' }),
+        event('plain', { calendarUid: 'w-plain', startTime: '2026-03-11T09:00:00.000Z', endTime: '2026-03-11T10:00:00.000Z' }),
         event('deleted', { startTime: '2026-03-10T09:00:00.000Z', endTime: '2026-03-10T10:00:00.000Z' }, '2026-03-01T00:00:00.000Z'),
       ]);
       await insertRows(store, other, [
@@ -30,9 +34,24 @@ export function windowCases(harness: () => StoreHarness): void {
         event('inside-theirs', { startTime: '2026-03-10T09:00:00.000Z', endTime: '2026-03-10T10:00:00.000Z' }),
       ]);
       const read = await store.inUserTransaction(user, (uow) => uow.readEventWindow('2026-03-01T12:00:00.000Z', '2026-04-01T00:00:00.000Z'));
-      expect(read.calendars.map((c) => c.uid)).toEqual(['w-cal']);
-      expect(read.events.map((e) => e.uid)).toEqual(['inside', 'day-before', 'series', 'override']);
-      expect(read.events[1]!.fields.startTime).toBe('2026-02-28');
+      expect(read.events.map((e) => e.uid)).toEqual(['inside', 'day-before', 'series', 'override', 'plain']);
+      // Only the calendars of the events read, live ones, with their zones.
+      expect(Object.fromEntries(read.calendarZones)).toEqual({ 'w-cal': 'Europe/Berlin', 'w-plain': null });
+      for (const e of read.events) expect(Object.keys(e.fields).sort()).toEqual([...OCCURRENCE_SOURCE_FIELDS].sort());
+      expect(read.events[1]!.fields).toMatchObject({ startTime: '2026-02-28', endTime: '2026-03-01', allDay: true });
+      expect(read.events[2]!.fields).toEqual({
+        calendarUid: 'w-cal',
+        title: 'Stand-up',
+        startTime: '2020-01-06T09:00:00.000Z',
+        endTime: '2020-01-06T10:00:00.000Z',
+        allDay: false,
+        timezone: null,
+        rrule: 'FREQ=WEEKLY',
+        exdate: null,
+        recurringEventUid: null,
+        originalStartTime: null,
+      });
+      expect(read.events[3]!.fields).toMatchObject({ recurringEventUid: 'series', originalStartTime: '2026-12-28T09:00:00.000Z' });
     });
   });
 }
