@@ -384,7 +384,7 @@ export interface paths {
         };
         /**
          * Live data-changed notifications (server-sent events)
-         * @description Answers `text/event-stream`. First `event: ready` with `data: {"version":"<newest change version of this user>"}`; then `event: changed` with `data: {"version":"<v>"}` and `id: <v>` after every committed push or restore of this user that changed something, to every stream of the user except the device that made the change. A comment line every 25 s keeps proxies open. Ends with `event: closed`, `data: {"reason":"expired"|"revoked"|"shutdown"}` when the access token expires, the device or session is revoked (logout included), or the server drains. A `Last-Event-ID` older than the newest version gets an immediate `changed`. At most STREAM_MAX_PER_USER streams per user (429) and STREAM_MAX_CONNECTIONS per server (503 TOO_MANY_STREAMS). Opening counts against the per-user rate limit; an open stream does not.
+         * @description Answers `text/event-stream`. First `event: ready` with `data: {"version":"<newest change version of this user>"}`; then `event: changed` with `data: {"version":"<v>"}` and `id: <v>` after every committed push or restore of this user that changed something, to every stream of the user except the device that made the change. A comment line every 25 s keeps proxies open. Ends with `event: closed`, `data: {"reason":"expired"|"revoked"|"shutdown"}` when the access token expires, the device or session is revoked (logout included), or the server drains. A `Last-Event-ID` older than the newest version gets an immediate `changed`. At most STREAM_MAX_PER_USER streams per user (429) and STREAM_MAX_CONNECTIONS per server (503 TOO_MANY_STREAMS). Opening counts against the per-user rate limit; an open stream does not. When a reminder of the user falls due (and eventReminders is on) every stream gets `event: reminder` with `data: {"reminderUid","eventUid"|"taskUid","occurrenceStart","title","start","dueAt"}`; when a push of another device creates a conflict (and conflictAlerts is on), `event: conflict` with `data: {"conflictId","entityType","entityUid"}`.
          */
         get: operations["openStream"];
         put?: never;
@@ -5229,7 +5229,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event stream (`ready`, `changed`, `closed` events; data as shown). */
+            /** @description The event stream (`ready`, `changed`, `reminder`, `conflict`, `closed` events; data as shown). */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { JWT, type JWTOptions } from 'google-auth-library';
+import type { UserAlert } from '@calsync/domain';
 import type { ServiceAccount } from './service-account.js';
 
 // google-auth-library is CommonJS and checks nothing but the shape of its transporter; take gaxios's
@@ -48,6 +50,53 @@ export function syncMessage(token: string, version: string): unknown {
         payload: { aps: { 'content-available': 1 } },
       },
       webpush: { headers: { Topic: 'sync', Urgency: 'normal' } },
+    },
+  };
+}
+
+/** The time a visible reminder notification shows (devices localise from the data fields; this is the fallback text). */
+function whenText(iso: string | null): string {
+  if (iso === null) return '';
+  if (/^\d{4}-\d{2}-\d{2}$/.test(iso)) return iso;
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? iso : `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/**
+ * The message a device gets for an alert: data `{"type":"reminder"|"conflict", …}` (string values)
+ * with a visible notification. A reminder's collapse key names its (reminder, occurrence), so a
+ * repeated send replaces rather than duplicates it on the device.
+ */
+export function alertMessage(token: string, alert: UserAlert): unknown {
+  let data: Record<string, string>;
+  let notification: { title: string; body: string };
+  let tag: string;
+  if (alert.kind === 'reminder') {
+    data = {
+      type: 'reminder',
+      reminderUid: alert.reminderUid,
+      ...(alert.eventUid === undefined ? {} : { eventUid: alert.eventUid }),
+      ...(alert.taskUid === undefined ? {} : { taskUid: alert.taskUid }),
+      occurrenceStart: alert.occurrenceStart,
+      title: alert.title,
+      start: alert.start ?? '',
+      dueAt: alert.dueAt,
+    };
+    notification = { title: alert.title, body: whenText(alert.start ?? alert.dueAt) };
+    tag = `r-${createHash('sha256').update(`${alert.reminderUid}\u0000${alert.occurrenceStart}`).digest('hex').slice(0, 32)}`;
+  } else {
+    data = { type: 'conflict', conflictId: String(alert.conflictId), entityType: alert.entityType, entityUid: alert.entityUid };
+    notification = { title: 'Sync conflict', body: `A change to a ${alert.entityType.toLowerCase()} conflicted with another device's; open the app to choose.` };
+    tag = `conflict-${alert.conflictId}`;
+  }
+  return {
+    message: {
+      token,
+      data,
+      notification,
+      android: { priority: 'high', collapse_key: tag, notification: { tag } },
+      apns: { headers: { 'apns-push-type': 'alert', 'apns-priority': '10', 'apns-collapse-id': tag }, payload: { aps: { sound: 'default' } } },
+      webpush: { headers: { Topic: tag.slice(0, 32), Urgency: 'high' } },
     },
   };
 }
@@ -110,8 +159,16 @@ export class FcmClient {
   }
 
   /** Sends the sync data message to one registration token, retrying what is worth retrying. */
-  async send(token: string, version: string): Promise<FcmOutcome> {
-    const body = JSON.stringify(syncMessage(token, version));
+  send(token: string, version: string): Promise<FcmOutcome> {
+    return this.#post(JSON.stringify(syncMessage(token, version)));
+  }
+
+  /** Sends an alert's visible notification (`alertMessage`) to one registration token, retrying as `send` does. */
+  sendAlert(token: string, alert: UserAlert): Promise<FcmOutcome> {
+    return this.#post(JSON.stringify(alertMessage(token, alert)));
+  }
+
+  async #post(body: string): Promise<FcmOutcome> {
     let last: FcmOutcome = { ok: false, reason: 'not-sent', clearToken: false };
     for (let attempt = 0; attempt < this.#opts.maxAttempts && !this.#stopped; attempt++) {
       let wait: number | null = null;

@@ -104,6 +104,11 @@ export const CONFIG_TABLE = {
     conflicts: { name: 'CONFLICT_RETENTION', type: 'duration', default: '180d', description: 'How long resolved conflict records are kept (unresolved ones stay until resolved).' },
     maintenanceInterval: { name: 'MAINTENANCE_INTERVAL', type: 'duration', default: '1h', description: 'How often the maintenance job removes what outlived its retention (also ended sessions and used or expired codes); one node at a time.' },
   },
+  reminders: {
+    grace: { name: 'REMINDER_GRACE', type: 'duration', default: '1h', description: 'Reminders that fell due while no node ran are sent at start when younger than this; older ones are skipped and counted (calsync_reminders_skipped_total).' },
+    pollMs: { name: 'REMINDER_POLL_MS', type: 'integer', default: '1000', min: 50, max: 60000, description: 'How often the scheduling node looks for due reminders (a reminder is at most about this late).' },
+    leaseMs: { name: 'REMINDER_LEASE_MS', type: 'integer', default: '5000', min: 500, max: 600000, description: 'How long the scheduling node\'s lease lasts unrenewed: another node takes over this long after it died.' },
+  },
   notifyCoalesceMs: { name: 'NOTIFY_COALESCE_MS', type: 'integer', default: '1000', min: 0, max: 600000, description: 'Changes of a user within this many ms become one FCM message per device.' },
   fcm: {
     allOrNone: {

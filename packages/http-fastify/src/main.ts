@@ -1,5 +1,7 @@
 import {
   PostgresFeedStore,
+  PostgresReminderStore,
+  PostgresSchedulerLease,
   PostgresLegacyStatsStore,
   PostgresRetentionStore,
   PostgresSyncStore,
@@ -10,11 +12,13 @@ import {
   type Database,
 } from '@calsync/adapters-postgres';
 import { CryptoRandom, ScryptPasswordHasher, SystemClock } from '@calsync/adapters-node';
-import { FcmChangeNotifier, FcmClient, loadServiceAccount } from '@calsync/adapters-fcm';
+import { FcmAlertNotifier, FcmChangeNotifier, FcmClient, loadServiceAccount } from '@calsync/adapters-fcm';
 import { HttpSmsSender, LoggingSmsSender } from '@calsync/adapters-sms';
-import { AppPasswordService, CursorCodec, FeedService, RetentionJob, SyncService, type DeviceStore, type SmsSender, type UserStore } from '@calsync/domain';
+import { AppPasswordService, ConflictAlerts, CursorCodec, FeedService, ReminderScheduler, RetentionJob, SyncService, type DeviceStore, type SmsSender, type UserStore } from '@calsync/domain';
 import type { FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
@@ -23,6 +27,7 @@ import { createAuthService } from './auth/create-auth-service.js';
 import { causeText } from './plugins/error-handling.js';
 import { CONFIG_TABLE, ConfigError, loadConfig, loadConfigSection } from './config.js';
 import { scheduleMaintenance, type MaintenanceSchedule } from './maintenance.js';
+import { scheduleReminders, type ReminderSchedule } from './reminder-schedule.js';
 import { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.js';
 import { refreshReplayReporter } from './plugins/ops-metrics.js';
 import type { AppConfig } from './config-types.js';
@@ -33,8 +38,14 @@ function smsSenderFor(config: AppConfig, logger: Logger): SmsSender {
   return new LoggingSmsSender(logger.child({ component: 'sms' }));
 }
 
+/** The FCM senders: data-changed pushes (coalesced) and visible alerts (reminders, conflicts). */
+interface FcmNotifiers {
+  readonly changes: FcmChangeNotifier;
+  readonly alerts: FcmAlertNotifier;
+}
+
 /** FCM pushes when FCM_PROJECT_ID and FCM_CREDENTIALS are set; null (said in the log) otherwise. */
-async function fcmNotifierFor(config: AppConfig, devices: DeviceStore, users: UserStore, metrics: ServiceMetrics, logger: Logger): Promise<FcmChangeNotifier | null> {
+async function fcmNotifierFor(config: AppConfig, devices: DeviceStore, users: UserStore, metrics: ServiceMetrics, logger: Logger): Promise<FcmNotifiers | null> {
   if (config.fcm === null) {
     logger.info('FCM push notifications are off (FCM_PROJECT_ID and FCM_CREDENTIALS are not set); notification streams still work');
     return null;
@@ -48,19 +59,21 @@ async function fcmNotifierFor(config: AppConfig, devices: DeviceStore, users: Us
   });
   const log = logger.child({ component: 'fcm' });
   log.info({ projectId: config.fcm.projectId, coalesceMs: config.notifyCoalesceMs }, 'FCM push notifications are on');
-  return new FcmChangeNotifier({
+  const failed = (reason: string, detail?: string): void => {
+    metrics.notifications.fcmFailed(reason);
+    log.warn({ reason, detail }, 'FCM message failed');
+  };
+  const changes = new FcmChangeNotifier({ sender, devices, users, coalesceMs: config.notifyCoalesceMs, observer: { sent: () => metrics.notifications.sent('fcm'), failed } });
+  const alerts = new FcmAlertNotifier({
     sender,
     devices,
-    users,
-    coalesceMs: config.notifyCoalesceMs,
     observer: {
-      sent: () => metrics.notifications.sent('fcm'),
-      failed: (reason, detail) => {
-        metrics.notifications.fcmFailed(reason);
-        log.warn({ reason, detail }, 'FCM message failed');
-      },
+      sent: () => {},
+      failed,
+      alertSent: (kind) => (kind === 'reminder' ? metrics.reminders.sent('fcm') : metrics.reminders.conflictAlert('fcm')),
     },
   });
+  return { changes, alerts };
 }
 
 /** The built web client (`packages/web/dist`, beside this package in the repository), if it was built. */
@@ -91,10 +104,11 @@ function printHowToSignIn(config: AppConfig, address: string, webClientDir: stri
   process.stdout.write(`\n${lines.join('\n')}\n\n`);
 }
 
-/** What shutdown stops after the app closed (its streams drained): maintenance, FCM sends in flight, the LISTEN connection. */
+/** What shutdown stops after the app closed (its streams drained): maintenance, the reminder scheduler (its lease given up), FCM sends in flight, the LISTEN connection. */
 interface Closers {
   readonly maintenance: MaintenanceSchedule;
-  readonly fcm: FcmChangeNotifier | null;
+  readonly fcm: FcmNotifiers | null;
+  readonly reminders: ReminderSchedule;
   readonly feed: { close(): Promise<void> };
 }
 
@@ -113,7 +127,9 @@ function installShutdown(logger: Logger, app: FastifyInstance, database: Databas
       try {
         await app.close();
         await closers.maintenance.stop();
-        await closers.fcm?.close();
+        await closers.reminders.stop();
+        await closers.fcm?.changes.close();
+        await closers.fcm?.alerts.idle();
         await closers.feed.close();
         await database.close();
         if (redis) await redis.quit();
@@ -180,13 +196,22 @@ async function main(): Promise<void> {
   const metrics = createServiceMetrics();
   const authStores = postgresAuthStores(database.db);
   const fcm = await fcmNotifierFor(config, authStores.devices, authStores.users, metrics, logger);
+  const settingsOf = async (userId: number) => (await authStores.users.findById(userId))?.notificationSettings ?? null;
+  const conflictAlerts = new ConflictAlerts({
+    feed,
+    settings: settingsOf,
+    ...(fcm ? { pushes: fcm.alerts } : {}),
+    announced: () => metrics.reminders.conflictAlert('stream'),
+    onError: (error) => logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'conflict alert not sent'),
+  });
   const sync = new SyncService({
     store: new PostgresSyncStore(database.db),
     clock,
     cursorCodec: new CursorCodec(config.syncCursorSecret),
     // A storage failure one item caused is that item's per-item error; the cause is ours to fix.
     onItemFailure: ({ userId, type, uid, error }) => logger.error({ err: error, userId, type, uid }, 'push item could not be stored'),
-    ...(fcm ? { notifier: fcm } : {}),
+    ...(fcm ? { notifier: fcm.changes } : {}),
+    onConflicts: (userId, deviceUid, created) => conflictAlerts.created(userId, deviceUid, created),
   });
   const stats = new PostgresLegacyStatsStore(database.db);
   const smsSender = smsSenderFor(config, logger);
@@ -216,7 +241,29 @@ async function main(): Promise<void> {
     observer: metrics.retention,
   });
   const maintenance = scheduleMaintenance(retention, config.retention.maintenanceInterval * 1000, logger.child({ component: 'maintenance' }));
-  installShutdown(logger, app, database, redis, config.shutdownTimeoutMs, { maintenance, fcm, feed });
+  const scheduler = new ReminderScheduler({
+    store: new PostgresReminderStore(database.db),
+    lease: new PostgresSchedulerLease(database.db),
+    clock,
+    settings: settingsOf,
+    holder: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    graceMs: config.reminders.grace * 1000,
+    leaseMs: config.reminders.leaseMs,
+    ...(fcm ? { pushes: fcm.alerts } : {}),
+    observer: {
+      sent: (latenessMs) => {
+        metrics.reminders.sent('stream');
+        metrics.reminders.lateness(latenessMs);
+      },
+      skipped: (count) => {
+        metrics.reminders.skipped(count);
+        logger.warn({ count, grace: config.reminders.grace }, 'reminders skipped: they fell due longer than REMINDER_GRACE ago');
+      },
+      leadership: (held) => metrics.reminders.leader(held),
+    },
+  });
+  const reminders = scheduleReminders(scheduler, feed, config.reminders.pollMs, logger.child({ component: 'reminders' }));
+  installShutdown(logger, app, database, redis, config.shutdownTimeoutMs, { maintenance, reminders, fcm, feed });
   const address = await app.listen({ port: config.port, host: config.host });
   printHowToSignIn(config, address, webClientDir);
 }

@@ -1,2 +1,3 @@
 export * from './reminder-due.js';
 export * from './reminder-scheduler.js';
+export * from './conflict-alerts.js';

@@ -19,6 +19,20 @@ export interface NotificationMetrics {
   fcmFailed(reason: string): void;
 }
 
+/** The reminder scheduler's metrics. */
+export interface ReminderMetrics {
+  /** A reminder was sent through `channel` (`stream`: announced to the user's streams; `fcm`: one device message). */
+  sent(channel: 'stream' | 'fcm'): void;
+  /** How late a sent reminder was, from its due time to its announcement. */
+  lateness(ms: number): void;
+  /** Reminders skipped after an outage (older than REMINDER_GRACE). */
+  skipped(count: number): void;
+  /** Whether this node holds the scheduler's lease. */
+  leader(held: boolean): void;
+  /** Conflict alerts sent through `channel`. */
+  conflictAlert(channel: 'stream' | 'fcm'): void;
+}
+
 /**
  * The service's own metrics (calsync_*), made before anything that reports to them: the
  * composition root creates them first and hands each part to its reporter (the sync routes, the
@@ -31,6 +45,7 @@ export interface ServiceMetrics {
   readonly sync: SyncMetrics;
   readonly notifications: NotificationMetrics;
   readonly retention: RetentionObserver;
+  readonly reminders: ReminderMetrics;
   /** Sign-in codes sent, by country calling code. */
   readonly sms: { sent(callingCode: string): void };
   /** Refresh tokens presented again after rotation. */
@@ -74,8 +89,30 @@ export function createServiceMetrics(): ServiceMetrics {
   const smsSent = new client.Counter({ name: 'calsync_sms_codes_sent_total', help: 'Sign-in codes sent by SMS, by country calling code (unknown: none assigned)', labelNames: ['calling_code'] });
   const replays = new client.Counter({ name: 'calsync_refresh_token_replays_total', help: 'Refresh tokens presented again after rotation; each ended a device session' });
 
+  const remindersSent = new client.Counter({ name: 'calsync_reminders_sent_total', help: 'Reminders sent, by channel (stream: announced to the user\'s streams once; fcm: one per device message)', labelNames: ['channel'] });
+  const reminderLateness = new client.Histogram({
+    name: 'calsync_reminder_lateness_seconds',
+    help: 'Seconds from a reminder\'s due time to its announcement',
+    buckets: [0.25, 0.5, 1, 2, 3, 5, 10, 30, 60, 300],
+  });
+  const remindersSkipped = new client.Counter({ name: 'calsync_reminders_skipped_total', help: 'Reminders not sent because they fell due longer than REMINDER_GRACE ago (an outage)' });
+  const schedulerLeader = new client.Gauge({ name: 'calsync_reminder_scheduler_leader', help: '1 on the node that holds the reminder scheduler\'s lease, else 0' });
+  const conflictAlerts = new client.Counter({ name: 'calsync_conflict_alerts_sent_total', help: 'Conflict alerts sent, by channel (stream, fcm)', labelNames: ['channel'] });
+  for (const channel of ['stream', 'fcm']) {
+    remindersSent.inc({ channel }, 0);
+    conflictAlerts.inc({ channel }, 0);
+  }
+  schedulerLeader.set(0);
+
   return {
     client,
+    reminders: {
+      sent: (channel) => remindersSent.inc({ channel }),
+      lateness: (ms) => reminderLateness.observe(ms / 1000),
+      skipped: (count) => remindersSkipped.inc(count),
+      leader: (held) => schedulerLeader.set(held ? 1 : 0),
+      conflictAlert: (channel) => conflictAlerts.inc({ channel }),
+    },
     sync: {
       recordPush(response) {
         for (const type of RECORD_TYPES) {

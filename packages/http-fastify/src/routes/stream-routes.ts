@@ -35,6 +35,7 @@ export function parseLastEventId(request: FastifyRequest): bigint | null {
 /** The wire form of a hub event. */
 function toMessage(e: StreamEvent): { event: string; data: unknown; id?: string } {
   if (e.event === 'closed') return { event: 'closed', data: { reason: e.reason } };
+  if ('data' in e) return { event: e.event, data: e.data };
   const version = e.version.toString();
   return e.event === 'changed' ? { id: version, event: 'changed', data: { version } } : { event: 'ready', data: { version } };
 }
@@ -62,6 +63,9 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamRoutesOptio
           'A `Last-Event-ID` older than the newest version gets an immediate `changed`. At most STREAM_MAX_PER_USER streams',
           'per user (429) and STREAM_MAX_CONNECTIONS per server (503 TOO_MANY_STREAMS). Opening counts against the per-user',
           'rate limit; an open stream does not.',
+          'When a reminder of the user falls due (and eventReminders is on) every stream gets `event: reminder` with',
+          '`data: {"reminderUid","eventUid"|"taskUid","occurrenceStart","title","start","dueAt"}`; when a push of another device',
+          'creates a conflict (and conflictAlerts is on), `event: conflict` with `data: {"conflictId","entityType","entityUid"}`.',
         ].join(' '),
         headers: {
           type: 'object',
@@ -69,7 +73,7 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamRoutesOptio
         },
         response: {
           200: {
-            description: 'The event stream (`ready`, `changed`, `closed` events; data as shown).',
+            description: 'The event stream (`ready`, `changed`, `reminder`, `conflict`, `closed` events; data as shown).',
             content: {
               'text/event-stream': {
                 schema: { type: 'string', examples: ['event: ready\ndata: {"version":"41"}\n\nid: 42\nevent: changed\ndata: {"version":"42"}\n\n'] },

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DomainError, type ChangeFeed, type DataChange, type SessionEnd } from '@calsync/domain';
+import { DomainError, type ChangeFeed, type DataChange, type SessionEnd, type UserAlert } from '@calsync/domain';
 import { InMemoryStreamLeases, type StreamLease, type StreamLeases } from './stream-leases.js';
 
 /** Why a stream ended, as its `closed` event says. */
@@ -8,7 +8,15 @@ export type CloseReason = 'expired' | 'revoked' | 'shutdown';
 /** One event written to a stream. */
 export type StreamEvent =
   | { readonly event: 'ready' | 'changed'; readonly version: bigint }
-  | { readonly event: 'closed'; readonly reason: CloseReason };
+  | { readonly event: 'closed'; readonly reason: CloseReason }
+  | { readonly event: 'reminder' | 'conflict'; readonly data: Readonly<Record<string, unknown>> };
+
+/** The `data` of an alert's stream event (docs/protocol.md): the alert without its routing fields. */
+export function alertData(alert: UserAlert): Record<string, unknown> {
+  if (alert.kind === 'conflict') return { conflictId: alert.conflictId, entityType: alert.entityType, entityUid: alert.entityUid };
+  const { kind: _kind, userId: _userId, ...data } = alert;
+  return data;
+}
 
 /** Who holds a stream. */
 export interface StreamOwner {
@@ -95,6 +103,7 @@ export class StreamHub {
       changed: (change) => this.#changed(change),
       sessionEnded: (end) => this.#sessionEnded(end),
       resynced: () => void this.#resync(),
+      alerted: (alert) => this.#alerted(alert),
     });
   }
 
@@ -173,6 +182,15 @@ export class StreamHub {
       } else if (change.version > s.told) {
         this.#tell(s, change.version, false);
       }
+    }
+  }
+
+  /** A reminder goes to every open stream of the user; a conflict to every one but the pushing device's. */
+  #alerted(alert: UserAlert): void {
+    for (const s of this.#byUser.get(alert.userId) ?? []) {
+      if (s.sink === null) continue;
+      if (alert.kind === 'conflict' && alert.deviceUid !== null && s.owner.deviceUid === alert.deviceUid) continue;
+      this.#write(s, { event: alert.kind, data: alertData(alert) });
     }
   }
 

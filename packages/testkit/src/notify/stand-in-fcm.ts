@@ -64,7 +64,8 @@ const b64json = (part: string | undefined): Record<string, unknown> => JSON.pars
  * A real local HTTP server on port 0 playing Google's OAuth2 token endpoint and FCM's HTTP v1
  * `messages:send`: it checks the service-account JWT assertion (RS256 signature with the key it
  * issued, issuer, scope, audience, expiry), the Bearer token it handed out, and the message shape
- * (token, data with string values, collapse key, APNs background headers); it answers per-token
+ * (token, data with string values; a sync data message with its collapse key and APNs background
+ * headers and no notification; a reminder or conflict alert with a visible notification); it answers per-token
  * scripted errors exactly as FCM documents them.
  */
 export async function startStandInFcm(projectId = 'calsync-test'): Promise<StandInFcm> {
@@ -107,10 +108,22 @@ export async function startStandInFcm(projectId = 'calsync-test'): Promise<Stand
     send(res, 200, { access_token: accessToken, expires_in: 3600, token_type: 'Bearer' });
   };
 
+  /** A visible alert (reminder, conflict): data naming what it is about, a notification, alert-type APNs headers. */
+  const alertProblem = (m: Record<string, unknown>, data: Record<string, unknown>): string | null => {
+    const needed = data.type === 'reminder' ? ['reminderUid', 'occurrenceStart', 'title', 'dueAt'] : ['conflictId', 'entityType', 'entityUid'];
+    if (needed.some((k) => typeof data[k] !== 'string' || data[k] === '')) return 'message.data';
+    const notification = m.notification as { title?: unknown; body?: unknown } | undefined;
+    if (typeof notification?.title !== 'string' || notification.title === '' || typeof notification.body !== 'string') return 'message.notification';
+    const apns = m.apns as { headers?: Record<string, unknown> } | undefined;
+    if (apns?.headers?.['apns-push-type'] !== 'alert') return 'message.apns.headers';
+    return null;
+  };
+
   const messageProblem = (m: Record<string, unknown>): string | null => {
     const data = m.data as Record<string, unknown> | undefined;
     if (typeof m.token !== 'string' || m.token === '') return 'message.token';
     if (!data || Object.values(data).some((v) => typeof v !== 'string')) return 'message.data must map to strings';
+    if (data.type === 'reminder' || data.type === 'conflict') return alertProblem(m, data);
     if (data.type !== 'sync' || typeof data.version !== 'string' || !/^[0-9]+$/.test(data.version)) return 'message.data';
     if ((m.android as { collapse_key?: unknown } | undefined)?.collapse_key !== 'sync') return 'message.android.collapse_key';
     const apns = m.apns as { headers?: Record<string, unknown>; payload?: { aps?: Record<string, unknown> } } | undefined;
