@@ -22,6 +22,7 @@ import type { SyncClient } from './sync-client.js';
 import { TabCoordinator } from './tab-coordinator.js';
 import { browserOnline, debounce, onlineTrigger, periodicTrigger, visibleTrigger, type TriggerSource } from './triggers.js';
 import { uuidv7 } from './uid.js';
+import type { WireReminderEvent } from './wire.js';
 
 export type { FailedItem, PendingItem, SyncClient } from './sync-client.js';
 
@@ -40,6 +41,7 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
   const status = new StatusCell({ signedIn: false, online: browserOnline(), syncing: false, pending: 0, failed: 0, lastSyncAt: null, lastError: null });
   const triggerSources = new Set<TriggerSource>([onlineTrigger, visibleTrigger, periodicTrigger(periodicMs)]);
   const activeTriggers = new Map<TriggerSource, () => void>();
+  const dueListeners = new Set<(due: WireReminderEvent) => void>();
   let opened = false;
   let started = false;
 
@@ -71,7 +73,20 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
   const api = new CalsyncApi(transport);
   const interop = interopOperations(transport);
   if (options.notifications ?? true) {
-    triggerSources.add(notificationStreamTrigger({ baseUrl: options.baseUrl.replace(/\/$/, ''), fetch: fetchFn, tokens: auth, random, now }));
+    triggerSources.add(
+      notificationStreamTrigger({
+        baseUrl: options.baseUrl.replace(/\/$/, ''),
+        fetch: fetchFn,
+        tokens: auth,
+        random,
+        now,
+        onReminder: (due) => {
+          for (const l of [...dueListeners]) l(due);
+        },
+        // Another device's push made a conflict: the next round lists it and hands it to conflicts.subscribe.
+        onConflict: () => void state.commit({ putMeta: { [META.conflictsDue]: true } }).then(() => runner.request('notification'), () => undefined),
+      }),
+    );
   }
 
   const runner = new SyncRunner({
@@ -121,7 +136,12 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
   const events = Object.assign(eventCollection, occurrenceOperations(state, eventCollection, () => uuidv7(now())));
   const calendars = createCollection<CalendarFields>('calendars', state, wrote, ready);
   const tasks = createCollection<TaskFields>('tasks', state, wrote, ready);
-  const reminders = createCollection<ReminderFields>('reminders', state, wrote, ready);
+  const reminders = Object.assign(createCollection<ReminderFields>('reminders', state, wrote, ready), {
+    onDue(listener: (due: WireReminderEvent) => void): () => void {
+      dueListeners.add(listener);
+      return () => dueListeners.delete(listener);
+    },
+  });
 
   const conflicts = conflictsPart(state, api, () => runner.request('manual'));
 

@@ -12,7 +12,7 @@ import type { OccurrenceOperations, OccurrencesQuery } from './series.js';
 import type { SyncStatus } from './status.js';
 import type { OutboxError } from './store/local-store.js';
 import type { TriggerSource } from './triggers.js';
-import type { WireDevice, WireProfileUpdate, WireResolveResponse, WireUser } from './wire.js';
+import type { WireDevice, WireProfileUpdate, WireReminderEvent, WireResolveResponse, WireUser } from './wire.js';
 
 /** A parked outbox item, as `outbox.failed()` lists it. */
 export interface FailedItem {
@@ -38,7 +38,14 @@ export interface SyncClient {
   /** Events, with one-occurrence edits of series (`editOccurrence`, `removeOccurrence`). */
   readonly events: Collection<EventFields> & OccurrenceOperations;
   readonly tasks: Collection<TaskFields>;
-  readonly reminders: Collection<ReminderFields>;
+  readonly reminders: Collection<ReminderFields> & {
+    /**
+     * Calls `listener` when a reminder of the user falls due (the server's `event: reminder`, once
+     * per reminder and occurrence; docs/protocol.md, "Reminders and alerts") while this client's
+     * notification stream is open (after `start()`, in the tab that syncs). Returns the unsubscribe function.
+     */
+    onDue(listener: (due: WireReminderEvent) => void): () => void;
+  };
   /**
    * The occurrences of the local events that overlap a window: series expanded in their zones,
    * exdates and overrides applied, ordered by start (the server's GET /api/occurrences answers the
@@ -71,7 +78,8 @@ export interface SyncClient {
     dismiss(conflictId: number): Promise<WireResolveResponse>;
     /**
      * Calls `listener` with the conflicts new since the last round, whichever device's push made
-     * them (a device hears of a conflict within its next round), each with `mine`: 'current' when
+     * them (a device hears of a conflict within its next round, which the server's `conflict`
+     * event starts at once), each with `mine`: 'current' when
      * this device wrote the version that stands, 'loser' when it wrote the losing one, else null.
      */
     subscribe(listener: (conflicts: readonly ClientConflict[]) => void): () => void;

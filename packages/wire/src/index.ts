@@ -11,3 +11,4 @@ export * from './operations.js';
 export * from './record-schemas.js';
 export * from './sync-schemas.js';
 export type * from './wire-types.js';
+export * from './stream-schemas.js';

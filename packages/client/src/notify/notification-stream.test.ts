@@ -69,6 +69,26 @@ describe('the SDK notification listener', () => {
     void store;
   });
 
+  it('a reminder event reaches client.reminders.onDue listeners, and an unsubscribed one hears nothing', async () => {
+    const { base, sms, store } = await serve();
+    const laptop = await client(base, sms, '+15557770003', 'laptop');
+    const heard: unknown[] = [];
+    const gone: unknown[] = [];
+    laptop.reminders.onDue((due) => heard.push(due));
+    laptop.reminders.onDue((due) => gone.push(due))();
+    laptop.start();
+    await until(() => laptop.status.lastSyncAt !== null);
+    const userId = (await laptop.profile.get()).id;
+    const due = { reminderUid: 'r1', eventUid: 'e1', occurrenceStart: '2026-01-01T10:00:00.000Z', title: 'Dentist', start: '2026-01-01T10:00:00.000Z', dueAt: '2026-01-01T09:50:00.000Z' };
+    // The stream is open once ready came; announce until the listener heard it (the first may precede the stream).
+    await until(() => {
+      if (heard.length === 0) store.changes.publishAlert({ kind: 'reminder', userId, ...due });
+      return heard.length > 0;
+    });
+    expect(heard[0]).toEqual(due);
+    expect(gone).toEqual([]);
+  });
+
   it('a revoked device hears it on the stream and signs out', async () => {
     const { base, sms } = await serve();
     const phone = await client(base, sms, '+15557770002', 'phone');

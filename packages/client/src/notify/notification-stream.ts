@@ -3,6 +3,7 @@ import type { SyncReason } from '../engine/sync-runner.js';
 import { parseRetryAfter } from '../http/api-error.js';
 import type { TokenSource } from '../http/transport.js';
 import type { TriggerSource } from '../triggers.js';
+import type { WireConflictEvent, WireReminderEvent } from '../wire.js';
 import { EventStreamParser } from './event-stream-parser.js';
 
 /** Where the stream is: `live` once `ready` arrived, `down` while it reconnects or waits, `off` for good. */
@@ -20,6 +21,34 @@ export interface NotificationStreamOptions {
   readonly idleTimeoutMs?: number;
   /** Told when the stream goes live, down, or off (a server without the stream). */
   readonly onState?: (state: StreamState) => void;
+  /** Told of each `reminder` event (a reminder of the user fell due). */
+  readonly onReminder?: (due: WireReminderEvent) => void;
+  /** Told of each `conflict` event (a push of another device made a conflict). */
+  readonly onConflict?: (conflict: WireConflictEvent) => void;
+}
+
+const isText = (v: unknown): v is string => typeof v === 'string';
+
+/** The `data` of a `reminder` event, when it has the documented shape. */
+function reminderOf(data: Record<string, unknown>): WireReminderEvent | null {
+  if (![data.reminderUid, data.occurrenceStart, data.title, data.dueAt].every(isText)) return null;
+  if ((data.eventUid !== undefined && !isText(data.eventUid)) || (data.taskUid !== undefined && !isText(data.taskUid)) || (data.start !== null && !isText(data.start))) return null;
+  return {
+    reminderUid: data.reminderUid as string,
+    ...(isText(data.eventUid) ? { eventUid: data.eventUid } : {}),
+    ...(isText(data.taskUid) ? { taskUid: data.taskUid } : {}),
+    occurrenceStart: data.occurrenceStart as string,
+    title: data.title as string,
+    start: (data.start ?? null) as string | null,
+    dueAt: data.dueAt as string,
+  };
+}
+
+/** The `data` of a `conflict` event, when it has the documented shape. */
+function conflictOf(data: Record<string, unknown>): WireConflictEvent | null {
+  if (!Number.isSafeInteger(data.conflictId) || !isText(data.entityUid)) return null;
+  if (!['CALENDAR', 'EVENT', 'TASK', 'REMINDER'].includes(String(data.entityType))) return null;
+  return { conflictId: data.conflictId as number, entityType: data.entityType as WireConflictEvent['entityType'], entityUid: data.entityUid };
 }
 
 /** Why one connection ended, and what to do next. */
@@ -33,7 +62,8 @@ type Outcome =
 
 /**
  * The server's data-changed stream (GET /api/sync/stream) as a trigger source: every `changed`
- * event asks for a sync round (reason `notification`). It reads the stream with fetch, since
+ * event asks for a sync round (reason `notification`); `reminder` and `conflict` events go to
+ * `onReminder` and `onConflict`. It reads the stream with fetch, since
  * EventSource cannot send a Bearer header, and reconnects with exponential backoff and jitter
  * (Retry-After when the server gives one), sending the last event id so the server says at once if
  * anything changed meanwhile; after a reconnect it also asks for one round, in case. While it is
@@ -113,9 +143,11 @@ async function connectOnce(
     }
     let closed: string | null = null;
     const parser = new EventStreamParser((e) => {
-      let data: { version?: unknown; reason?: unknown } = {};
+      let data: Record<string, unknown> = {};
       try {
-        data = JSON.parse(e.data) as typeof data;
+        const parsed: unknown = JSON.parse(e.data);
+        if (parsed === null || typeof parsed !== 'object') return;
+        data = parsed as Record<string, unknown>;
       } catch {
         return;
       }
@@ -128,6 +160,12 @@ async function connectOnce(
       } else if (e.event === 'changed') {
         if (e.id) state.lastEventId = e.id;
         fire('notification');
+      } else if (e.event === 'reminder') {
+        const due = reminderOf(data);
+        if (due !== null) options.onReminder?.(due);
+      } else if (e.event === 'conflict') {
+        const conflict = conflictOf(data);
+        if (conflict !== null) options.onConflict?.(conflict);
       } else if (e.event === 'closed' && typeof data.reason === 'string') {
         closed = data.reason;
       }
