@@ -14,7 +14,7 @@ import {
 import { CryptoRandom, ScryptPasswordHasher, SystemClock } from '@calsync/adapters-node';
 import { FcmAlertNotifier, FcmChangeNotifier, FcmClient, loadServiceAccount } from '@calsync/adapters-fcm';
 import { HttpSmsSender, LoggingSmsSender } from '@calsync/adapters-sms';
-import { AppPasswordService, ConflictAlerts, CursorCodec, FeedService, ReminderScheduler, RetentionJob, SyncService, type DeviceStore, type SmsSender, type UserStore } from '@calsync/domain';
+import { AppPasswordService, ConflictAlerts, withConflictAlerts, CursorCodec, FeedService, ReminderScheduler, RetentionJob, SyncService, type DeviceStore, type SmsSender, type UserStore } from '@calsync/domain';
 import type { FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -211,7 +211,6 @@ async function main(): Promise<void> {
     // A storage failure one item caused is that item's per-item error; the cause is ours to fix.
     onItemFailure: ({ userId, type, uid, error }) => logger.error({ err: error, userId, type, uid }, 'push item could not be stored'),
     ...(fcm ? { notifier: fcm.changes } : {}),
-    onConflicts: (userId, deviceUid, created) => conflictAlerts.created(userId, deviceUid, created),
   });
   const stats = new PostgresLegacyStatsStore(database.db);
   const smsSender = smsSenderFor(config, logger);
@@ -233,7 +232,7 @@ async function main(): Promise<void> {
     appPasswords: new AppPasswordService({ users: authStores.users, devices: authStores.devices, random, clock }),
     feeds: new FeedService({ feeds: new PostgresFeedStore(database.db), sync, random, clock }),
   };
-  const app = await buildApp({ config, logger, metrics, sync, stats, auth, readiness: () => database.ping(), databaseGauges: database, redis, webClientDir, changes: feed, interop });
+  const app = await buildApp({ config, logger, metrics, sync: withConflictAlerts(sync, conflictAlerts), stats, auth, readiness: () => database.ping(), databaseGauges: database, redis, webClientDir, changes: feed, interop });
   const retention = new RetentionJob({
     store: new PostgresRetentionStore(database.db, database.kind),
     clock,

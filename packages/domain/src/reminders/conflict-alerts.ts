@@ -1,6 +1,6 @@
 import type { AlertNotifier, ChangeFeed } from '../ports/change-feed.js';
 import type { NotificationSettings } from '../ports/user-store.js';
-import type { ConflictDto } from '../sync/types.js';
+import type { ConflictDto, SyncApi } from '../sync/types.js';
 
 /** Dependencies of `ConflictAlerts`. */
 export interface ConflictAlertsDeps {
@@ -39,4 +39,24 @@ export class ConflictAlerts {
       this.deps.pushes?.alerted(alert);
     }
   }
+}
+
+/**
+ * `sync` with every push's new conflicts handed to `alerts` once the push answered (its commit is
+ * done). Every other member is `sync`'s own, bound to it, so the engine is used as it is.
+ */
+export function withConflictAlerts<T extends Pick<SyncApi, 'push'>>(sync: T, alerts: Pick<ConflictAlerts, 'created'>): T {
+  return new Proxy(sync, {
+    get(target, property) {
+      if (property === 'push') {
+        return async (...args: Parameters<SyncApi['push']>) => {
+          const response = await target.push(...args);
+          alerts.created(args[0], args[2] ?? null, response.conflicts);
+          return response;
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

@@ -25,8 +25,6 @@ export interface SyncServiceDeps {
   readonly onItemFailure?: (failure: ItemFailure) => void;
   /** Told of every committed change after its commit (device push notifications); none when absent. */
   readonly notifier?: ChangeNotifier;
-  /** Told, after the commit, of the conflicts each push created and the device that pushed (conflict alerts); none when absent. */
-  readonly onConflicts?: (userId: number, deviceUid: string | null, conflicts: PushResponse['conflicts']) => void;
 }
 
 /** A storage failure caused by one pushed item (see `SyncServiceDeps.onItemFailure`). */
@@ -66,7 +64,6 @@ export class SyncService implements SyncApi {
   readonly #codec: CursorCodec;
   readonly #onItemFailure: ((failure: ItemFailure) => void) | undefined;
   readonly #notifier: ChangeNotifier | undefined;
-  readonly #onConflicts: SyncServiceDeps['onConflicts'];
   /** Per user with pushes under way in this process: the pushes that arrived meanwhile, in arrival order. */
   readonly #queued = new Map<number, QueuedPush[]>();
 
@@ -76,7 +73,6 @@ export class SyncService implements SyncApi {
     this.#codec = deps.cursorCodec;
     this.#onItemFailure = deps.onItemFailure;
     this.#notifier = deps.notifier;
-    this.#onConflicts = deps.onConflicts;
   }
 
   /**
@@ -88,16 +84,6 @@ export class SyncService implements SyncApi {
    * pushes it was grouped with.
    */
   push(userId: number, changeset: PushChangeset, deviceUid: string | null = null): Promise<PushResponse> {
-    const pushed = this.#queue(userId, changeset, deviceUid);
-    const onConflicts = this.#onConflicts;
-    if (onConflicts === undefined) return pushed;
-    return pushed.then((response) => {
-      if (response.conflicts.length > 0) onConflicts(userId, deviceUid, response.conflicts);
-      return response;
-    });
-  }
-
-  #queue(userId: number, changeset: PushChangeset, deviceUid: string | null): Promise<PushResponse> {
     return new Promise<PushResponse>((resolve, reject) => {
       const push: QueuedPush = { changeset, deviceUid, resolve, reject };
       const waiting = this.#queued.get(userId);
