@@ -22,7 +22,7 @@ import type { SyncClient } from './sync-client.js';
 import { TabCoordinator } from './tab-coordinator.js';
 import { browserOnline, debounce, onlineTrigger, periodicTrigger, visibleTrigger, type TriggerSource } from './triggers.js';
 import { uuidv7 } from './uid.js';
-import type { WireReminderEvent } from './wire.js';
+import type { ReminderEventWire as WireReminderEvent } from '@calsync/wire';
 
 export type { FailedItem, PendingItem, SyncClient } from './sync-client.js';
 

@@ -12,7 +12,8 @@ import type { OccurrenceOperations, OccurrencesQuery } from './series.js';
 import type { SyncStatus } from './status.js';
 import type { OutboxError } from './store/local-store.js';
 import type { TriggerSource } from './triggers.js';
-import type { WireDevice, WireProfileUpdate, WireReminderEvent, WireResolveResponse, WireUser } from './wire.js';
+import type { ReminderEventWire as WireReminderEvent } from '@calsync/wire';
+import type { WireDevice, WireProfileUpdate, WireResolveResponse, WireUser } from './wire.js';
 
 /** A parked outbox item, as `outbox.failed()` lists it. */
 export interface FailedItem {

@@ -3,7 +3,6 @@
 // never a hand-written copy.
 export type {
   ConflictPageWire as WireConflictPage,
-  ConflictEventWire as WireConflictEvent,
   ConflictWire as WireConflict,
   DeviceWire as WireDevice,
   ItemResultWire as WireItemResult,
@@ -11,7 +10,6 @@ export type {
   PullResponseWire as WirePullResponse,
   PushBody as WirePushBody,
   PushResponseWire as WirePushResponse,
-  ReminderEventWire as WireReminderEvent,
   ResolveResponseWire as WireResolveResponse,
   SendOtpResult as WireSendOtp,
   SignInResultWire as WireSignIn,

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 
 /** `data` of a stream's `event: reminder` (docs/protocol.md, "Reminders and alerts"). */
 export const reminderEventSchema = Type.Object(
@@ -23,3 +23,8 @@ export const conflictEventSchema = Type.Object(
   },
   { title: 'ConflictEvent' },
 );
+
+/** `data` of a notification stream's `event: reminder`. */
+export type ReminderEventWire = Static<typeof reminderEventSchema>;
+/** `data` of a notification stream's `event: conflict`. */
+export type ConflictEventWire = Static<typeof conflictEventSchema>;

@@ -3,7 +3,6 @@ import type { Static, TObject } from '@sinclair/typebox';
 import type * as auth from './auth-schemas.js';
 import type * as interop from './interop-schemas.js';
 import type * as occurrences from './occurrence-schemas.js';
-import type * as streamEvents from './stream-schemas.js';
 import type { errorEnvelopeSchema } from './envelope-schemas.js';
 import type * as records from './record-schemas.js';
 import type * as sync from './sync-schemas.js';
@@ -81,8 +80,3 @@ export type FeedBody = Static<typeof interop.feedBodySchema>;
 export type CreatedFeedWire = Static<typeof interop.createdFeedSchema>;
 /** `data` of GET /api/feeds. */
 export type FeedListWire = Static<typeof interop.feedListSchema>;
-
-/** `data` of a notification stream's `event: reminder`. */
-export type ReminderEventWire = Static<typeof streamEvents.reminderEventSchema>;
-/** `data` of a notification stream's `event: conflict`. */
-export type ConflictEventWire = Static<typeof streamEvents.conflictEventSchema>;

@@ -3,7 +3,7 @@ import type { SyncReason } from '../engine/sync-runner.js';
 import { parseRetryAfter } from '../http/api-error.js';
 import type { TokenSource } from '../http/transport.js';
 import type { TriggerSource } from '../triggers.js';
-import type { WireConflictEvent, WireReminderEvent } from '../wire.js';
+import type { ConflictEventWire as WireConflictEvent, ReminderEventWire as WireReminderEvent } from '@calsync/wire';
 import { EventStreamParser } from './event-stream-parser.js';
 
 /** Where the stream is: `live` once `ready` arrived, `down` while it reconnects or waits, `off` for good. */
