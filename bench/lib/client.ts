@@ -1,6 +1,6 @@
 import { Agent, request } from 'undici';
 import type { StandInSmsGateway } from '@calsync/testkit';
-import type { PullResponseWire, PushResponseWire } from '@calsync/wire';
+import type { PullResponseWire, PushResponseWire, SuccessEnvelopeWire } from '@calsync/wire';
 
 /** Keep-alive connections shared by every simulated device of a benchmark run. */
 export const agent = new Agent({ connections: 256, keepAliveTimeout: 30_000, pipelining: 1 });
@@ -20,7 +20,7 @@ export async function call<T>(baseUrl: string, method: 'GET' | 'POST', path: str
   if (res.statusCode < 200 || res.statusCode >= 300) {
     throw new Error(`${method} ${path} -> ${res.statusCode}: ${text.slice(0, 300)}`);
   }
-  return (JSON.parse(text) as { data: T }).data;
+  return (JSON.parse(text) as SuccessEnvelopeWire<T>).data;
 }
 
 /** A signed-in device: its access token and user id. */

@@ -1,3 +1,4 @@
+import type { ErrorEnvelopeWire, SuccessEnvelopeWire } from '@calsync/wire';
 import type { AnswerRecorder } from './openapi-contract.js';
 
 /** One HTTP answer: status, headers and the body parsed as JSON when it is JSON, else its text. */
@@ -8,17 +9,11 @@ export interface HttpAnswer<T = unknown> {
   readonly text: string;
 }
 
-/** The success envelope (docs/api.md). */
-export interface Envelope<T> {
-  readonly success: boolean;
-  readonly data: T;
-}
+/** The success envelope (docs/api.md): the wire's type. */
+export type Envelope<T> = SuccessEnvelopeWire<T>;
 
-/** The error envelope (docs/api.md). */
-export interface ErrorEnvelope {
-  readonly success: false;
-  readonly error: { readonly code: string; readonly message: string; readonly details?: unknown };
-}
+/** The error envelope (docs/api.md): the wire's type. */
+export type ErrorEnvelope = ErrorEnvelopeWire;
 
 /** Options of one request. */
 export interface RequestOptions {

@@ -4,7 +4,13 @@
 export type {
   ConflictPageWire as WireConflictPage,
   ConflictWire as WireConflict,
+  DeviceListResult as WireDeviceList,
   DeviceWire as WireDevice,
+  ErrorEnvelopeWire as WireErrorEnvelope,
+  LogoutResult as WireLogout,
+  MeResult as WireMe,
+  RevokeResult as WireRevoke,
+  SuccessEnvelopeWire as WireSuccessEnvelope,
   ItemResultWire as WireItemResult,
   ProfileBody as WireProfileUpdate,
   PullResponseWire as WirePullResponse,

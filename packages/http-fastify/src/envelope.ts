@@ -1,15 +1,11 @@
 import type { ErrorCode } from '@calsync/domain';
-import type { errorEnvelopeSchema } from '@calsync/wire';
-import type { Static } from '@sinclair/typebox';
+import type { ErrorEnvelopeWire, SuccessEnvelopeWire } from '@calsync/wire';
 
-/** The success envelope of every JSON answer except /metrics and /api-docs-json. */
-export interface SuccessEnvelope<T> {
-  readonly success: true;
-  readonly data: T;
-}
+/** The success envelope of every JSON answer except /metrics and /api-docs-json: the wire's type. */
+export type SuccessEnvelope<T> = SuccessEnvelopeWire<T>;
 
 /** The error envelope of every failure: the wire schema's type. */
-export type ErrorEnvelope = Static<typeof errorEnvelopeSchema>;
+export type ErrorEnvelope = ErrorEnvelopeWire;
 
 /** Wraps a route's result in the success envelope. */
 export function ok<T>(data: T): SuccessEnvelope<T> {

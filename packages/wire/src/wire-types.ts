@@ -9,6 +9,15 @@ import type * as sync from './sync-schemas.js';
 
 /** The error envelope as a value. */
 export type ErrorEnvelopeWire = Static<typeof errorEnvelopeSchema>;
+/** The success envelope around `T` (`envelopeSchema`): what every JSON answer but /metrics and the document is. */
+export interface SuccessEnvelopeWire<T> {
+  readonly success: true;
+  readonly data: T;
+}
+/** The answer of POST /api/auth/logout. */
+export type LogoutResult = Static<typeof auth.logoutResult>;
+/** The answer of DELETE /api/auth/devices/{uid}. */
+export type RevokeResult = Static<typeof auth.revokeResult>;
 /** The device a client sends when it signs in. */
 export type DeviceInput = Static<typeof auth.deviceInputSchema>;
 /** Body of POST /api/auth/send-otp. */

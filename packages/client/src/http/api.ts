@@ -1,9 +1,11 @@
 import type { Transport } from './transport.js';
 import type {
   WireConflictPage,
-  WireDevice,
+  WireDeviceList,
+  WireLogout,
+  WireMe,
   WireProfileUpdate,
-  WireUser,
+  WireRevoke,
   WirePullResponse,
   WirePushBody,
   WirePushResponse,
@@ -41,23 +43,23 @@ export class CalsyncApi {
     return this.transport.send({ method: 'POST', path: '/api/auth/refresh', body: { refreshToken, deviceUid }, auth: false });
   }
 
-  logout(): Promise<{ loggedOut: boolean }> {
+  logout(): Promise<WireLogout> {
     return this.transport.send({ method: 'POST', path: '/api/auth/logout', auth: true });
   }
 
-  devices(): Promise<{ devices: WireDevice[] }> {
+  devices(): Promise<WireDeviceList> {
     return this.transport.send({ method: 'GET', path: '/api/auth/devices', auth: true });
   }
 
-  revokeDevice(uid: string): Promise<{ revoked: true }> {
+  revokeDevice(uid: string): Promise<WireRevoke> {
     return this.transport.send({ method: 'DELETE', path: `/api/auth/devices/${encodeURIComponent(uid)}`, auth: true });
   }
 
-  me(): Promise<{ user: WireUser }> {
+  me(): Promise<WireMe> {
     return this.transport.send({ method: 'GET', path: '/api/auth/me', auth: true });
   }
 
-  updateProfile(patch: WireProfileUpdate): Promise<{ user: WireUser }> {
+  updateProfile(patch: WireProfileUpdate): Promise<WireMe> {
     return this.transport.send({ method: 'PATCH', path: '/api/users/me', body: patch, auth: true });
   }
 

@@ -1,4 +1,5 @@
 import { ApiError, kindOfStatus, parseRetryAfter } from './api-error.js';
+import type { WireErrorEnvelope, WireSuccessEnvelope } from '../wire.js';
 
 /** The access token and how to renew it; the auth module provides both. */
 export interface TokenSource {
@@ -83,7 +84,8 @@ export class Transport {
     } catch (error) {
       throw new ApiError('network', 0, 'NETWORK_ERROR', `${req.method} ${req.path}: the answer broke off (${String(error)})`);
     }
-    let body: { success?: unknown; data?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
+    // What came back is not trusted: either envelope of the wire, or anything else (a proxy's page).
+    let body: (Partial<Omit<WireSuccessEnvelope<T>, 'success'>> & { success?: unknown; error?: Partial<Record<keyof WireErrorEnvelope['error'], unknown>> }) | undefined;
     try {
       body = text === '' ? undefined : (JSON.parse(text) as typeof body);
     } catch {
