@@ -10,6 +10,7 @@ import { RemindersScreen } from './screens/RemindersScreen.js';
 import { SignInScreen } from './screens/SignInScreen.js';
 import { TasksScreen } from './screens/TasksScreen.js';
 import { Toasts } from './toast.js';
+import { ReminderAlerts } from './ReminderAlerts.js';
 
 // FullCalendar is most of the bundle: the calendar screen is its own chunk, so the sign-in screen
 // loads without it. The service worker precaches every chunk, so it opens offline all the same.
@@ -109,6 +110,7 @@ export function App() {
         </Routes>
       </main>
       <Toasts />
+      <ReminderAlerts />
     </div>
   );
 }
