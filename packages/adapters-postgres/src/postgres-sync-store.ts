@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { SyncStore, SyncUnitOfWork } from '@calsync/domain';
-import { withBatchConnection } from './batch-connection.js';
-import { PostgresUnitOfWork } from './postgres-unit-of-work.js';
+import type { ObjectRows, ObjectScope, SyncStore, SyncUnitOfWork } from '@calsync/domain';
+import { rawPart, withBatchConnection } from './batch-connection.js';
+import { objectRowsFrom, PostgresUnitOfWork, UNIT_PLANNER_SETTINGS } from './postgres-unit-of-work.js';
+import { readObjectsQuery } from './record-queries.js';
 import type { DB } from './schema.js';
 
 /**
@@ -28,4 +29,19 @@ export class PostgresSyncStore implements SyncStore {
       return result;
     });
   }
+
+  /**
+   * One round trip, no lock: the planner settings of a unit of work (local to the implicit
+   * transaction a batch of statements runs in) and the one statement of `readObjectsQuery`.
+   */
+  readObjects(userId: number, scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows> {
+    if (!Number.isSafeInteger(userId)) throw new Error('userId must be an integer');
+    return withBatchConnection(this.db, async (conn) => {
+      const { rows } = await conn.runBatch<Record<string, unknown>>([READ_SETTINGS, readObjectsQuery(userId, scope, rootUids).compile(this.db)]);
+      return objectRowsFrom(rows);
+    });
+  }
 }
+
+/** The unit of work's planner settings, for the implicit transaction of one batch. */
+const READ_SETTINGS = rawPart(`select ${Object.entries(UNIT_PLANNER_SETTINGS).map(([name, value]) => `set_config('${name}', '${value}', true)`).join(', ')}`);

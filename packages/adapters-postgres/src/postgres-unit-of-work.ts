@@ -28,7 +28,7 @@ import { conflictFromSql } from './conflict-mapping.js';
 import { encodeChange, notifyQuery } from './notify/change-payload.js';
 import { receiptFromSql, saveReceiptsQuery } from './receipt-queries.js';
 import { occurrenceSourceFromSql, recordFromSql, referenceColumn } from './record-mapping.js';
-import { allChangesAlias, eventWindowQuery, liveReferencingQuery, lockRowsAndReceiptsQuery, newestVersionQuery, readAllChangesQuery, recordQuery } from './record-queries.js';
+import { allChangesAlias, eventWindowQuery, liveReferencingQuery, lockRowsAndReceiptsQuery, newestVersionQuery, readAllChangesQuery, readObjectsQuery, recordQuery } from './record-queries.js';
 import type { DB } from './schema.js';
 import { insertRowsQuery, planWriteStatements, updateRowsQuery } from './set-based-writes.js';
 import { rawPart, type BatchConnection, type BatchPart } from './batch-connection.js';
@@ -41,6 +41,22 @@ const BRANCH_KEYS = perRecordType((type) => FIELD_TABLES[type].map((f) => [f, al
 /** A record from a row of a multi-type UNION ALL read, whose field columns are aliased per type. */
 function recordFromBranch(type: RecordType, r: Readonly<Record<string, unknown>>): RecordRow {
   return recordFromSql(type, r, BRANCH_KEYS[type]);
+}
+
+/** The answer of `readObjectsQuery`: its rows by type (an event with a recurring event uid is an override), each list in id order. */
+export function objectRowsFrom(raw: readonly Readonly<Record<string, unknown>>[]): ObjectRows {
+  const rows: ObjectRows = { calendars: [], roots: [], overrides: [], reminders: [] };
+  for (const r of raw) {
+    const type = r.t as RecordType;
+    const row = recordFromBranch(type, r);
+    if (type === 'calendars') rows.calendars.push(row);
+    else if (type === 'reminders') rows.reminders.push(row);
+    else if (type === 'events' && row.fields.recurringEventUid != null) rows.overrides.push(row);
+    else rows.roots.push(row);
+  }
+  // Each branch is ordered; a parallel plan could still interleave branches, so order once more.
+  for (const list of Object.values(rows) as RecordRow[][]) list.sort((a, b) => a.id - b.id);
+  return rows;
 }
 
 /**
@@ -171,19 +187,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   }
 
   async readObjects(scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows> {
-    const calendars = await this.selectRecords('calendars', sql`deleted is null`, sql`order by id`);
-    const only = rootUids === undefined ? sql`true` : sql`uid = any(cast(${[...rootUids]} as text[]))`;
-    if ('tasks' in scope) {
-      const roots = await this.selectRecords('tasks', only, sql`order by id`);
-      const reminders = roots.length === 0 ? [] : await this.selectRecords('reminders', sql`task_uid = any(cast(${roots.map((r) => r.uid)} as text[]))`, sql`order by id`);
-      return { calendars, roots, overrides: [], reminders };
-    }
-    const roots = await this.selectRecords('events', sql`calendar_uid = ${scope.calendarUid} and recurring_event_uid is null and ${only}`, sql`order by id`);
-    const rootUidList = roots.map((r) => r.uid);
-    const overrides = rootUidList.length === 0 ? [] : await this.selectRecords('events', sql`recurring_event_uid = any(cast(${rootUidList} as text[]))`, sql`order by id`);
-    const owners = [...rootUidList, ...overrides.map((r) => r.uid)];
-    const reminders = owners.length === 0 ? [] : await this.selectRecords('reminders', sql`event_uid = any(cast(${owners} as text[]))`, sql`order by id`);
-    return { calendars, roots, overrides, reminders };
+    return objectRowsFrom(await this.#read(readObjectsQuery(this.userId, scope, rootUids)));
   }
 
   async findLiveDefaultCalendars(): Promise<RecordRow[]> {

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { FIELD_TABLES, RECORD_TYPES, type ReceiptKey, type RecordType } from '@calsync/domain';
+import { FIELD_TABLES, RECORD_TYPES, type ObjectScope, type ReceiptKey, type RecordType } from '@calsync/domain';
 import { SQL_TYPE_OF_KIND } from './record-columns.js';
 import { matchingReceipts } from './receipt-queries.js';
 import { OCCURRENCE_FIELD_SPECS, recordSelectList, type SqlRecordRow } from './record-mapping.js';
@@ -156,4 +156,25 @@ export function readAllChangesQuery(userId: number, after: Readonly<Record<Recor
     order by version limit ${limit}::integer)`;
   return sql<SqlRecordRow>`with b as (select case when is_called then last_value else 0 end as v from record_version_seq)
     ${boundBranch} union all ${sql.join(RECORD_TYPES.map(typeBranch), sql` union all `)}`;
+}
+
+/**
+ * `readObjects` in one statement (one snapshot): the live calendars, then the scope's roots (all,
+ * or those with the uids `rootUids`), the overrides of those events and the reminders of both,
+ * tombstones included, as rows with `t` = their type (an event row with a recurring event uid is
+ * an override). Two fixed texts per scope (all roots, or some), each prepared once.
+ */
+export function readObjectsQuery(userId: number, scope: ObjectScope, rootUids?: readonly string[]): RawBuilder<SqlRecordRow> {
+  const only = rootUids === undefined ? sql`` : sql`and uid = any(cast(${[...rootUids]} as text[]))`;
+  const branch = (type: RecordType, from: RawBuilder<unknown>) => sql`(select cast(${type} as text) as t, ${branchColumns(type)} from ${from} order by id)`;
+  const calendars = branch('calendars', sql`calendars where user_id = ${userId} and deleted is null`);
+  if ('tasks' in scope) {
+    return sql<SqlRecordRow>`with r as (select * from tasks where user_id = ${userId} ${only}),
+      m as (select * from reminders where user_id = ${userId} and task_uid = any(array(select uid from r)))
+      ${calendars} union all ${branch('tasks', sql`r`)} union all ${branch('reminders', sql`m`)}`;
+  }
+  return sql<SqlRecordRow>`with r as (select * from events where user_id = ${userId} and calendar_uid = ${scope.calendarUid} and recurring_event_uid is null ${only}),
+    o as (select * from events where user_id = ${userId} and recurring_event_uid = any(array(select uid from r))),
+    m as (select * from reminders where user_id = ${userId} and event_uid = any(array(select uid from r union all select uid from o)))
+    ${calendars} union all ${branch('events', sql`r`)} union all ${branch('events', sql`o`)} union all ${branch('reminders', sql`m`)}`;
 }

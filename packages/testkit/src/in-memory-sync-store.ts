@@ -7,6 +7,8 @@ import {
   type ConflictRecord,
   type DataChange,
   type NewConflict,
+  type ObjectRows,
+  type ObjectScope,
   type PushReceipt,
   type RecordRow,
   type RecordType,
@@ -100,6 +102,11 @@ export class InMemorySyncStore implements SyncStore {
   /** The global sequence's last value. */
   get lastVersion(): bigint {
     return this.#sequence;
+  }
+
+  /** What is committed, read through a unit of work that takes no lock and is never committed (it writes nothing). */
+  async readObjects(userId: number, scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows> {
+    return this.#unitOfWork(userId, this.#users.get(userId) ?? emptyUser(), () => true, []).readObjects(scope, rootUids);
   }
 
   #unitOfWork(userId: number, d: UserData, isOpen: () => boolean, announced: DataChange[]): SyncUnitOfWork {

@@ -191,4 +191,11 @@ export interface SyncUnitOfWork {
  */
 export interface SyncStore {
   inUserTransaction<T>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T>;
+  /**
+   * `SyncUnitOfWork.readObjects` (the same answer) outside any unit of work: one read of one
+   * consistent snapshot of what is committed, without the per-user lock, so it neither waits for
+   * nor holds up the user's pushes (CalDAV reads before every PUT, and calendar apps send them
+   * several at a time). PostgreSQL: one statement, one round trip.
+   */
+  readObjects(userId: number, scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows>;
 }

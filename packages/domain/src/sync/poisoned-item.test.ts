@@ -25,6 +25,8 @@ class PoisonedStore implements SyncStore {
       ),
     );
   }
+
+  readObjects: SyncStore['readObjects'] = (userId, scope, rootUids) => this.inner.readObjects(userId, scope, rootUids);
 }
 
 const T0 = '2024-05-01T10:00:00.000Z';

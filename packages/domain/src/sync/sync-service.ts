@@ -211,7 +211,7 @@ export class SyncService implements SyncApi {
   }
 
   readObjects(userId: number, scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows> {
-    return this.#store.inUserTransaction(userId, (uow) => uow.readObjects(scope, rootUids));
+    return this.#store.readObjects(userId, scope, rootUids);
   }
 
   async listConflicts(userId: number, query: { readonly afterId?: number; readonly limit?: number }): Promise<ConflictPage> {

@@ -78,7 +78,7 @@ export interface SyncApi {
   newestVersion(userId: number): Promise<bigint>;
   /** The occurrences of the user's events in a window (docs/protocol.md, "Occurrences"); VALIDATION_ERROR for a bad window. */
   occurrences(userId: number, query: OccurrenceQuery): Promise<OccurrencePage>;
-  /** The rows of the user's iCalendar objects in a scope (CalDAV, feeds), tombstones included: `SyncUnitOfWork.readObjects`. */
+  /** The rows of the user's iCalendar objects in a scope (CalDAV, feeds), tombstones included, as committed (`SyncStore.readObjects`: no user lock). */
   readObjects(userId: number, scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows>;
 }
 

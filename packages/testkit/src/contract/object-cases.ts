@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { insertRows, sampleFields, type StoreHarness } from './fixtures.js';
+import { insertRows, insertsOf, newRow, nextVersions, sampleFields, type StoreHarness } from './fixtures.js';
 
 /** `readObjects`: the rows of iCalendar objects, tombstones included. */
 export function objectCases(harness: () => StoreHarness): void {
@@ -42,6 +42,29 @@ export function objectCases(harness: () => StoreHarness): void {
       expect([one.roots.map((r) => r.uid), one.overrides, one.reminders]).toEqual([['single'], [], []]);
       const tasks = await store.inUserTransaction(user, (uow) => uow.readObjects({ tasks: true }));
       expect([tasks.roots.map((r) => r.uid), tasks.reminders.map((r) => r.uid)]).toEqual([['t-1'], ['r-t']]);
+      // The store's own read, outside a unit of work, answers the same.
+      expect(await store.readObjects(user, { calendarUid: 'o-home' })).toEqual(home);
+      expect(await store.readObjects(user, { calendarUid: 'o-home' }, ['single'])).toEqual(one);
+      expect(await store.readObjects(user, { tasks: true })).toEqual(tasks);
+      expect((await store.readObjects(user, { calendarUid: 'o-home' }, ['nothing'])).roots).toEqual([]);
+    });
+
+    it("the store's read outside a unit of work sees what is committed, and nothing of a unit that failed", async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      await insertRows(store, user, [{ type: 'calendars', uid: 'c-home', fields: sampleFields('calendars') }]);
+      expect((await store.readObjects(user, { calendarUid: 'c-home' })).roots).toEqual([]);
+      await insertRows(store, user, [{ type: 'events', uid: 'e-1', fields: sampleFields('events', { calendarUid: 'c-home' }) }]);
+      await expect(
+        store.inUserTransaction(user, async (uow) => {
+          const [version] = await nextVersions(uow, 1);
+          await uow.applyWrites(await insertsOf(uow, [newRow('events', user, 'e-2', version!, sampleFields('events', { calendarUid: 'c-home' }))]));
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      const read = await store.readObjects(user, { calendarUid: 'c-home' });
+      expect(read.roots.map((r) => r.uid)).toEqual(['e-1']);
+      expect(read.calendars.map((c) => c.uid)).toEqual(['c-home']);
     });
   });
 }

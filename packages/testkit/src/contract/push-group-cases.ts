@@ -30,6 +30,8 @@ class CountingStore implements SyncStore {
       ),
     );
   }
+
+  readObjects: SyncStore['readObjects'] = (userId, scope, rootUids) => this.inner.readObjects(userId, scope, rootUids);
 }
 
 const T0 = '2024-05-01T10:00:00.000Z';
