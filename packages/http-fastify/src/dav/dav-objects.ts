@@ -94,21 +94,28 @@ export class DavObjects {
    * a new object under the name takes; null when the collection does not exist. `rows` is the read
    * of the name's first uid when the caller has it.
    */
-  private async resolve(collection: string, name: string, rows?: ObjectRows): Promise<{ rows: ObjectRows; found: IcalObject | null; taken: boolean; freeUid: string } | null> {
+  private async resolve(
+    collection: string,
+    name: string,
+    rows?: ObjectRows,
+    /** Uids of other roots to read along with the name's first uid (a PUT's UID, for `newUid`). */
+    alsoUids: readonly string[] = [],
+  ): Promise<{ rows: ObjectRows; found: IcalObject | null; taken: boolean; freeUid: string; firstRead: ObjectRows } | null> {
     let uid = recordUidFor(stemOf(name));
-    let read = rows ?? (await this.sync.readObjects(this.userId, scopeOf(collection), [uid]));
+    let read = rows ?? (await this.sync.readObjects(this.userId, scopeOf(collection), [uid, ...alsoUids.filter((u) => u !== uid)]));
+    const firstRead = read;
     if (collection !== TASKS && !read.calendars.some((c) => c.uid === collection)) return null;
     for (let step = 0; step < 20; step++) {
       const object = groupObjects(read).find((o) => o.root.uid === uid);
-      if (object === undefined) return { rows: read, found: null, taken: false, freeUid: uid };
+      if (object === undefined) return { rows: read, found: null, taken: false, freeUid: uid, firstRead };
       if (object.root.deleted === null) {
         const listed = hrefNameOf(object.root) === name;
-        return { rows: read, found: listed ? object : null, taken: !listed, freeUid: uid };
+        return { rows: read, found: listed ? object : null, taken: !listed, freeUid: uid, firstRead };
       }
       uid = recordUidFor(`${stemOf(name)}/${object.root.version}`);
       read = await this.sync.readObjects(this.userId, scopeOf(collection), [uid]);
     }
-    return { rows: read, found: null, taken: true, freeUid: uid };
+    return { rows: read, found: null, taken: true, freeUid: uid, firstRead };
   }
 
   /** The live object a resource name names in a collection, or null. */
@@ -157,8 +164,11 @@ export class DavObjects {
    * an If-Match other than its ETag answer 412. Returns whether it was created and the new ETag.
    */
   async put(collection: string, name: string, text: string, conditions: { ifMatch?: string; ifNoneMatch?: string }): Promise<{ created: boolean; etag: string }> {
-    // One read for the usual case: the record the name derives from, and the calendars (the collection exists, its zone).
-    const named = await this.resolve(collection, name);
+    // One read for the usual case: the record the name derives from, the record the text's UID
+    // derives from (for newUid, when the name is no UID: `<uuid>.ics` with UID `…@host`), and the
+    // calendars (the collection exists, its zone).
+    const hint = icalUidHint(text);
+    const named = await this.resolve(collection, name, undefined, hint === null ? [] : [recordUidFor(hint)]);
     if (named === null) throw new DavWriteError(409, 'no such calendar collection');
     const { rows, found } = named;
     if (conditions.ifNoneMatch !== undefined && conditions.ifNoneMatch.trim() === '*' && found !== null) throw new DavWriteError(412, 'the resource exists');
@@ -180,7 +190,7 @@ export class DavObjects {
     if ((object.kind === 'task') !== (collection === TASKS)) {
       throw new DavWriteError(403, collection === TASKS ? 'the tasks collection holds VTODO' : 'a calendar collection holds VEVENT', 'supported-calendar-component');
     }
-    const uid = found?.root.uid ?? (await this.newUid(collection, object.icalUid, named));
+    const uid = found?.root.uid ?? (await this.newUid(collection, object.icalUid, named, hint === null ? [] : [recordUidFor(hint)]));
     const writes = planObject(withHref(object, uid, name), found, uid, collection);
     if (writes.length === 0) return { created: false, etag: `"${found!.version}"` };
     // The push's versions are the newest of the object: they are its new ETag, no second read needed.
@@ -227,12 +237,14 @@ export class DavObjects {
    * resource `<UID>.ics`, and then it is the uid an import of the same UID derives, so RELATED-TO
    * finds the parent). The same UID live under another name is RFC 4791's no-uid-conflict (409).
    */
-  private async newUid(collection: string, icalUid: string, named: { taken: boolean; freeUid: string }): Promise<string> {
+  private async newUid(collection: string, icalUid: string, named: { taken: boolean; freeUid: string; firstRead: ObjectRows }, readAlong: readonly string[]): Promise<string> {
     const conflict = new DavWriteError(409, `UID ${icalUid} is stored under another resource name`, 'no-uid-conflict');
     if (named.taken) throw conflict;
     const byUid = recordUidFor(icalUid);
     if (byUid !== named.freeUid) {
-      const other = (await this.sync.readObjects(this.userId, scopeOf(collection), [byUid])).roots.find((r) => r.uid === byUid);
+      // Read along with the name when the hint was right; else read now.
+      const rows = readAlong.includes(byUid) ? named.firstRead : await this.sync.readObjects(this.userId, scopeOf(collection), [byUid]);
+      const other = rows.roots.find((r) => r.uid === byUid);
       if (other !== undefined && other.deleted === null) throw conflict;
     }
     return named.freeUid;
@@ -287,6 +299,17 @@ function withHref(object: ParsedObject, uid: string, name: string): ParsedObject
   const kept = extras.replace(/\r?\nX-CALSYNC-HREF:[^\r\n]*/g, '').replace(/(\r?\nEND:V[A-Z]+)$/, `\r\nX-CALSYNC-HREF:${name}$1`);
   if (object.kind === 'event') return { ...object, root: { ...object.root, fields: { ...object.root.fields, icalExtras: kept } } };
   return { ...object, fields: { ...object.fields, icalExtras: kept } };
+}
+
+/**
+ * The first UID of an iCalendar text, found without parsing it (unfolded, unescaped as TEXT), or
+ * null: only a hint of which record to read along (the parse decides; a wrong hint costs a read).
+ */
+export function icalUidHint(text: string): string | null {
+  const m = /(?:^|\n)UID(?:;[^:\r\n]*)?:([^\r\n]*(?:\r?\n[ \t][^\r\n]*)*)/.exec(text);
+  if (m === null) return null;
+  const value = m[1]!.replace(/\r?\n[ \t]/g, '').replace(/\\([\\;,nN])/g, (_, c: string) => (c === 'n' || c === 'N' ? '\n' : c));
+  return value === '' ? null : value;
 }
 
 /** Whether an If-Match header names `etag` (or is `*`). */

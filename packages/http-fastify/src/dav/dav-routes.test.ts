@@ -4,6 +4,7 @@ import { icalShape as shape, seriesFixture } from '@calsync/ical/test-support';
 import type { FastifyInstance } from 'fastify';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../../test-support/index.js';
+import { icalUidHint } from './dav-objects.js';
 
 const PHONE = '+15550001111';
 const OTHER = '+15550002222';
@@ -101,6 +102,30 @@ describe('CalDAV', () => {
     expect((await dav('PUT', href, SERIES, { 'if-match': etag })).headers.etag).toBe(etag);
     expect((await dav('PUT', href, SERIES, { 'if-none-match': '*' })).statusCode).toBe(412);
     expect((await dav('PUT', href, SERIES, { 'if-match': '"1"' })).statusCode).toBe(412);
+  });
+
+  it('refuses a UID that is stored under another resource name (no-uid-conflict), whether or not the text names it plainly', async () => {
+    const base = `/dav/calendars/${w.userId}/home/`;
+    const lunch = (uidLine: string, summary: string) =>
+      ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:x', 'BEGIN:VEVENT', uidLine, 'DTSTAMP:20260101T000000Z', `SUMMARY:${summary}`, 'DTSTART:20260601T110000Z', 'DTEND:20260601T120000Z', 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
+    // Calendar apps name a resource `<UID>.ics`; that object's record then derives from its UID.
+    expect((await dav('PUT', `${base}lunch-1@example.org.ics`, lunch('UID:lunch-1@example.org', 'Lunch'))).statusCode).toBe(201);
+    for (const uidLine of ['UID:lunch-1@example.org', 'UID:lunch-1@exam\r\n ple.org', 'UID;X-P=1:lunch-1@example.org']) {
+      const again = await dav('PUT', `${base}second-name.ics`, lunch(uidLine, 'Lunch again'));
+      expect(again.statusCode).toBe(409);
+      expect(again.body).toContain('no-uid-conflict');
+    }
+    // Deleted under its first name, the UID may live under another.
+    expect((await dav('DELETE', `${base}lunch-1@example.org.ics`)).statusCode).toBe(204);
+    expect((await dav('PUT', `${base}second-name.ics`, lunch('UID:lunch-1@example.org', 'Lunch again'))).statusCode).toBe(201);
+    expect((await dav('GET', `${base}second-name.ics`)).body).toContain('SUMMARY:Lunch again');
+  });
+
+  it('reads the UID of a text without parsing it only as a hint: unfolded and unescaped, null when there is none', () => {
+    expect(icalUidHint('BEGIN:VEVENT\r\nUID:a@b\r\nEND:VEVENT')).toBe('a@b');
+    expect(icalUidHint('BEGIN:VEVENT\r\nUID:a\r\n @b\\,c\r\nEND:VEVENT')).toBe('a@b,c');
+    expect(icalUidHint('BEGIN:VEVENT\nUID;X-A=1:x\nEND:VEVENT')).toBe('x');
+    expect(icalUidHint('BEGIN:VEVENT\r\nX-UID:a\r\nEND:VEVENT')).toBeNull();
   });
 
   it('re-renders only the field the sync API changed; the rest of the object stays', async () => {
