@@ -47,6 +47,7 @@ function recordFromBranch(type: RecordType, r: Readonly<Record<string, unknown>>
 export function objectRowsFrom(raw: readonly Readonly<Record<string, unknown>>[]): ObjectRows {
   const rows: ObjectRows = { calendars: [], roots: [], overrides: [], reminders: [] };
   for (const r of raw) {
+    if (r.t === null) continue;
     const type = r.t as RecordType;
     const row = recordFromBranch(type, r);
     if (type === 'calendars') rows.calendars.push(row);

@@ -165,16 +165,41 @@ export function readAllChangesQuery(userId: number, after: Readonly<Record<Recor
  * an override). Two fixed texts per scope (all roots, or some), each prepared once.
  */
 export function readObjectsQuery(userId: number, scope: ObjectScope, rootUids?: readonly string[]): RawBuilder<SqlRecordRow> {
-  const only = rootUids === undefined ? sql`` : sql`and uid = any(cast(${[...rootUids]} as text[]))`;
-  const branch = (type: RecordType, from: RawBuilder<unknown>) => sql`(select cast(${type} as text) as t, ${branchColumns(type)} from ${from} order by id)`;
+  return objectsStatement(userId, scope, rootUids === undefined ? sql`` : sql`and uid = any(cast(${[...rootUids]} as text[]))`, null);
+}
+
+/**
+ * `readObjectsChangedSince` in one statement: first a row with `t` = null and the user's newest
+ * version in `n`, then what `readObjectsQuery` answers for the roots of which the root, an
+ * override or a reminder has a version above `since`. The changed rows are found through each
+ * table's (user_id, version) index; a changed reminder or override leads to its root by uid.
+ */
+export function readObjectsChangedSinceQuery(userId: number, scope: ObjectScope, since: bigint): RawBuilder<SqlRecordRow> {
+  const after = sql`cast(${since.toString()} as bigint)`;
+  const changedRoots =
+    'tasks' in scope
+      ? sql`select uid from tasks where user_id = ${userId} and version > ${after}
+          union all select task_uid from reminders where user_id = ${userId} and version > ${after} and task_uid is not null`
+      : sql`select coalesce(recurring_event_uid, uid) from events where user_id = ${userId} and version > ${after}
+          union all select coalesce(e.recurring_event_uid, e.uid) from reminders x
+            join events e on e.user_id = ${userId} and e.uid = x.event_uid
+            where x.user_id = ${userId} and x.version > ${after} and x.event_uid is not null`;
+  return objectsStatement(userId, scope, sql`and uid = any(array(${changedRoots}))`, newestVersionQuery(userId));
+}
+
+/** The statement of both object reads: roots filtered by `rootsFilter`, and, when `newest` is given, its answer first (`t` null, `n`). */
+function objectsStatement(userId: number, scope: ObjectScope, rootsFilter: RawBuilder<unknown>, newest: RawBuilder<unknown> | null): RawBuilder<SqlRecordRow> {
+  const n = newest === null ? sql`` : sql`, cast(null as text) as n`;
+  const branch = (type: RecordType, from: RawBuilder<unknown>) => sql`(select cast(${type} as text) as t, ${branchColumns(type)}${n} from ${from} order by id)`;
+  const first = newest === null ? sql`` : sql`select cast(null as text) as t, ${nullColumns()}, (${newest}) as n union all `;
   const calendars = branch('calendars', sql`calendars where user_id = ${userId} and deleted is null`);
   if ('tasks' in scope) {
-    return sql<SqlRecordRow>`with r as (select * from tasks where user_id = ${userId} ${only}),
+    return sql<SqlRecordRow>`with r as (select * from tasks where user_id = ${userId} ${rootsFilter}),
       m as (select * from reminders where user_id = ${userId} and task_uid = any(array(select uid from r)))
-      ${calendars} union all ${branch('tasks', sql`r`)} union all ${branch('reminders', sql`m`)}`;
+      ${first}${calendars} union all ${branch('tasks', sql`r`)} union all ${branch('reminders', sql`m`)}`;
   }
-  return sql<SqlRecordRow>`with r as (select * from events where user_id = ${userId} and calendar_uid = ${scope.calendarUid} and recurring_event_uid is null ${only}),
+  return sql<SqlRecordRow>`with r as (select * from events where user_id = ${userId} and calendar_uid = ${scope.calendarUid} and recurring_event_uid is null ${rootsFilter}),
     o as (select * from events where user_id = ${userId} and recurring_event_uid = any(array(select uid from r))),
     m as (select * from reminders where user_id = ${userId} and event_uid = any(array(select uid from r union all select uid from o)))
-    ${calendars} union all ${branch('events', sql`r`)} union all ${branch('events', sql`o`)} union all ${branch('reminders', sql`m`)}`;
+    ${first}${calendars} union all ${branch('events', sql`r`)} union all ${branch('events', sql`o`)} union all ${branch('reminders', sql`m`)}`;
 }

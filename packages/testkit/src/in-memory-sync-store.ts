@@ -7,6 +7,7 @@ import {
   type ConflictRecord,
   type DataChange,
   type NewConflict,
+  type ObjectChanges,
   type ObjectRows,
   type ObjectScope,
   type PushReceipt,
@@ -107,6 +108,28 @@ export class InMemorySyncStore implements SyncStore {
   /** What is committed, read through a unit of work that takes no lock and is never committed (it writes nothing). */
   async readObjects(userId: number, scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows> {
     return this.#unitOfWork(userId, this.#users.get(userId) ?? emptyUser(), () => true, []).readObjects(scope, rootUids);
+  }
+
+  /** The scope read whole, then only the objects with a row above `since` kept. */
+  async readObjectsChangedSince(userId: number, scope: ObjectScope, since: bigint): Promise<ObjectChanges> {
+    const d = this.#users.get(userId) ?? emptyUser();
+    const all = await this.#unitOfWork(userId, d, () => true, []).readObjects(scope);
+    const ownerOf = new Map<string, string>();
+    for (const r of all.roots) ownerOf.set(r.uid, r.uid);
+    for (const o of all.overrides) ownerOf.set(o.uid, String(o.fields.recurringEventUid));
+    const reminderOwner = (r: RecordRow) => ownerOf.get(String(r.fields.eventUid ?? r.fields.taskUid));
+    const changed = new Set<string>();
+    for (const r of [...all.roots, ...all.overrides]) if (r.version > since) changed.add(ownerOf.get(r.uid)!);
+    for (const r of all.reminders) if (r.version > since) changed.add(reminderOwner(r)!);
+    let newestVersion = 0n;
+    for (const type of RECORD_TYPES) for (const r of d.rows[type].values()) if (r.version > newestVersion) newestVersion = r.version;
+    return {
+      calendars: all.calendars,
+      roots: all.roots.filter((r) => changed.has(r.uid)),
+      overrides: all.overrides.filter((r) => changed.has(ownerOf.get(r.uid)!)),
+      reminders: all.reminders.filter((r) => changed.has(reminderOwner(r)!)),
+      newestVersion,
+    };
   }
 
   #unitOfWork(userId: number, d: UserData, isOpen: () => boolean, announced: DataChange[]): SyncUnitOfWork {

@@ -89,6 +89,12 @@ export interface ObjectRows {
   readonly reminders: RecordRow[];
 }
 
+/** The answer of `SyncStore.readObjectsChangedSince`: the objects that changed, and the user's newest version in the same snapshot. */
+export interface ObjectChanges extends ObjectRows {
+  /** The highest version of any of the user's rows (0n when none), as `SyncUnitOfWork.newestVersion`. */
+  readonly newestVersion: bigint;
+}
+
 /** The answer of `SyncUnitOfWork.readChangesSince`: the pull's upper bound and each type's rows. */
 export interface ChangesSince {
   /** The global sequence's last issued value when the read began (0n when none was ever issued). */
@@ -198,4 +204,12 @@ export interface SyncStore {
    * several at a time). PostgreSQL: one statement, one round trip.
    */
   readObjects(userId: number, scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows>;
+  /**
+   * `readObjects` of only the objects that changed after version `since`: the roots in `scope` of
+   * which the root, an override or a reminder (live or tombstone) has a version above `since`,
+   * each whole (all its overrides and reminders), so its ETag is right; with the user's newest
+   * version, read in the same snapshot, lock-free like `readObjects`. A sync-collection from a
+   * token reads what changed (through the version indexes), not the collection.
+   */
+  readObjectsChangedSince(userId: number, scope: ObjectScope, since: bigint): Promise<ObjectChanges>;
 }

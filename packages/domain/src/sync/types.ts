@@ -1,4 +1,4 @@
-import type { ObjectRows, ObjectScope } from '../ports/sync-store.js';
+import type { ObjectChanges, ObjectRows, ObjectScope } from '../ports/sync-store.js';
 import type { OccurrencePage, OccurrenceWindow } from '../calendar/occurrence.js';
 import type { ItemErrorCode } from '../records/item-error.js';
 import type { EntityType, RecordType, WireRecord } from '../records/types.js';
@@ -80,6 +80,8 @@ export interface SyncApi {
   occurrences(userId: number, query: OccurrenceQuery): Promise<OccurrencePage>;
   /** The rows of the user's iCalendar objects in a scope (CalDAV, feeds), tombstones included, as committed (`SyncStore.readObjects`: no user lock). */
   readObjects(userId: number, scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows>;
+  /** The objects of a scope changed after a version (`SyncStore.readObjectsChangedSince`). Optional: without it, CalDAV reads the scope and filters. */
+  readObjectsChangedSince?(userId: number, scope: ObjectScope, since: bigint): Promise<ObjectChanges>;
 }
 
 /** What `SyncApi.occurrences` is asked: the window, the viewer's zone, optionally some calendars. */

@@ -59,7 +59,7 @@ export class DavWriteError extends Error {
  */
 export class DavObjects {
   constructor(
-    private readonly sync: Pick<SyncApi, 'readObjects' | 'push'>,
+    private readonly sync: Pick<SyncApi, 'readObjects' | 'readObjectsChangedSince' | 'push'>,
     readonly userId: number,
     private readonly deviceUid: string,
   ) {}
@@ -74,6 +74,18 @@ export class DavObjects {
     const rows = await this.sync.readObjects(this.userId, scopeOf(collection));
     if (collection !== TASKS && !rows.calendars.some((c) => c.uid === collection)) return null;
     return this.toCollection(collection, rows);
+  }
+
+  /**
+   * The objects of a collection that changed after version `since`, each whole, and the user's
+   * newest version (one read of the changes, not of the collection); null when the collection does
+   * not exist, undefined when the sync engine offers no such read (then read the collection).
+   */
+  async changedSince(collection: string, since: bigint): Promise<{ within: Collection; newest: bigint } | null | undefined> {
+    if (this.sync.readObjectsChangedSince === undefined) return undefined;
+    const rows = await this.sync.readObjectsChangedSince(this.userId, scopeOf(collection), since);
+    if (collection !== TASKS && !rows.calendars.some((c) => c.uid === collection)) return null;
+    return { within: this.toCollection(collection, rows), newest: rows.newestVersion };
   }
 
   private toCollection(collection: string, rows: ObjectRows): Collection {

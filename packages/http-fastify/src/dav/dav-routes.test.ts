@@ -163,8 +163,19 @@ describe('CalDAV', () => {
     const token = /<d:sync-token>([^<]+)<\/d:sync-token>/.exec(first.body)![1]!;
     expect(first.body).toContain('lunch.ics');
     expect((await syncReport(token)).body).not.toContain('.ics');
+    // A change of an override alone (through the sync API) changes its series' object.
+    const override = (await w.sync.pull(w.userId, { limit: 100 })).events.find((e) => e.recurringEventUid !== null)!;
+    await w.sync.push(w.userId, { events: [{ uid: override.uid, op: 'upsert', baseVersion: override.version, fields: { title: 'Stand-up (later)' } }] });
+    const afterOverride = await syncReport(token);
+    expect(afterOverride.body).toContain('standup-1.ics');
+    expect(afterOverride.body).not.toContain('lunch.ics');
+    const standupEtag = /standup-1\.ics<\/d:href>.*?<d:getetag>([^<]+)<\/d:getetag>/.exec(afterOverride.body)![1]!;
+    expect((await dav('GET', `${base}standup-1.ics`)).headers.etag).toBe(standupEtag.replace(/&quot;/g, '"'));
+    const overrideToken = /<d:sync-token>([^<]+)<\/d:sync-token>/.exec(afterOverride.body)![1]!;
+    expect(overrideToken).not.toBe(token);
+    expect((await syncReport(overrideToken)).body).not.toContain('.ics');
     expect((await dav('DELETE', `${base}lunch.ics`)).statusCode).toBe(204);
-    const next = await syncReport(token);
+    const next = await syncReport(overrideToken);
     expect(next.body).toMatch(/lunch\.ics<\/d:href><d:status>HTTP\/1.1 404 Not Found/);
     expect(next.body).not.toContain('standup-1.ics');
     expect((await syncReport('urn:calsync:sync:999999')).statusCode).toBe(403);

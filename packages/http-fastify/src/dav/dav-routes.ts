@@ -22,7 +22,7 @@ import { child, children, el, NS, parseXml, qname, writeXml, type OutElement, ty
 /** Options of the CalDAV plugin. */
 export interface DavOptions {
   readonly appPasswords: Pick<AppPasswordService, 'authenticate'>;
-  readonly sync: Pick<SyncApi, 'readObjects' | 'push'>;
+  readonly sync: Pick<SyncApi, 'readObjects' | 'readObjectsChangedSince' | 'push'>;
   readonly limits?: BasicLimits;
 }
 
@@ -201,6 +201,15 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
       }
       const reportBody = method === 'REPORT' ? bodyXml(request) : undefined;
       if (reportBody?.name === c('calendar-multiget')) return multiget(reply, objects, collection, identity.userId, reportBody);
+      if (reportBody?.name === d('sync-collection')) {
+        // From a token: read what changed since it, not the collection.
+        const since = sinceOf(reportBody);
+        if (since !== null && since !== 'invalid') {
+          const changed = await objects.changedSince(collection, since);
+          if (changed === null) return reply.code(404).send();
+          if (changed !== undefined) return syncCollection(reply, objects, changed.within, collection, identity.userId, since, changed.newest, reportBody);
+        }
+      }
       const coll = await objects.collection(collection);
       if (coll === null) return reply.code(404).send();
       const calendar = collection === TASKS ? null : (coll.rows.calendars.find((x) => x.uid === collection) ?? null);
@@ -296,24 +305,47 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
       return xml(reply, 207, multistatus(await Promise.all(chosen.map(respond))));
     }
     if (body.name === d('sync-collection')) {
-      const tokenText = child(body, d('sync-token'))?.text.trim() ?? '';
-      const since = tokenText === '' ? null : versionOfSyncToken(tokenText);
-      if (tokenText !== '' && (since === null || since > version)) {
-        return xml(reply, 403, el(d('error'), [el(d('valid-sync-token'))]));
-      }
-      const responses: OutElement[] = [];
-      for (const o of coll.objects) {
-        if (since !== null && o.version <= since) continue;
-        if (o.root.deleted !== null) {
-          if (since !== null) responses.push(statusResponse(p.resource(collection, hrefNameOf(o.root)), 'HTTP/1.1 404 Not Found'));
-          continue;
-        }
-        responses.push(await respond(o));
-      }
-      return xml(reply, 207, multistatus(responses, syncToken(version)));
+      const since = sinceOf(body);
+      if (since === 'invalid') return xml(reply, 403, el(d('error'), [el(d('valid-sync-token'))]));
+      return syncCollection(reply, objects, coll, collection, userId, since, version, body);
     }
     return xml(reply, 403, el(d('error'), [el(d('supported-report'))]));
   }
+
+  /**
+   * sync-collection (RFC 6578): the objects of `coll` changed after `since` (all of them for an
+   * initial sync), a 404 response for each deleted one since, and the token of `upTo`. `coll` may
+   * hold the whole collection or only what changed since `since`; a token past `upTo` is refused.
+   */
+  async function syncCollection(reply: FastifyReply, objects: DavObjects, coll: Collection, collection: string, userId: number, since: bigint | null, upTo: bigint, body: XmlNode): Promise<FastifyReply> {
+    if (since !== null && since > upTo) return xml(reply, 403, el(d('error'), [el(d('valid-sync-token'))]));
+    const p = paths(userId);
+    const component = collection === TASKS ? 'VTODO' : 'VEVENT';
+    const request_: PropRequest = propRequestOf(body);
+    const wantsData = request_.kind !== 'prop' || request_.names.includes(c('calendar-data'));
+    const responses: OutElement[] = [];
+    let token = since ?? 0n;
+    for (const o of coll.objects) {
+      if (since !== null && o.version <= since) continue;
+      if (o.version > token) token = o.version;
+      if (o.root.deleted !== null) {
+        if (since !== null) responses.push(statusResponse(p.resource(collection, hrefNameOf(o.root)), 'HTTP/1.1 404 Not Found'));
+        continue;
+      }
+      const data = wantsData ? await objects.render(o, coll, collection) : null;
+      responses.push(propResponse(p.resource(collection, hrefNameOf(o.root)), objectProps(userId, etagOf(o), component, data), request_.kind === 'allprop' ? { kind: 'prop', names: [d('getetag'), c('calendar-data')] } : request_));
+    }
+    // From the whole collection the token is its version (the same as the newest object's, or higher when nothing is left).
+    if (since === null) token = upTo;
+    return xml(reply, 207, multistatus(responses, syncToken(token)));
+  }
+}
+
+/** The version a sync-collection's token names: null for none (an initial sync), 'invalid' when it is not one of ours. */
+function sinceOf(body: XmlNode): bigint | null | 'invalid' {
+  const tokenText = child(body, d('sync-token'))?.text.trim() ?? '';
+  if (tokenText === '') return null;
+  return versionOfSyncToken(tokenText) ?? 'invalid';
 }
 
 /** The live objects of a collection. */

@@ -47,6 +47,30 @@ export function objectCases(harness: () => StoreHarness): void {
       expect(await store.readObjects(user, { calendarUid: 'o-home' }, ['single'])).toEqual(one);
       expect(await store.readObjects(user, { tasks: true })).toEqual(tasks);
       expect((await store.readObjects(user, { calendarUid: 'o-home' }, ['nothing'])).roots).toEqual([]);
+
+      // Changed since a version: whole objects of which any row is newer, with the user's newest version.
+      const before = await store.inUserTransaction(user, (uow) => uow.newestVersion());
+      const unchanged = await store.readObjectsChangedSince(user, { calendarUid: 'o-home' }, before);
+      expect([unchanged.roots, unchanged.overrides, unchanged.reminders, unchanged.newestVersion]).toEqual([[], [], [], before]);
+      expect(unchanged.calendars.map((c) => c.uid)).toEqual(['o-home', 'o-work']);
+      const later = await insertRows(store, user, [
+        { type: 'reminders', uid: 'r-y', fields: sampleFields('reminders', { eventUid: 'series-y' }) },
+        event('fresh', 'o-home', { rrule: null, exdate: null }),
+        event('far', 'o-work', { rrule: null, exdate: null }),
+        { type: 'reminders', uid: 'r-t2', fields: sampleFields('reminders', { taskUid: 't-1' }) },
+      ]);
+      await insertRows(store, other, [event('other-new', 'o-home', { rrule: null, exdate: null })]);
+      const newest = later.map((r) => r.version).reduce((a, b) => (a > b ? a : b));
+      const changed = await store.readObjectsChangedSince(user, { calendarUid: 'o-home' }, before);
+      expect(changed.roots.map((r) => r.uid)).toEqual(['series', 'fresh']);
+      expect(changed.overrides.map((r) => r.uid)).toEqual(['series-x', 'series-y']);
+      expect(changed.reminders.map((r) => r.uid)).toEqual(['r-series', 'r-x', 'r-y']);
+      expect(changed.newestVersion).toBe(newest);
+      const lastOnly = await store.readObjectsChangedSince(user, { calendarUid: 'o-home' }, later[0]!.version);
+      expect(lastOnly.roots.map((r) => r.uid)).toEqual(['fresh']);
+      const changedTasks = await store.readObjectsChangedSince(user, { tasks: true }, before);
+      expect([changedTasks.roots.map((r) => r.uid), changedTasks.reminders.map((r) => r.uid)]).toEqual([['t-1'], ['r-t', 'r-t2']]);
+      expect((await store.readObjectsChangedSince(user, { tasks: true }, newest)).roots).toEqual([]);
     });
 
     it("the store's read outside a unit of work sees what is committed, and nothing of a unit that failed", async () => {
