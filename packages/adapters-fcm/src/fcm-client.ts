@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { JWT, type JWTOptions } from 'google-auth-library';
-import type { UserAlert } from '@calsync/domain';
+import { backoffMs, type UserAlert } from '@calsync/domain';
 import type { ServiceAccount } from './service-account.js';
 
 // google-auth-library is CommonJS and checks nothing but the shape of its transporter; take gaxios's
@@ -211,8 +211,7 @@ export class FcmClient {
   }
 
   #backoff(attempt: number): number {
-    const ceiling = this.#opts.baseDelayMs * 2 ** attempt;
-    return ceiling / 2 + Math.random() * (ceiling / 2);
+    return backoffMs(attempt, { baseMs: this.#opts.baseDelayMs, maxMs: this.#opts.maxDelayMs, jitter: 'equal' });
   }
 }
 

@@ -6,6 +6,7 @@ import { join, resolve as resolvePath } from 'node:path';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import { Kysely, sql } from 'kysely';
 import pg from 'pg';
+import { backoffMs } from '@calsync/domain';
 import { notifyQuery } from './notify/change-payload.js';
 import { PGliteChangeFeed } from './notify/pglite-change-feed.js';
 import { PostgresChangeFeed, type ClosableChangeFeed, type PostgresChangeFeedOptions } from './notify/postgres-change-feed.js';
@@ -238,7 +239,7 @@ export interface WaitForDatabaseOptions {
  */
 export async function waitForDatabase(database: Database, opts: WaitForDatabaseOptions): Promise<number> {
   const deadline = Date.now() + opts.timeoutMs;
-  let delay = opts.initialDelayMs ?? 100;
+  const policy = { baseMs: opts.initialDelayMs ?? 100, maxMs: opts.maxDelayMs ?? 2000, jitter: 'none' } as const;
   for (let attempt = 1; ; attempt++) {
     try {
       await sql`select 1`.execute(database.db);
@@ -246,10 +247,9 @@ export async function waitForDatabase(database: Database, opts: WaitForDatabaseO
     } catch (error) {
       const left = deadline - Date.now();
       if (left <= 0) throw error;
-      const retryInMs = Math.min(delay, left);
+      const retryInMs = Math.min(backoffMs(attempt - 1, policy), left);
       opts.onRetry?.({ attempt, error, retryInMs });
       await new Promise((resolve) => setTimeout(resolve, retryInMs));
-      delay = Math.min(delay * 2, opts.maxDelayMs ?? 2000);
     }
   }
 }

@@ -1,4 +1,4 @@
-import type { ChangeFeed, ChangeFeedListener, SessionEnd, UserAlert } from '@calsync/domain';
+import { backoffMs, type ChangeFeed, type ChangeFeedListener, type SessionEnd, type UserAlert } from '@calsync/domain';
 import { CHANNEL_SQL, encodeAlert, encodeSessionEnd } from './change-payload.js';
 import { ListenerSet } from './listener-set.js';
 
@@ -86,8 +86,8 @@ export class PostgresChangeFeed implements ClosableChangeFeed {
       } catch (error) {
         void client.end().catch(() => {});
         this.#opts.onState?.('lost', error);
-        const ceiling = Math.min(this.#opts.maxBackoffMs, this.#opts.minBackoffMs * 2 ** Math.min(attempt, 20));
-        await new Promise((resolve) => setTimeout(resolve, ceiling / 2 + Math.random() * (ceiling / 2)).unref());
+        const wait = backoffMs(attempt, { baseMs: this.#opts.minBackoffMs, maxMs: this.#opts.maxBackoffMs, jitter: 'equal' });
+        await new Promise((resolve) => setTimeout(resolve, wait).unref());
       }
     }
   }

@@ -1,3 +1,5 @@
+import { backoffMs } from '@calsync/domain/rules';
+
 /** Longest wait between retries of a failing sync. */
 export const MAX_BACKOFF_MS = 60_000;
 /** First wait after a failure. */
@@ -8,6 +10,5 @@ export const BASE_BACKOFF_MS = 1_000;
  * the n-th failure in a row, so many devices that lost the server at once do not return at once.
  */
 export function backoffDelay(failures: number, random: () => number): number {
-  const ceiling = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** Math.max(0, Math.min(failures - 1, 16)));
-  return Math.floor(random() * ceiling);
+  return backoffMs(failures - 1, { baseMs: BASE_BACKOFF_MS, maxMs: MAX_BACKOFF_MS, jitter: 'full' }, random);
 }

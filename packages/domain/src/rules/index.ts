@@ -8,3 +8,4 @@ export * from '../errors.js';
 export * from './references.js';
 export * from './page-limits.js';
 export * from './input-rules.js';
+export * from './backoff.js';
