@@ -107,7 +107,7 @@ export const CONFIG_TABLE = {
   reminders: {
     grace: { name: 'REMINDER_GRACE', type: 'duration', default: '1h', description: 'Reminders that fell due while no node ran are sent at start when younger than this; older ones are skipped and counted (calsync_reminders_skipped_total).' },
     pollMs: { name: 'REMINDER_POLL_MS', type: 'integer', default: '1000', min: 50, max: 60000, description: 'How often the scheduling node looks for due reminders (a reminder is at most about this late).' },
-    leaseMs: { name: 'REMINDER_LEASE_MS', type: 'integer', default: '5000', min: 500, max: 600000, description: 'How long the scheduling node\'s lease lasts unrenewed: another node takes over this long after it died.' },
+    leaseMs: { name: 'REMINDER_LEASE_MS', type: 'integer', default: '3000', min: 500, max: 600000, description: 'How long the scheduling node\'s lease lasts unrenewed: another node takes over this long after it died (with the poll interval, the most a reminder is late across a fail-over).' },
   },
   notifyCoalesceMs: { name: 'NOTIFY_COALESCE_MS', type: 'integer', default: '1000', min: 0, max: 600000, description: 'Changes of a user within this many ms become one FCM message per device.' },
   fcm: {
