@@ -4,7 +4,7 @@ import { parseRetryAfter } from '../http/api-error.js';
 import type { TokenSource } from '../http/transport.js';
 import type { TriggerSource } from '../triggers.js';
 import type { ConflictEventWire as WireConflictEvent, ReminderEventWire as WireReminderEvent } from '@calsync/wire';
-import { EventStreamParser } from './event-stream-parser.js';
+import { createParser } from 'eventsource-parser';
 
 /** Where the stream is: `live` once `ready` arrived, `down` while it reconnects or waits, `off` for good. */
 export type StreamState = 'live' | 'down' | 'off';
@@ -142,7 +142,8 @@ async function connectOnce(
       return outcome;
     }
     let closed: string | null = null;
-    const parser = new EventStreamParser((e) => {
+    const parser = createParser({ onEvent: (message) => {
+      const e = { event: message.event ?? 'message', data: message.data, id: message.id ?? null };
       let data: Record<string, unknown> = {};
       try {
         const parsed: unknown = JSON.parse(e.data);
@@ -169,7 +170,7 @@ async function connectOnce(
       } else if (e.event === 'closed' && typeof data.reason === 'string') {
         closed = data.reason;
       }
-    });
+    } });
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
     for (;;) {
       const { value, done } = await reader.read();

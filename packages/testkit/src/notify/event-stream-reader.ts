@@ -1,3 +1,4 @@
+import { createParser } from 'eventsource-parser';
 /** One item read from a text/event-stream: a dispatched event, or a comment line. */
 export type StreamItem =
   | { readonly kind: 'event'; readonly event: string; readonly data: string; readonly id: string | null }
@@ -19,9 +20,9 @@ export interface OpenedStream {
 }
 
 /**
- * A plain test reader of server-sent events over fetch (headers such as Authorization are allowed,
- * unlike EventSource): it parses the wire format line by line, without interpreting it, so tests
- * see exactly what the server wrote, comments included.
+ * A test reader of server-sent events over fetch (headers such as Authorization are allowed,
+ * unlike EventSource), with the parser the SDK uses: tests see the events a device sees, and the
+ * comments (heartbeats) as well.
  */
 export async function openEventStream(url: string, headers: Record<string, string> = {}): Promise<OpenedStream> {
   const abort = new AbortController();
@@ -36,32 +37,23 @@ export async function openEventStream(url: string, headers: Record<string, strin
   const wake = () => waiters.splice(0).forEach((w) => w());
   void (async () => {
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = '';
-    let event = { event: '', data: [] as string[], id: null as string | null };
+    // The SDK's parser (eventsource-parser), so tests read the server as a device does; comments
+    // are kept as items too, so tests see the heartbeats.
+    const parser = createParser({
+      onEvent: (e) => {
+        items.push({ kind: 'event', event: e.event ?? 'message', data: e.data, id: e.id ?? null });
+        wake();
+      },
+      onComment: (text) => {
+        items.push({ kind: 'comment', text: text.trim() });
+        wake();
+      },
+    });
     try {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        buffer += value;
-        let nl: number;
-        while ((nl = buffer.indexOf('\n')) >= 0) {
-          const line = buffer.slice(0, nl).replace(/\r$/, '');
-          buffer = buffer.slice(nl + 1);
-          if (line === '') {
-            if (event.data.length > 0 || event.event !== '') items.push({ kind: 'event', event: event.event || 'message', data: event.data.join('\n'), id: event.id });
-            event = { event: '', data: [], id: null };
-          } else if (line.startsWith(':')) {
-            items.push({ kind: 'comment', text: line.slice(1).trim() });
-          } else {
-            const colon = line.indexOf(':');
-            const field = colon < 0 ? line : line.slice(0, colon);
-            const val = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-            if (field === 'event') event.event = val;
-            else if (field === 'data') event.data.push(val);
-            else if (field === 'id') event.id = val;
-          }
-          wake();
-        }
+        parser.feed(value);
       }
     } catch {
       // aborted by close()
