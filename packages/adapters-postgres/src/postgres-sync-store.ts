@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { ObjectChanges, ObjectRows, ObjectScope, SyncStore, SyncUnitOfWork } from '@calsync/domain';
+import type { CollectionVersions, ObjectChanges, ObjectRows, ObjectScope, SyncStore, SyncUnitOfWork } from '@calsync/domain';
 import { rawPart, withBatchConnection } from './batch-connection.js';
 import { objectRowsFrom, PostgresUnitOfWork, UNIT_PLANNER_SETTINGS } from './postgres-unit-of-work.js';
-import { readObjectsChangedSinceQuery, readObjectsQuery } from './record-queries.js';
+import { collectionVersionsQuery, readObjectsChangedSinceQuery, readObjectsQuery } from './record-queries.js';
 import type { DB } from './schema.js';
 
 /**
@@ -49,6 +49,21 @@ export class PostgresSyncStore implements SyncStore {
       const { rows } = await conn.runBatch<Record<string, unknown>>([READ_SETTINGS, readObjectsChangedSinceQuery(userId, scope, since).compile(this.db)]);
       const newest = rows.find((r) => r.t === null)?.n;
       return { ...objectRowsFrom(rows), newestVersion: BigInt(typeof newest === 'string' ? newest : '0') };
+    });
+  }
+
+  /** Like `readObjects`: one round trip, no lock. */
+  readCollectionVersions(userId: number): Promise<CollectionVersions> {
+    if (!Number.isSafeInteger(userId)) throw new Error('userId must be an integer');
+    return withBatchConnection(this.db, async (conn) => {
+      const { rows } = await conn.runBatch<{ c: string | null; v: string }>([READ_SETTINGS, collectionVersionsQuery(userId).compile(this.db)]);
+      const calendars = new Map<string, bigint>();
+      let tasks = 0n;
+      for (const r of rows) {
+        if (r.c === null) tasks = BigInt(r.v);
+        else calendars.set(r.c, BigInt(r.v));
+      }
+      return { calendars, tasks };
     });
   }
 }

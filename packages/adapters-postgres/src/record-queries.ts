@@ -203,3 +203,32 @@ function objectsStatement(userId: number, scope: ObjectScope, rootsFilter: RawBu
     m as (select * from reminders where user_id = ${userId} and event_uid = any(array(select uid from r union all select uid from o)))
     ${first}${calendars} union all ${branch('events', sql`r`)} union all ${branch('events', sql`o`)} union all ${branch('reminders', sql`m`)}`;
 }
+
+/**
+ * `readCollectionVersions` in one statement: rows (`c`, `v`) of each live calendar's uid with its highest
+ * version over its roots, their overrides and the reminders of both, and `c` null for the tasks
+ * and their reminders. Each override and reminder finds its root by a (user_id, uid) probe; only
+ * uids and versions are read.
+ */
+export function collectionVersionsQuery(userId: number): RawBuilder<{ c: string | null; v: string }> {
+  return sql<{ c: string | null; v: string }>`select c, cast(max(v) as text) as v from (
+      select r.calendar_uid as c, r.version as v from events r where r.user_id = ${userId} and r.recurring_event_uid is null
+      union all
+      select r.calendar_uid, o.version from events o
+        join events r on r.user_id = ${userId} and r.uid = o.recurring_event_uid and r.recurring_event_uid is null
+        where o.user_id = ${userId} and o.recurring_event_uid is not null
+      union all
+      select r.calendar_uid, m.version from reminders m
+        join events e on e.user_id = ${userId} and e.uid = m.event_uid
+        join events r on r.user_id = ${userId} and r.uid = coalesce(e.recurring_event_uid, e.uid) and r.recurring_event_uid is null
+        where m.user_id = ${userId} and m.event_uid is not null
+      union all
+      select cast(null as text), t.version from tasks t where t.user_id = ${userId}
+      union all
+      select cast(null as text), m.version from reminders m
+        join tasks t on t.user_id = ${userId} and t.uid = m.task_uid
+        where m.user_id = ${userId} and m.task_uid is not null
+    ) as x
+    where c is null or exists (select 1 from calendars k where k.user_id = ${userId} and k.uid = x.c and k.deleted is null)
+    group by c`;
+}

@@ -6,6 +6,7 @@ import {
   perRecordType,
   type ConflictRecord,
   type DataChange,
+  type CollectionVersions,
   type NewConflict,
   type ObjectChanges,
   type ObjectRows,
@@ -130,6 +131,18 @@ export class InMemorySyncStore implements SyncStore {
       reminders: all.reminders.filter((r) => changed.has(reminderOwner(r)!)),
       newestVersion,
     };
+  }
+
+  /** Each live calendar's objects (and the tasks) read whole, and their highest version. */
+  async readCollectionVersions(userId: number): Promise<CollectionVersions> {
+    const highest = (rows: ObjectRows): bigint => [...rows.roots, ...rows.overrides, ...rows.reminders].reduce((v, r) => (r.version > v ? r.version : v), 0n);
+    const tasks = await this.readObjects(userId, { tasks: true });
+    const calendars = new Map<string, bigint>();
+    for (const c of tasks.calendars) {
+      const v = highest(await this.readObjects(userId, { calendarUid: c.uid }));
+      if (v > 0n) calendars.set(c.uid, v);
+    }
+    return { calendars, tasks: highest(tasks) };
   }
 
   #unitOfWork(userId: number, d: UserData, isOpen: () => boolean, announced: DataChange[]): SyncUnitOfWork {

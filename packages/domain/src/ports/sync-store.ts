@@ -95,6 +95,14 @@ export interface ObjectChanges extends ObjectRows {
   readonly newestVersion: bigint;
 }
 
+/** The answer of `SyncStore.readCollectionVersions`. */
+export interface CollectionVersions {
+  /** Per live calendar with any object, the highest version of its roots, their overrides and the reminders of both, tombstones included (absent: 0n). */
+  readonly calendars: ReadonlyMap<string, bigint>;
+  /** The same over the user's tasks and their reminders. */
+  readonly tasks: bigint;
+}
+
 /** The answer of `SyncUnitOfWork.readChangesSince`: the pull's upper bound and each type's rows. */
 export interface ChangesSince {
   /** The global sequence's last issued value when the read began (0n when none was ever issued). */
@@ -212,4 +220,11 @@ export interface SyncStore {
    * token reads what changed (through the version indexes), not the collection.
    */
   readObjectsChangedSince(userId: number, scope: ObjectScope, since: bigint): Promise<ObjectChanges>;
+  /**
+   * The version of every collection of the user at once, each what the highest version among the
+   * rows `readObjects` of its scope answers would be (a CalDAV CTag and sync token), without
+   * reading those rows out; lock-free like `readObjects`. A calendar app's PROPFIND of the
+   * calendar home asks it of every calendar at every sync.
+   */
+  readCollectionVersions(userId: number): Promise<CollectionVersions>;
 }

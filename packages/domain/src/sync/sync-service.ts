@@ -5,7 +5,7 @@ import { checkOccurrenceWindow } from '../calendar/occurrence-window.js';
 import { DomainError } from '../errors.js';
 import type { ChangeNotifier, DataChange } from '../ports/change-feed.js';
 import type { Clock } from '../ports/clock.js';
-import type { ObjectChanges, ObjectRows, ObjectScope, SyncStore, SyncUnitOfWork } from '../ports/sync-store.js';
+import type { CollectionVersions, ObjectChanges, ObjectRows, ObjectScope, SyncStore, SyncUnitOfWork } from '../ports/sync-store.js';
 import { itemError } from '../records/item-error.js';
 import { toWireRecord } from '../records/snapshot.js';
 import { ENTITY_TYPE, RECORD_TYPES, type RecordType, type WireRecord } from '../records/types.js';
@@ -216,6 +216,10 @@ export class SyncService implements SyncApi {
 
   readObjectsChangedSince(userId: number, scope: ObjectScope, since: bigint): Promise<ObjectChanges> {
     return this.#store.readObjectsChangedSince(userId, scope, since);
+  }
+
+  readCollectionVersions(userId: number): Promise<CollectionVersions> {
+    return this.#store.readCollectionVersions(userId);
   }
 
   async listConflicts(userId: number, query: { readonly afterId?: number; readonly limit?: number }): Promise<ConflictPage> {

@@ -1,4 +1,4 @@
-import type { ObjectChanges, ObjectRows, ObjectScope } from '../ports/sync-store.js';
+import type { CollectionVersions, ObjectChanges, ObjectRows, ObjectScope } from '../ports/sync-store.js';
 import type { OccurrencePage, OccurrenceWindow } from '../calendar/occurrence.js';
 import type { ItemErrorCode } from '../records/item-error.js';
 import type { EntityType, RecordType, WireRecord } from '../records/types.js';
@@ -82,6 +82,8 @@ export interface SyncApi {
   readObjects(userId: number, scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows>;
   /** The objects of a scope changed after a version (`SyncStore.readObjectsChangedSince`). Optional: without it, CalDAV reads the scope and filters. */
   readObjectsChangedSince?(userId: number, scope: ObjectScope, since: bigint): Promise<ObjectChanges>;
+  /** Every collection's version at once (`SyncStore.readCollectionVersions`). Optional: without it, CalDAV reads each collection. */
+  readCollectionVersions?(userId: number): Promise<CollectionVersions>;
 }
 
 /** What `SyncApi.occurrences` is asked: the window, the viewer's zone, optionally some calendars. */

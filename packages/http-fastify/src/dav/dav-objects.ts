@@ -1,4 +1,4 @@
-import { RECORD_TYPES, type ObjectRows, type ObjectScope, type PushChangeset, type PushItem, type RecordRow, type RecordType, type SyncApi } from '@calsync/domain';
+import { RECORD_TYPES, type CollectionVersions, type ObjectRows, type ObjectScope, type PushChangeset, type PushItem, type RecordRow, type RecordType, type SyncApi } from '@calsync/domain';
 import { parseCalendar, planEventObject, planTaskObject, recordUidFor, renderCalendar, type ObjectWrite, type ParsedObject } from '@calsync/ical';
 import { calendarZoneOf, eventObjectOf, groupObjects, taskObjectOf, type IcalObject } from '../ical/objects.js';
 
@@ -59,7 +59,7 @@ export class DavWriteError extends Error {
  */
 export class DavObjects {
   constructor(
-    private readonly sync: Pick<SyncApi, 'readObjects' | 'readObjectsChangedSince' | 'push'>,
+    private readonly sync: Pick<SyncApi, 'readObjects' | 'readObjectsChangedSince' | 'readCollectionVersions' | 'push'>,
     readonly userId: number,
     private readonly deviceUid: string,
   ) {}
@@ -67,6 +67,25 @@ export class DavObjects {
   /** The user's live calendars. */
   async calendars(): Promise<RecordRow[]> {
     return (await this.sync.readObjects(this.userId, { calendarUid: '' }, [])).calendars;
+  }
+
+  /**
+   * The user's live calendars and the version (CTag, sync token) of each collection, the tasks
+   * included: one read of versions, not of every collection's objects (the fallback when the sync
+   * engine offers no such read).
+   */
+  async collectionVersions(): Promise<{ calendars: RecordRow[]; version: (collection: string) => bigint }> {
+    if (this.sync.readCollectionVersions === undefined) {
+      const calendars = await this.calendars();
+      const versions = new Map<string, bigint>();
+      for (const collection of [...calendars.map((c) => c.uid), TASKS]) {
+        const read = await this.collection(collection);
+        if (read !== null) versions.set(collection, collectionVersion(read.rows));
+      }
+      return { calendars, version: (collection) => versions.get(collection) ?? 0n };
+    }
+    const [calendars, versions]: [RecordRow[], CollectionVersions] = await Promise.all([this.calendars(), this.sync.readCollectionVersions(this.userId)]);
+    return { calendars, version: (collection) => (collection === TASKS ? versions.tasks : (versions.calendars.get(collection) ?? 0n)) };
   }
 
   /** A collection and all its objects, or null when no such collection exists. */

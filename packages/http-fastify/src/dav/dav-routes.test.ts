@@ -128,6 +128,38 @@ describe('CalDAV', () => {
     expect(icalUidHint('BEGIN:VEVENT\r\nX-UID:a\r\nEND:VEVENT')).toBeNull();
   });
 
+  it('answers the same CTag and sync token from the calendar home, the collection alone and a sync-collection, and moves them with every change of an object', async () => {
+    const home = `/dav/calendars/${w.userId}/`;
+    const base = `${home}home/`;
+    const ctags = async () => {
+      const listed = (await dav('PROPFIND', home, propfind('<cs:getctag/><d:sync-token/>'), { depth: '1' })).body;
+      const fromHome = new RegExp(`home/</d:href><d:propstat><d:prop><cs:getctag>(\\d+)</cs:getctag><d:sync-token>([^<]+)</d:sync-token>`).exec(listed)!;
+      const tasks = new RegExp(`tasks/</d:href><d:propstat><d:prop><cs:getctag>(\\d+)</cs:getctag>`).exec(listed)![1];
+      const alone = (await dav('PROPFIND', base, propfind('<cs:getctag/><d:sync-token/>'), { depth: '0' })).body;
+      const fromAlone = /<cs:getctag>(\d+)<\/cs:getctag><d:sync-token>([^<]+)<\/d:sync-token>/.exec(alone)!;
+      const report = (await dav('REPORT', base, '<d:sync-collection xmlns:d="DAV:"><d:sync-token/><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>')).body;
+      const token = /<d:sync-token>([^<]+)<\/d:sync-token><\/d:multistatus>/.exec(report)![1];
+      expect([fromAlone[1], fromAlone[2], token]).toEqual([fromHome[1], fromHome[2], fromHome[2]]);
+      expect(fromHome[2]).toBe(`urn:calsync:sync:${fromHome[1]}`);
+      return { home: BigInt(fromHome[1]!), tasks: BigInt(tasks!) };
+    };
+    const empty = await ctags();
+    expect(empty).toEqual({ home: 0n, tasks: 0n });
+    await dav('PUT', `${base}standup-1.ics`, SERIES);
+    const afterPut = await ctags();
+    expect(afterPut.home).toBeGreaterThan(0n);
+    const override = (await w.sync.pull(w.userId, { limit: 100 })).events.find((e) => e.recurringEventUid !== null)!;
+    await w.sync.push(w.userId, { events: [{ uid: override.uid, op: 'upsert', baseVersion: override.version, fields: { title: 'Later' } }] });
+    const afterOverride = await ctags();
+    expect(afterOverride.home).toBeGreaterThan(afterPut.home);
+    const todo = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:x', 'BEGIN:VTODO', 'UID:t1', 'SUMMARY:Milk', 'END:VTODO', 'END:VCALENDAR', ''].join('\r\n');
+    expect((await dav('PUT', `${home}tasks/t1.ics`, todo)).statusCode).toBe(201);
+    const afterTask = await ctags();
+    expect(afterTask).toEqual({ home: afterOverride.home, tasks: afterTask.tasks });
+    expect(afterTask.tasks).toBeGreaterThan(afterOverride.home);
+    expect((await dav('PROPFIND', `${home}nowhere/`, propfind('<cs:getctag/>'), { depth: '0' })).statusCode).toBe(404);
+  });
+
   it('re-renders only the field the sync API changed; the rest of the object stays', async () => {
     const href = `/dav/calendars/${w.userId}/home/standup-1.ics`;
     await dav('PUT', href, SERIES);

@@ -22,7 +22,7 @@ import { child, children, el, NS, parseXml, qname, writeXml, type OutElement, ty
 /** Options of the CalDAV plugin. */
 export interface DavOptions {
   readonly appPasswords: Pick<AppPasswordService, 'authenticate'>;
-  readonly sync: Pick<SyncApi, 'readObjects' | 'readObjectsChangedSince' | 'push'>;
+  readonly sync: Pick<SyncApi, 'readObjects' | 'readObjectsChangedSince' | 'readCollectionVersions' | 'push'>;
   readonly limits?: BasicLimits;
 }
 
@@ -170,12 +170,9 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
       const request_ = propRequestOf(bodyXml(request));
       const responses = [propResponse(p.home, homeProps(identity.userId), request_)];
       if (request.headers.depth !== '0') {
-        for (const calendar of await objects.calendars()) {
-          const collection = await objects.collection(calendar.uid);
-          if (collection !== null) responses.push(propResponse(p.collection(calendar.uid), collectionProps(identity.userId, calendar, collectionVersion(collection.rows)), request_));
-        }
-        const tasks = await objects.collection(TASKS);
-        if (tasks !== null) responses.push(propResponse(p.collection(TASKS), collectionProps(identity.userId, null, collectionVersion(tasks.rows)), request_));
+        const { calendars, version } = await objects.collectionVersions();
+        for (const calendar of calendars) responses.push(propResponse(p.collection(calendar.uid), collectionProps(identity.userId, calendar, version(calendar.uid)), request_));
+        responses.push(propResponse(p.collection(TASKS), collectionProps(identity.userId, null, version(TASKS)), request_));
       }
       return xml(reply, 207, multistatus(responses));
     }
@@ -210,6 +207,14 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
           if (changed !== undefined) return syncCollection(reply, objects, changed.within, collection, identity.userId, since, changed.newest, reportBody);
         }
       }
+      const listing = request.headers.depth === '1' || request.headers.depth === 'infinity';
+      if (method === 'PROPFIND' && !listing) {
+        // The collection alone (a calendar app's CTag poll): its version, not its objects.
+        const { calendars, version } = await objects.collectionVersions();
+        const calendar = collection === TASKS ? null : (calendars.find((x) => x.uid === collection) ?? null);
+        if (collection !== TASKS && calendar === null) return reply.code(404).send();
+        return xml(reply, 207, multistatus([propResponse(p.collection(collection), collectionProps(identity.userId, calendar, version(collection)), propRequestOf(bodyXml(request)))]));
+      }
       const coll = await objects.collection(collection);
       if (coll === null) return reply.code(404).send();
       const calendar = collection === TASKS ? null : (coll.rows.calendars.find((x) => x.uid === collection) ?? null);
@@ -217,7 +222,7 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
       if (method === 'PROPFIND') {
         const request_ = propRequestOf(bodyXml(request));
         const responses = [propResponse(p.collection(collection), collectionProps(identity.userId, calendar, version), request_)];
-        if (request.headers.depth === '1' || request.headers.depth === 'infinity') {
+        if (listing) {
           for (const o of live(coll)) responses.push(propResponse(p.resource(collection, hrefNameOf(o.root)), objectProps(identity.userId, etagOf(o), component, null), request_));
         }
         return xml(reply, 207, multistatus(responses));

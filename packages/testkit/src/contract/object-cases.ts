@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { insertRows, insertsOf, newRow, nextVersions, sampleFields, type StoreHarness } from './fixtures.js';
+import { insertRows, insertsOf, newRow, nextVersions, noUids, sampleFields, type StoreHarness } from './fixtures.js';
 
 /** `readObjects`: the rows of iCalendar objects, tombstones included. */
 export function objectCases(harness: () => StoreHarness): void {
@@ -71,6 +71,50 @@ export function objectCases(harness: () => StoreHarness): void {
       const changedTasks = await store.readObjectsChangedSince(user, { tasks: true }, before);
       expect([changedTasks.roots.map((r) => r.uid), changedTasks.reminders.map((r) => r.uid)]).toEqual([['t-1'], ['r-t', 'r-t2']]);
       expect((await store.readObjectsChangedSince(user, { tasks: true }, newest)).roots).toEqual([]);
+    });
+
+    it('reads every collection\'s version at once: the highest version readObjects would answer for its scope, of live calendars only', async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      const other = await createUser();
+      const event = (uid: string, calendarUid: string, extra: Record<string, string | null> = {}) => ({
+        type: 'events' as const,
+        uid,
+        fields: { ...sampleFields('events', { calendarUid }), rrule: null, exdate: null, ...extra },
+      });
+      expect(await store.readCollectionVersions(user)).toEqual({ calendars: new Map(), tasks: 0n });
+      await insertRows(store, user, [
+        { type: 'calendars', uid: 'v-home', fields: sampleFields('calendars') },
+        { type: 'calendars', uid: 'v-work', fields: sampleFields('calendars') },
+        { type: 'calendars', uid: 'v-empty', fields: sampleFields('calendars') },
+        { type: 'calendars', uid: 'v-gone', fields: sampleFields('calendars') },
+        event('h-1', 'v-home'),
+        event('w-1', 'v-work'),
+        event('g-1', 'v-gone'),
+        { type: 'tasks', uid: 'vt-1', fields: sampleFields('tasks') },
+      ]);
+      // Later rows: an override of h-1 (its calendar_uid names another calendar: the root's counts), a reminder of that override, a task's reminder.
+      await insertRows(store, user, [event('h-1-x', 'v-work', { recurringEventUid: 'h-1', originalStartTime: '2024-03-11T08:30:00.123Z' })]);
+      await insertRows(store, user, [{ type: 'reminders', uid: 'vr-x', fields: sampleFields('reminders', { eventUid: 'h-1-x' }) }]);
+      await insertRows(store, other, [{ type: 'calendars', uid: 'v-home', fields: sampleFields('calendars') }, event('o-1', 'v-home')]);
+      await insertRows(store, user, [{ type: 'reminders', uid: 'vr-t', fields: sampleFields('reminders', { taskUid: 'vt-1' }) }]);
+      await store.inUserTransaction(user, async (uow) => {
+        const [gone] = await uow.prefetch({ ...noUids(), calendars: ['v-gone'] }, []).then((p) => p.rows.calendars);
+        const [version] = await nextVersions(uow, 1);
+        await uow.applyWrites([{ kind: 'update', row: { ...gone!, version: version!, deleted: '2026-01-01T00:00:00.000Z' } }]);
+      });
+      const highest = (rows: { roots: { version: bigint }[]; overrides: { version: bigint }[]; reminders: { version: bigint }[] }) =>
+        [...rows.roots, ...rows.overrides, ...rows.reminders].reduce((v, r) => (r.version > v ? r.version : v), 0n);
+      const versions = await store.readCollectionVersions(user);
+      expect(versions.calendars).toEqual(
+        new Map([
+          ['v-home', highest(await store.readObjects(user, { calendarUid: 'v-home' }))],
+          ['v-work', highest(await store.readObjects(user, { calendarUid: 'v-work' }))],
+        ]),
+      );
+      expect(versions.tasks).toBe(highest(await store.readObjects(user, { tasks: true })));
+      expect(versions.calendars.get('v-home')).toBeGreaterThan(versions.calendars.get('v-work')!);
+      expect(versions.tasks).toBeGreaterThan(versions.calendars.get('v-home')!);
     });
 
     it("the store's read outside a unit of work sees what is committed, and nothing of a unit that failed", async () => {
