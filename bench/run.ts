@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--quick] [--pglite] [--memory] [--notifications] [--occurrences] [--caldav] [--peer]`: starts the real server process, drives it over HTTP and
+ * `pnpm bench [--quick] [--pglite] [--memory] [--notifications] [--occurrences] [--caldav] [--peer] [--many-devices]`: starts the real server process, drives it over HTTP and
  * compares against floors measured through `pg` on the same database in the same run. Prints a
  * table and writes bench/results/<date>.json. Not part of `pnpm test`.
  */
@@ -37,6 +37,8 @@ const notificationsOnly = process.argv.includes('--notifications');
 const occurrencesOnly = process.argv.includes('--occurrences');
 /** `--caldav`: only the CalDAV workload (calsync beside Radicale). */
 const caldavOnly = process.argv.includes('--caldav');
+/** `--many-devices`: only the 100-device workload (and the reminders that fall due during it). */
+const manyOnly = process.argv.includes('--many-devices');
 /** `--peer`: only the peer workload (calsync beside PouchDB's server, express-pouchdb on LevelDB). */
 const peerOnly = process.argv.includes('--peer');
 const caldavEvents = quick ? 300 : 2000;
@@ -92,7 +94,7 @@ async function main(): Promise<void> {
   if (usePglite) databaseUrl = `pglite://${mkdtempSync(join(tmpdir(), 'calsync-bench-'))}`;
   else await recreateDatabase(dbUrl);
   // First, alone on the machine: the idle memory of fresh servers (PGlite against PostgreSQL).
-  const idleMemory = notificationsOnly || occurrencesOnly || caldavOnly || peerOnly ? null : await runIdleMemory(usePglite ? null : dbUrl);
+  const idleMemory = notificationsOnly || occurrencesOnly || caldavOnly || peerOnly || manyOnly ? null : await runIdleMemory(usePglite ? null : dbUrl);
   if (memoryOnly) {
     report({ idleMemory });
     return;
@@ -116,6 +118,8 @@ async function main(): Promise<void> {
       figures.caldav = await runCaldav(server.baseUrl, gateway, { events: caldavEvents });
     } else if (peerOnly) {
       figures.peer = await runPeer(server.baseUrl, gateway, peerSizes);
+    } else if (manyOnly) {
+      figures.manyDevices = await runManyDevices(server.baseUrl, await signInFleet(server.baseUrl, gateway, sizes.users), { seconds: sizes.manySeconds });
     } else {
       if (!notificationsOnly) await runEverythingElse(writer, reader);
       // A second app node on the same PostgreSQL (PGlite is one process: the one node plays both).
@@ -177,13 +181,13 @@ function report(figures: Record<string, unknown>): void {
   for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
   const out = {
     date: new Date().toISOString(),
-    mode: { quick, pglite: usePglite, notificationsOnly, occurrencesOnly, caldavOnly, peerOnly, memoryOnly },
+    mode: { quick, pglite: usePglite, notificationsOnly, occurrencesOnly, caldavOnly, peerOnly, memoryOnly, manyOnly },
     machine: { node: process.version, cpus: cpus().length },
     ...figures,
   };
   const dir = fileURLToPath(new URL('./results/', import.meta.url));
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${out.date.slice(0, 10)}${quick ? '-quick' : ''}${usePglite ? '-pglite' : ''}${notificationsOnly ? '-notifications' : ''}${occurrencesOnly ? '-occurrences' : ''}${caldavOnly ? '-caldav' : ''}${peerOnly ? '-peer' : ''}${memoryOnly ? '-memory' : ''}.json`);
+  const file = join(dir, `${out.date.slice(0, 10)}${quick ? '-quick' : ''}${usePglite ? '-pglite' : ''}${notificationsOnly ? '-notifications' : ''}${occurrencesOnly ? '-occurrences' : ''}${caldavOnly ? '-caldav' : ''}${peerOnly ? '-peer' : ''}${manyOnly ? '-many-devices' : ''}${memoryOnly ? '-memory' : ''}.json`);
   writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
   console.log(`bench: wrote ${file}`);
 }

@@ -1,4 +1,4 @@
-import type { StandInSmsGateway } from '@calsync/testkit';
+import { openEventStream, type OpenedStream, type StandInSmsGateway } from '@calsync/testkit';
 import type { SyncClient } from '@calsync/client';
 import { pullAll } from '../lib/client.js';
 import { signedInDevice } from '../lib/sdk-device.js';
@@ -19,6 +19,12 @@ export interface ManyDevicesFigures {
   /** p50/p99 of the same round trip with one device alone (no queueing behind the others). */
   soloP50Ms: number;
   soloP99Ms: number;
+  /**
+   * Reminders that fell due during the load (one `remindAt` per user every few seconds), heard on a
+   * stream of each user's other device: how many were due and heard once, and their lateness
+   * (arrival on the stream minus the due time).
+   */
+  reminders: { due: number; heardOnce: number; latenessP50Ms: number; latenessP99Ms: number; latenessMaxMs: number };
 }
 
 /** Signs in `users` users with 2 devices each (the SDK), each bootstrapped by its first pull. */
@@ -96,11 +102,13 @@ export async function runManyDevices(baseUrl: string, devices: readonly SyncClie
   await loop(devices[0]!, performance.now() + Math.min(3000, (opts.seconds * 1000) / 5), solo);
   for (const device of devices) await device.sync();
 
+  const reminders = await armReminders(baseUrl, devices, opts.seconds);
   const latencies: number[] = [];
   const deadline = performance.now() + opts.seconds * 1000;
   const t0 = performance.now();
   await Promise.all(devices.map((device) => loop(device, deadline, latencies)));
   const seconds = msSince(t0) / 1000;
+  const heard = await reminders.collect();
 
   const isConverged = await converged(baseUrl, devices);
   return {
@@ -115,5 +123,69 @@ export async function runManyDevices(baseUrl: string, devices: readonly SyncClie
     converged: isConverged,
     soloP50Ms: percentile(solo, 50),
     soloP99Ms: percentile(solo, 99),
+    reminders: heard,
+  };
+}
+
+/**
+ * Before the load: each user's first device gives one event reminders with `remindAt` spread over
+ * the load (from 2 s in to 2 s before its end), and a stream is opened with the other device's
+ * token. `collect` waits (at most 10 s past the last due time) until each was heard, and counts.
+ */
+async function armReminders(baseUrl: string, devices: readonly SyncClient[], seconds: number): Promise<{ collect(): Promise<ManyDevicesFigures['reminders']> }> {
+  const perUser = Math.max(1, Math.floor((seconds - 4) / 3));
+  const spacing = ((seconds - 4) * 1000) / perUser;
+  const expected = new Map<string, number>();
+  const heard = new Map<string, number[]>();
+  const streams: OpenedStream[] = [];
+  const reads: Promise<void>[] = [];
+  let stop = false;
+  for (let d = 0; d + 1 < devices.length; d += 2) {
+    const stream = await openEventStream(`${baseUrl}/api/sync/stream`, { authorization: `Bearer ${devices[d + 1]!.auth.accessToken()!}` });
+    streams.push(stream);
+    reads.push(
+      (async () => {
+        while (!stop) {
+          const item = await stream.nextEvent(1000).catch(() => null);
+          if (item?.event !== 'reminder') continue;
+          const due = JSON.parse(item.data) as { reminderUid: string; dueAt: string };
+          heard.set(due.reminderUid, [...(heard.get(due.reminderUid) ?? []), Date.now() - Date.parse(due.dueAt)]);
+        }
+      })(),
+    );
+  }
+  // Due times from 2 s after the load starts (the writes below and their sync come first).
+  const start = Date.now() + 3000;
+  const users = devices.length / 2;
+  for (let d = 0; d + 1 < devices.length; d += 2) {
+    const writer = devices[d]!;
+    const eventUid = uid('rem-ev-');
+    const { op: _op, baseVersion: _base, ...fields } = newEvent(writer.calendars.list()[0]!.uid, ++counter);
+    await writer.events.put({ ...fields, uid: eventUid });
+    for (let i = 0; i < perUser; i++) {
+      const at = start + (d / 2 / users) * spacing + i * spacing;
+      const reminderUid = uid('rem-');
+      expected.set(reminderUid, at);
+      await writer.reminders.put({ uid: reminderUid, eventUid, remindAt: new Date(at).toISOString() });
+    }
+  }
+  await Promise.all(devices.filter((_, i) => i % 2 === 0).map((d) => d.sync()));
+  return {
+    async collect() {
+      const last = Math.max(...expected.values());
+      while (Date.now() < last + 10_000 && [...expected.keys()].some((k) => !heard.has(k))) await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, 1000)); // a duplicate would arrive by now
+      stop = true;
+      for (const s of streams) s.close();
+      await Promise.all(reads);
+      const lateness = [...expected.keys()].flatMap((k) => heard.get(k) ?? []);
+      return {
+        due: expected.size,
+        heardOnce: [...expected.keys()].filter((k) => heard.get(k)?.length === 1).length,
+        latenessP50Ms: percentile(lateness, 50),
+        latenessP99Ms: percentile(lateness, 99),
+        latenessMaxMs: lateness.length === 0 ? 0 : Math.max(...lateness),
+      };
+    },
   };
 }
