@@ -181,8 +181,8 @@ export function readObjectsChangedSinceQuery(userId: number, scope: ObjectScope,
       ? sql`select uid from tasks where user_id = ${userId} and version > ${after}
           union all select task_uid from reminders where user_id = ${userId} and version > ${after} and task_uid is not null`
       : sql`select coalesce(recurring_event_uid, uid) from events where user_id = ${userId} and version > ${after}
-          union all select coalesce(e.recurring_event_uid, e.uid) from reminders x
-            join events e on e.user_id = ${userId} and e.uid = x.event_uid
+          union all select e.root from reminders x
+            cross join lateral (select coalesce(e.recurring_event_uid, e.uid) as root from events e where e.user_id = ${userId} and e.uid = x.event_uid limit 1) as e
             where x.user_id = ${userId} and x.version > ${after} and x.event_uid is not null`;
   return objectsStatement(userId, scope, sql`and uid = any(array(${changedRoots}))`, newestVersionQuery(userId));
 }
@@ -207,28 +207,35 @@ function objectsStatement(userId: number, scope: ObjectScope, rootsFilter: RawBu
 /**
  * `readCollectionVersions` in one statement: rows (`c`, `v`) of each live calendar's uid with its highest
  * version over its roots, their overrides and the reminders of both, and `c` null for the tasks
- * and their reminders. Each override and reminder finds its root by a (user_id, uid) probe; only
- * uids and versions are read.
+ * and their reminders. Each override and reminder finds its root by a (user_id, uid) probe (a
+ * LATERAL … LIMIT 1 subquery, which the planner cannot turn into a join that walks all of the user's
+ * events once per root, as it did with a plain join while the table's statistics were stale);
+ * only uids and versions are read.
  */
 export function collectionVersionsQuery(userId: number): RawBuilder<{ c: string | null; v: string }> {
   return sql<{ c: string | null; v: string }>`select c, cast(max(v) as text) as v from (
       select r.calendar_uid as c, r.version as v from events r where r.user_id = ${userId} and r.recurring_event_uid is null
       union all
-      select r.calendar_uid, o.version from events o
-        join events r on r.user_id = ${userId} and r.uid = o.recurring_event_uid and r.recurring_event_uid is null
+      select r.c, o.version from events o
+        cross join lateral (${rootCalendarOf(userId, sql`o.recurring_event_uid`)}) as r
         where o.user_id = ${userId} and o.recurring_event_uid is not null
       union all
-      select r.calendar_uid, m.version from reminders m
-        join events e on e.user_id = ${userId} and e.uid = m.event_uid
-        join events r on r.user_id = ${userId} and r.uid = coalesce(e.recurring_event_uid, e.uid) and r.recurring_event_uid is null
+      select r.c, m.version from reminders m
+        cross join lateral (select coalesce(e.recurring_event_uid, e.uid) as root from events e where e.user_id = ${userId} and e.uid = m.event_uid limit 1) as e
+        cross join lateral (${rootCalendarOf(userId, sql`e.root`)}) as r
         where m.user_id = ${userId} and m.event_uid is not null
       union all
       select cast(null as text), t.version from tasks t where t.user_id = ${userId}
       union all
       select cast(null as text), m.version from reminders m
-        join tasks t on t.user_id = ${userId} and t.uid = m.task_uid
+        cross join lateral (select 1 from tasks t where t.user_id = ${userId} and t.uid = m.task_uid limit 1) as t
         where m.user_id = ${userId} and m.task_uid is not null
     ) as x
     where c is null or exists (select 1 from calendars k where k.user_id = ${userId} and k.uid = x.c and k.deleted is null)
     group by c`;
+}
+
+/** The calendar (`c`) of the root event `uid`, by one (user_id, uid) probe: no row when it is no root. */
+function rootCalendarOf(userId: number, uid: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`select r.calendar_uid as c from events r where r.user_id = ${userId} and r.uid = ${uid} and r.recurring_event_uid is null limit 1`;
 }
