@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleValue } from './lib/metrics-text.js';
 import { createScratchDatabase, type ScratchDatabase } from './lib/scratch-database.js';
 import { RealServerProcess } from './lib/server-process.js';
+import { standInFcmEnv, testServerEnv } from './lib/test-server.js';
 
 // Live data-changed notifications through the real server processes: on PostgreSQL two app nodes
 // share one database (a device writes through node 1, a device streams from node 2); on embedded
@@ -20,11 +21,6 @@ const kinds: Kind[] = [{ name: 'PGlite (one node)', twoNodes: false, make: async
 const serverUrl = process.env.TEST_DATABASE_URL;
 if (serverUrl) kinds.push({ name: 'PostgreSQL (two nodes)', twoNodes: true, make: () => createScratchDatabase(serverUrl) });
 
-const SECRETS = {
-  JWT_SECRET: 'e2e-access-secret-0123456789abcdefghijkl',
-  JWT_REFRESH_SECRET: 'e2e-refresh-secret-0123456789abcdefghij',
-  SYNC_CURSOR_SECRET: 'e2e-cursor-secret-0123456789abcdefghijk',
-};
 const COALESCE_MS = 5000;
 
 async function until(check: () => boolean | Promise<boolean>, ms = 20_000, what = 'condition'): Promise<void> {
@@ -78,18 +74,9 @@ describe.each(kinds)('live notifications on $name', ({ twoNodes, make }) => {
     database = await make();
     const env = {
       DATABASE_URL: database.url,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      ...SECRETS,
-      SMS_GATEWAY_URL: sms.url,
-      SMS_GATEWAY_API_KEY: 'e2e-gateway-key-0123456789abcdef',
-      SMS_GATEWAY_SENDER: 'CalsyncE2E',
-      OTP_RESEND_SECONDS: '0',
+      ...testServerEnv('e2e', sms.url),
+      ...standInFcmEnv(fcm),
       RATE_LIMIT_MAX_REQUESTS: '100000',
-      FCM_PROJECT_ID: fcm.projectId,
-      FCM_CREDENTIALS: fcm.serviceAccountJson,
-      FCM_ENDPOINT: fcm.endpoint,
-      FCM_TOKEN_URL: fcm.tokenUrl,
       NOTIFY_COALESCE_MS: String(COALESCE_MS),
     };
     node1 = new RealServerProcess(env);

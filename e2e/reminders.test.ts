@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleValue } from './lib/metrics-text.js';
 import { createScratchDatabase, type ScratchDatabase } from './lib/scratch-database.js';
 import { RealServerProcess } from './lib/server-process.js';
+import { standInFcmEnv, testServerEnv } from './lib/test-server.js';
 
 // Reminders and conflict alerts through the real server processes. On PostgreSQL two app nodes
 // share one database: whichever holds the scheduler's lease sends, and a stream on the other node
@@ -24,11 +25,6 @@ const kinds: Kind[] = serverUrl
   ? [{ name: 'PostgreSQL (two nodes)', twoNodes: true, make: () => createScratchDatabase(serverUrl) }]
   : [{ name: 'PGlite (one node)', twoNodes: false, make: async () => ({ url: 'pglite://memory', drop: async () => {} }) }];
 
-const SECRETS = {
-  JWT_SECRET: 'e2e-access-secret-0123456789abcdefghijkl',
-  JWT_REFRESH_SECRET: 'e2e-refresh-secret-0123456789abcdefghij',
-  SYNC_CURSOR_SECRET: 'e2e-cursor-secret-0123456789abcdefghijk',
-};
 const LEASE_MS = 2000;
 /** Most a reminder may be late while the service runs (the bound). */
 const MAX_LATE_MS = 5000;
@@ -132,18 +128,9 @@ describe.each(kinds)('reminders and conflict alerts on $name', ({ twoNodes, make
     database = await make();
     const env = {
       DATABASE_URL: database.url,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      ...SECRETS,
-      SMS_GATEWAY_URL: sms.url,
-      SMS_GATEWAY_API_KEY: 'e2e-gateway-key-0123456789abcdef',
-      SMS_GATEWAY_SENDER: 'CalsyncE2E',
-      OTP_RESEND_SECONDS: '0',
+      ...testServerEnv('e2e', sms.url),
+      ...standInFcmEnv(fcm),
       RATE_LIMIT_MAX_REQUESTS: '100000',
-      FCM_PROJECT_ID: fcm.projectId,
-      FCM_CREDENTIALS: fcm.serviceAccountJson,
-      FCM_ENDPOINT: fcm.endpoint,
-      FCM_TOKEN_URL: fcm.tokenUrl,
       REMINDER_POLL_MS: '250',
       REMINDER_LEASE_MS: String(LEASE_MS),
     };
