@@ -217,6 +217,72 @@ describe('every screen at phone and desktop size', () => {
     expect(problems).toEqual([]);
     expect(failures).toEqual([]);
   });
+
+  it('deleting a calendar that holds events asks first, naming them; Undo brings all of it back on both devices', async () => {
+    const { desktop, phone } = pages;
+    await openScreen(desktop, 'Calendars');
+    await desktop.getByLabel('Calendar name').fill('Trip');
+    await desktop.getByRole('button', { name: 'Add calendar' }).click();
+    await desktop.getByRole('button', { name: 'Delete calendar Trip' }).waitFor();
+    for (const title of ['Flight out', 'Museum', 'Flight back']) {
+      await openScreen(desktop, 'Calendar');
+      await desktop.getByRole('button', { name: 'New event' }).click();
+      const dialog = desktop.getByRole('dialog');
+      await dialog.getByLabel('Title').fill(title);
+      await dialog.getByLabel('Calendar').selectOption({ label: 'Trip' });
+      await dialog.getByRole('button', { name: 'Save' }).click();
+      await dialog.waitFor({ state: 'detached' });
+    }
+    await openScreen(desktop, 'Reminders');
+    await desktop.getByLabel('Remind me of').selectOption({ label: 'Museum' });
+    await desktop.getByRole('button', { name: 'Add reminder' }).click();
+    await desktop.locator('.plain-list li', { hasText: 'Museum' }).waitFor();
+    await waitForStatus(desktop, /Synced/);
+    await syncNow(phone);
+
+    await openScreen(phone, 'Calendars');
+    await phone.getByRole('button', { name: 'Delete calendar Trip' }).click();
+    const confirm = phone.getByRole('alertdialog');
+    await confirm.waitFor();
+    expect(await confirm.getByRole('heading').textContent()).toBe('Delete calendar “Trip” and its 3 events and 1 reminder?');
+    const problems = await check(phone, 'phone', 'delete confirmation');
+    await phone.screenshot({ path: screenshotPath('confirm-delete-phone') });
+    expect(problems).toEqual([]);
+    // Cancel keeps it; Delete deletes.
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await phone.getByRole('button', { name: 'Delete calendar Trip' }).click();
+    await confirm.getByRole('button', { name: 'Delete' }).click();
+    await phone.getByRole('button', { name: 'Delete calendar Trip' }).waitFor({ state: 'detached' });
+    const undo = phone.getByRole('button', { name: 'Undo' });
+    await undo.waitFor();
+    expect(await phone.locator('.toast').first().textContent()).toContain('Deleted calendar “Trip” and its 3 events and 1 reminder.');
+    await phone.screenshot({ path: screenshotPath('undo-toast-phone') });
+    // The delete reaches the server (and so the other device) before the Undo.
+    await waitForStatus(phone, /Synced/);
+    await syncNow(desktop);
+    await openScreen(desktop, 'Calendar');
+    await desktop.locator('.fc-event', { hasText: 'Museum' }).waitFor({ state: 'detached' });
+
+    await undo.click();
+    await phone.getByRole('button', { name: 'Delete calendar Trip' }).waitFor();
+    await waitForStatus(phone, /Synced/);
+    await syncNow(desktop);
+    for (const page of [phone, desktop]) {
+      await openScreen(page, 'Calendar');
+      for (const title of ['Flight out', 'Museum', 'Flight back']) await page.locator('.fc-event', { hasText: title }).first().waitFor();
+      await openScreen(page, 'Reminders');
+      await page.locator('.plain-list li', { hasText: 'Museum' }).waitFor();
+      await openScreen(page, 'Calendars');
+      await page.getByRole('button', { name: 'Delete calendar Trip' }).waitFor();
+    }
+    // The events came back in the calendar that came back.
+    await openScreen(desktop, 'Calendar');
+    await desktop.locator('.fc-event', { hasText: 'Museum' }).first().click();
+    expect(await desktop.getByRole('dialog').getByLabel('Calendar').locator('option:checked').textContent()).toBe('Trip');
+    await desktop.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    expect(failures).toEqual([]);
+  });
 });
 
 /** Waits for what a screen loads (its records, or the answer of a request). */

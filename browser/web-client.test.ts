@@ -68,7 +68,7 @@ describe('the web client in Chromium, two devices of one phone', () => {
     await b.screenshot({ path: screenshotPath('calendar-month'), fullPage: true });
   });
 
-  it('the same event edited on both while A is offline: a conflict, decided with Keep mine, on both', async () => {
+  it('the same event edited on both while A is offline: a conflict both devices hear of (toast, badge), labelled per device, decided on B', async () => {
     await a.evaluate(() => navigator.serviceWorker.ready.then(() => true));
     await deviceA.setOffline(true);
     await waitForStatus(a, /Offline/);
@@ -79,29 +79,44 @@ describe('the web client in Chromium, two devices of one phone', () => {
     await renameEvent(b, 'Standup', 'Standup (from B)');
     await syncNow(b);
 
+    // A's stale edit is applied over B's: A's version is the current one, B's is set aside.
     await deviceA.setOffline(false);
     await waitForStatus(a, /Synced/);
-    await openScreen(a, 'Conflicts');
-    const keepMine = a.getByRole('button', { name: 'Keep mine' });
-    await keepMine.waitFor();
-    expect(await a.getByRole('button', { name: 'Keep theirs' }).count()).toBe(1);
-    // The title row: the current version and the losing one, one of them from each device.
-    const titleRow = a.locator('.conflict tr', { has: a.getByRole('rowheader', { name: 'Title', exact: true }) });
-    const [current, losing] = await titleRow.locator('td').allInnerTexts();
-    expect([current, losing].sort()).toEqual(['Standup (from A)', 'Standup (from B)']);
+    await a.getByText('“Standup (from A)” was changed on two devices.', { exact: false }).waitFor();
+    await syncNow(b);
+    await b.getByText(/^“Standup \(from [AB]\)” was changed on two devices\./).waitFor();
+    for (const page of [a, b]) expect(await page.getByTestId('conflict-count').textContent()).toBe('1');
+
+    /** The conflict card's title row, by column heading: { "This device's version": …, "The other device's version": … }. */
+    const titleRow = async (page: Page): Promise<Record<string, string>> => {
+      await openScreen(page, 'Conflicts');
+      await page.getByRole('button', { name: 'Keep mine' }).waitFor();
+      const headings = await page.locator('.conflict thead th').allInnerTexts();
+      const cells = await page.locator('.conflict tr', { has: page.getByRole('rowheader', { name: 'Title', exact: true }) }).locator('td').allInnerTexts();
+      return Object.fromEntries(cells.map((text, i) => [headings[i + 1] as string, text]));
+    };
+    expect(await titleRow(a)).toEqual({ "This device's version": 'Standup (from A)', "The other device's version": 'Standup (from B)' });
+    expect(await titleRow(b)).toEqual({ "This device's version": 'Standup (from B)', "The other device's version": 'Standup (from A)' });
+    // Only the fields that differ, the others on request.
+    const rows = b.locator('.conflict tbody th');
+    expect(await rows.allInnerTexts()).toEqual(['Title']);
+    await b.getByRole('button', { name: /^Show all fields/ }).click();
+    expect(await rows.allInnerTexts()).toEqual(expect.arrayContaining(['Title', 'Starts', 'Ends', 'Calendar']));
     await a.screenshot({ path: screenshotPath('conflict-centre'), fullPage: true });
 
-    // Keep mine puts the losing version back, on both devices.
-    await keepMine.click();
-    await a.getByText('No conflicts').waitFor();
-    await waitForStatus(a, /Synced/);
+    // On B, "Keep mine" keeps B's version (it puts the set-aside version back), on both devices.
+    await b.getByRole('button', { name: 'Keep mine' }).click();
+    await b.getByText('No conflicts').waitFor();
+    await waitForStatus(b, /Synced/);
+    await openScreen(b, 'Calendar');
+    await eventInCalendar(b, 'Standup (from B)').waitFor();
+    await syncNow(a);
     await openScreen(a, 'Calendar');
-    await eventInCalendar(a, losing as string).waitFor();
-    await syncNow(b);
-    await eventInCalendar(b, losing as string).waitFor();
-    expect(await b.locator('.fc-event', { hasText: current as string }).count()).toBe(0);
-    expect(await a.locator('.fc-event', { hasText: current as string }).count()).toBe(0);
-    kept = losing as string;
+    await eventInCalendar(a, 'Standup (from B)').waitFor();
+    expect(await a.locator('.fc-event', { hasText: 'Standup (from A)' }).count()).toBe(0);
+    expect(await b.locator('.fc-event', { hasText: 'Standup (from A)' }).count()).toBe(0);
+    await a.getByTestId('conflict-count').waitFor({ state: 'detached' });
+    kept = 'Standup (from B)';
   });
 
   it('reload while offline keeps the data and the pending edit; back online it syncs', async () => {

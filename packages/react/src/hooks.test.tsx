@@ -88,4 +88,31 @@ describe('@calsync/react hooks over a real client', () => {
     await waitFor(() => expect(screen.getByText(/^conflicts:/).textContent).toBe('conflicts: none'));
     expect(await a.conflicts.list()).toEqual([]);
   });
+
+  it('useConflicts: two components of one client share one list (a badge and the screen agree); loaded after the first listing', async () => {
+    const a = await clientOf(service);
+    const b = await clientOf(service);
+    await signIn(service, a, '+15550001003');
+    await signIn(service, b, '+15550001003');
+    const uid = await a.tasks.put({ title: 'Plan' });
+    await a.sync();
+    await b.sync();
+    function Badge() {
+      const { conflicts, loaded } = useConflicts();
+      return <p>badge: {loaded ? conflicts.length : 'loading'}</p>;
+    }
+    render(<SyncProvider client={a}><Badge /><Tasks /></SyncProvider>);
+    await waitFor(() => expect(screen.getByText(/^badge:/).textContent).toBe('badge: 0'));
+    await a.tasks.put({ uid, title: 'by a' });
+    await b.tasks.put({ uid, title: 'by b' });
+    await act(() => a.sync());
+    await b.sync();
+    await act(() => a.sync());
+    await waitFor(() => expect(screen.getByText(/^badge:/).textContent).toBe('badge: 1'));
+    await act(async () => {
+      screen.getByRole('button', { name: 'Keep theirs' }).click();
+    });
+    // Resolved in one component: gone from the other too.
+    await waitFor(() => expect(screen.getByText(/^badge:/).textContent).toBe('badge: 0'));
+  });
 });

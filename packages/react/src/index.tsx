@@ -79,47 +79,86 @@ export function useOutbox(): { readonly pending: PendingItem[]; readonly failed:
 /**
  * The user's unresolved conflicts, each with `mine` (the side this device wrote): listed from the
  * server on mount, then kept current by `conflicts.subscribe` (new ones) and by `restore` and
- * `dismiss` (resolved ones leave the list).
+ * `dismiss` (resolved ones leave the list). Every component of one client shares one list, so a
+ * badge and a conflict screen agree. `loaded` turns true after the first listing; `error` holds
+ * the last listing's failure (offline, say) while the list keeps what was known.
  */
 export function useConflicts(): {
   readonly conflicts: readonly ClientConflict[];
+  readonly loaded: boolean;
+  readonly error: unknown;
   restore(conflictId: number): Promise<void>;
   dismiss(conflictId: number): Promise<void>;
   refresh(): Promise<void>;
 } {
   const client = useSyncClient();
-  const cell = useMemo(() => new ConflictCell(client), [client]);
-  useEffect(() => {
-    void cell.refresh().catch(() => undefined);
-    return client.conflicts.subscribe((fresh) => cell.add(fresh));
-  }, [client, cell]);
-  const conflicts = useSyncExternalStore(cell.subscribe, cell.get, cell.get);
-  return useMemo(() => ({ conflicts, restore: (id: number) => cell.resolve(id, 'restore'), dismiss: (id: number) => cell.resolve(id, 'dismiss'), refresh: () => cell.refresh() }), [cell, conflicts]);
+  const cell = useMemo(() => conflictCellOf(client), [client]);
+  useEffect(() => cell.attach(), [cell]);
+  const state = useSyncExternalStore(cell.subscribe, cell.get, cell.get);
+  return useMemo(
+    () => ({ ...state, restore: (id: number) => cell.resolve(id, 'restore'), dismiss: (id: number) => cell.resolve(id, 'dismiss'), refresh: () => cell.refresh() }),
+    [cell, state],
+  );
 }
 
-/** The conflict list useConflicts renders, shared by its subscribers. */
+interface ConflictState {
+  readonly conflicts: readonly ClientConflict[];
+  readonly loaded: boolean;
+  readonly error: unknown;
+}
+
+const conflictCells = new WeakMap<SyncClient, ConflictCell>();
+function conflictCellOf(client: SyncClient): ConflictCell {
+  let cell = conflictCells.get(client);
+  if (!cell) conflictCells.set(client, (cell = new ConflictCell(client)));
+  return cell;
+}
+
+/** The conflict list useConflicts renders, shared by every user of one client. */
 class ConflictCell {
-  #list: readonly ClientConflict[] = [];
+  #state: ConflictState = { conflicts: [], loaded: false, error: undefined };
   readonly #listeners = new Set<() => void>();
+  #users = 0;
+  #unsubscribe: (() => void) | null = null;
+  #asked = 0;
   constructor(private readonly client: SyncClient) {}
-  get = (): readonly ClientConflict[] => this.#list;
+  get = (): ConflictState => this.#state;
   subscribe = (listener: () => void): (() => void) => {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   };
+  /** A component started using the list: listen to new conflicts while anyone does, and list them afresh. */
+  attach(): () => void {
+    if (this.#users++ === 0) this.#unsubscribe = this.client.conflicts.subscribe((fresh) => this.add(fresh));
+    void this.refresh().catch(() => undefined);
+    return () => {
+      if (--this.#users === 0) {
+        this.#unsubscribe?.();
+        this.#unsubscribe = null;
+      }
+    };
+  }
   async refresh(): Promise<void> {
-    this.#set(await this.client.conflicts.list());
+    const ask = ++this.#asked;
+    try {
+      const conflicts = await this.client.conflicts.list();
+      // An older listing answering after a newer one does not overwrite it.
+      if (ask === this.#asked) this.#set({ conflicts, loaded: true, error: undefined });
+    } catch (error) {
+      if (ask === this.#asked) this.#set({ ...this.#state, error });
+      throw error;
+    }
   }
   add(fresh: readonly ClientConflict[]): void {
-    const known = new Set(this.#list.map((c) => c.conflictId));
-    this.#set([...this.#list, ...fresh.filter((c) => !known.has(c.conflictId))]);
+    const known = new Set(this.#state.conflicts.map((c) => c.conflictId));
+    this.#set({ ...this.#state, conflicts: [...this.#state.conflicts, ...fresh.filter((c) => !known.has(c.conflictId))] });
   }
   async resolve(conflictId: number, action: 'restore' | 'dismiss'): Promise<void> {
     await this.client.conflicts[action](conflictId);
-    this.#set(this.#list.filter((c) => c.conflictId !== conflictId));
+    this.#set({ ...this.#state, conflicts: this.#state.conflicts.filter((c) => c.conflictId !== conflictId) });
   }
-  #set(list: readonly ClientConflict[]): void {
-    this.#list = list;
+  #set(state: ConflictState): void {
+    this.#state = state;
     for (const l of [...this.#listeners]) l();
   }
 }

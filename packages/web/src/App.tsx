@@ -1,5 +1,8 @@
 import { lazy, Suspense, useEffect, useId, useState } from 'react';
-import { Navigate, NavLink, Route, Routes, useLocation } from 'react-router';
+import { useConflicts } from '@calsync/react';
+import { Navigate, NavLink, Route, Routes, useLocation, useNavigate } from 'react-router';
+import { client } from './client.js';
+import { ConfirmHost } from './components/ConfirmHost.js';
 import { SignOutButton } from './components/SignOutButton.js';
 import { SyncIndicator, SyncNowButton } from './components/SyncIndicator.js';
 import { useSessionEnded, useSyncStatus } from './hooks.js';
@@ -9,7 +12,7 @@ import { DevicesScreen } from './screens/DevicesScreen.js';
 import { RemindersScreen } from './screens/RemindersScreen.js';
 import { SignInScreen } from './screens/SignInScreen.js';
 import { TasksScreen } from './screens/TasksScreen.js';
-import { Toasts } from './toast.js';
+import { showToast, Toasts } from './toast.js';
 import { ReminderAlerts } from './ReminderAlerts.js';
 
 // FullCalendar is most of the bundle: the calendar screen is its own chunk, so the sign-in screen
@@ -32,6 +35,14 @@ const SCREENS = [
  */
 function TopBar() {
   const status = useSyncStatus();
+  const { conflicts, refresh } = useConflicts();
+  const unresolved = conflicts.length;
+  // New conflicts come by the SDK's subscription; one resolved on another device leaves the list
+  // when it is listed again, after a sync round.
+  useEffect(() => {
+    if (status.online && unresolved > 0) void refresh().catch(() => undefined);
+  }, [status.lastSyncAt, status.online]);
+  const countId = useId();
   const [open, setOpen] = useState(false);
   const panelId = useId();
   const location = useLocation();
@@ -49,16 +60,37 @@ function TopBar() {
     <header className="top-bar">
       <span className="brand">calsync</span>
       <SyncIndicator status={status} />
-      <button type="button" className="menu-button secondary" aria-expanded={open} aria-controls={panelId} onClick={() => setOpen((v) => !v)}>
+      <button
+        type="button"
+        className="menu-button secondary"
+        aria-expanded={open}
+        aria-controls={panelId}
+        aria-describedby={unresolved > 0 ? countId : undefined}
+        onClick={() => setOpen((v) => !v)}
+      >
         Menu
+        {unresolved > 0 && (
+          <span className="count-badge" aria-hidden="true">
+            {unresolved}
+          </span>
+        )}
       </button>
+      {/* The count of unresolved conflicts, read with the Conflicts link (and with Menu on a phone). */}
+      <span id={countId} hidden>
+        {unresolved === 1 ? '1 unresolved conflict' : `${unresolved} unresolved conflicts`}
+      </span>
       <div id={panelId} className={`top-panel${open ? ' open' : ''}`}>
         <nav aria-label="Screens">
           <ul>
             {SCREENS.map((s) => (
               <li key={s.path}>
-                <NavLink to={s.path} end onClick={() => setOpen(false)}>
+                <NavLink to={s.path} end onClick={() => setOpen(false)} aria-describedby={s.path === '/conflicts' && unresolved > 0 ? countId : undefined}>
                   {s.label}
+                  {s.path === '/conflicts' && unresolved > 0 && (
+                    <span className="count-badge" aria-hidden="true" data-testid="conflict-count">
+                      {unresolved}
+                    </span>
+                  )}
                 </NavLink>
               </li>
             ))}
@@ -71,6 +103,33 @@ function TopBar() {
       </div>
     </header>
   );
+}
+
+/** A toast for each conflict this device hears of (its own push's, or another device's), with a way to the conflict centre. */
+function ConflictToasts() {
+  const navigate = useNavigate();
+  useEffect(
+    () =>
+      client.conflicts.subscribe((fresh) => {
+        if (fresh.length === 0) return;
+        const first = fresh[0];
+        // The name the record has here now (this device's copy), else the set-aside version's.
+        const collection = first ? ({ CALENDAR: 'calendars', EVENT: 'events', TASK: 'tasks', REMINDER: 'reminders' } as const)[first.entityType] : undefined;
+        const local = (collection && first ? client[collection].get(first.entityUid) : undefined) as { title?: unknown; name?: unknown } | undefined;
+        const snapshot = first?.loserSnapshot as { title?: unknown; name?: unknown } | undefined;
+        const name = [local?.title, local?.name, snapshot?.title, snapshot?.name].find((v): v is string => typeof v === 'string') ?? null;
+        showToast({
+          message:
+            fresh.length === 1 && name !== null
+              ? `“${name}” was changed on two devices. Choose the version to keep.`
+              : `${fresh.length} changes met changes from another device. Choose the versions to keep.`,
+          durationMs: 10_000,
+          action: { label: 'Review', run: () => void navigate('/conflicts') },
+        });
+      }),
+    [navigate],
+  );
+  return null;
 }
 
 /** The app shell: sign-in when signed out; otherwise the top bar, the screens and the toasts. */
@@ -111,6 +170,8 @@ export function App() {
       </main>
       <Toasts />
       <ReminderAlerts />
+      <ConfirmHost />
+      <ConflictToasts />
     </div>
   );
 }

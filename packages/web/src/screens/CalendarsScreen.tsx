@@ -1,6 +1,7 @@
 import { useId, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
 import type { ImportIcsResult } from '@calsync/client';
 import { client } from '../client.js';
+import { calendarBundle, confirmAndDelete } from '../deletion.js';
 import { errorMessage } from '../errors.js';
 import { useRecords } from '../hooks.js';
 import type { CalendarRecord } from '../records.js';
@@ -141,7 +142,7 @@ function CalendarRow({ calendar }: { calendar: CalendarRecord }) {
           Subscription link
         </button>
         {!calendar.isDefault && (
-          <button type="button" className="danger small" onClick={() => void client.calendars.remove(calendar.uid)} aria-label={`Delete calendar ${calendar.name}`}>
+          <button type="button" className="danger small" onClick={() => void confirmAndDelete({ noun: 'calendar', name: calendar.name, main: 'calendars', bundle: calendarBundle(calendar.uid) }, () => client.calendars.remove(calendar.uid))} aria-label={`Delete calendar ${calendar.name}`}>
             Delete
           </button>
         )}

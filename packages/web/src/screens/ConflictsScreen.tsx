@@ -1,13 +1,11 @@
-import type { WireConflict } from '@calsync/client';
-import { useCallback, useEffect, useState } from 'react';
+import type { ClientConflict } from '@calsync/client';
+import { useConflicts, useRecord } from '@calsync/react';
+import { useEffect, useState } from 'react';
 import { client } from '../client.js';
 import { errorMessage } from '../errors.js';
 import { formatTime } from '../format.js';
 import { useSyncStatus } from '../hooks.js';
 import { describeRrule } from '../recurrence.js';
-
-/** A conflict as the SDK lists it: which record, and the version of it that lost. */
-type ConflictView = WireConflict;
 
 const COLLECTION_OF: Readonly<Record<string, 'calendars' | 'events' | 'tasks' | 'reminders'>> = {
   CALENDAR: 'calendars',
@@ -55,57 +53,63 @@ function show(field: string, value: unknown): string {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
+/** The two sides of a conflict as this device sees them, from the SDK's `mine`. */
+function sidesOf(mine: ClientConflict['mine']): { current: string; losing: string; keepCurrent: string; keepLosing: string } {
+  if (mine === 'current') return { current: "This device's version", losing: "The other device's version", keepCurrent: 'Keep mine', keepLosing: 'Keep theirs' };
+  if (mine === 'loser') return { current: "The other device's version", losing: "This device's version", keepCurrent: 'Keep theirs', keepLosing: 'Keep mine' };
+  // Neither side was written here (two other devices met): say which one the server kept.
+  return { current: 'Kept version', losing: 'Set-aside version', keepCurrent: 'Keep the kept version', keepLosing: 'Put back the set-aside version' };
+}
+
 /**
- * The conflict centre: for each unresolved conflict, the current record and the losing version side
- * by side. Keep mine restores the losing version; Keep theirs dismisses it.
+ * The conflict centre: for each unresolved conflict, the fields in which this device's version
+ * and the other device's differ ("Show all fields" for the rest), and a choice of the version to
+ * keep. "Keep mine" keeps this device's version, whichever of the two the server kept; the other
+ * is put back (restore) or set aside for good (dismiss). Offline, the conflicts known so far.
  */
 export function ConflictsScreen() {
   const status = useSyncStatus();
-  const [conflicts, setConflicts] = useState<ConflictView[] | null>(null);
-  const [error, setError] = useState('');
-  const load = useCallback(() => {
-    client.conflicts
-      .list()
-      .then((list) => {
-        setConflicts(list);
-        setError('');
-      })
-      .catch((err: unknown) => setError(errorMessage(err)));
-  }, []);
-  // Reload after every sync round: a new conflict may have arrived, or another device resolved one.
-  useEffect(load, [load, status.lastSyncAt, status.online]);
+  const { conflicts, loaded, error, restore, dismiss, refresh } = useConflicts();
+  const [resolveError, setResolveError] = useState('');
+  // List afresh after every sync round: another device may have resolved one.
+  useEffect(() => {
+    if (status.online) void refresh().catch(() => undefined);
+  }, [refresh, status.lastSyncAt, status.online]);
 
-  const resolve = async (c: ConflictView, action: 'restore' | 'dismiss'): Promise<void> => {
+  const resolve = async (c: ClientConflict, action: 'restore' | 'dismiss'): Promise<void> => {
     try {
-      await (action === 'restore' ? client.conflicts.restore(c.conflictId) : client.conflicts.dismiss(c.conflictId));
-      setConflicts((list) => (list ?? []).filter((x) => x.conflictId !== c.conflictId));
-      void client.sync();
+      await (action === 'restore' ? restore(c.conflictId) : dismiss(c.conflictId));
+      setResolveError('');
+      void client.sync().catch(() => undefined);
     } catch (err) {
-      setError(errorMessage(err));
+      setResolveError(errorMessage(err));
     }
   };
 
   return (
     <section aria-labelledby="conflicts-title">
       <h1 id="conflicts-title">Conflict centre</h1>
-      <p className="hint">
-        When two devices changed the same thing, the server kept one version and set the other aside. Keep mine puts the
-        losing version back; Keep theirs leaves the current one.
-      </p>
-      {error && (
-        <p role="alert" className="error">
-          {error}
+      <p className="hint">When two devices changed the same thing, the server kept one version and set the other aside. Choose the one to keep.</p>
+      {!status.online && (
+        <p className="notice" role="note">
+          You are offline. {loaded ? 'These are the conflicts known so far; new' : 'New'} ones come with the next sync.
         </p>
       )}
-      {conflicts === null ? (
-        <p>Loading…</p>
+      {resolveError && (
+        <p role="alert" className="error">
+          {resolveError}
+        </p>
+      )}
+      {status.online && error !== undefined && !loaded && <ErrorNote error={error} />}
+      {!loaded && conflicts.length === 0 ? (
+        status.online && error === undefined && <p>Loading…</p>
       ) : conflicts.length === 0 ? (
         <p>No conflicts. Everything agrees.</p>
       ) : (
         <ul className="conflicts">
           {conflicts.map((c) => (
             <li key={String(c.conflictId)}>
-              <ConflictCard conflict={c} onResolve={(action) => void resolve(c, action)} />
+              <ConflictCard conflict={c} online={status.online} onResolve={(action) => void resolve(c, action)} />
             </li>
           ))}
         </ul>
@@ -114,59 +118,77 @@ export function ConflictsScreen() {
   );
 }
 
-function ConflictCard({ conflict, onResolve }: { conflict: ConflictView; onResolve: (action: 'restore' | 'dismiss') => void }) {
-  const collection = COLLECTION_OF[conflict.entityType];
-  const current = (collection ? client[collection].get(conflict.entityUid) : undefined) as Record<string, unknown> | undefined;
-  const [currentRecord, setCurrentRecord] = useState<Record<string, unknown> | undefined>(current instanceof Promise ? undefined : current);
-  useEffect(() => {
-    if (!collection) return;
-    const read = (): void => {
-      void Promise.resolve(client[collection].get(conflict.entityUid)).then((r) => setCurrentRecord(r as Record<string, unknown> | undefined));
-    };
-    read();
-    return client[collection].subscribe(read);
-  }, [collection, conflict.entityUid]);
+function ConflictCard({ conflict, online, onResolve }: { conflict: ClientConflict; online: boolean; onResolve: (action: 'restore' | 'dismiss') => void }) {
+  const collection = COLLECTION_OF[conflict.entityType] ?? 'events';
+  const current = useRecord(collection, conflict.entityUid) as Record<string, unknown> | undefined;
+  const [showAll, setShowAll] = useState(false);
   const losing = conflict.loserSnapshot as Readonly<Record<string, unknown>>;
-  const fields = [...new Set([...Object.keys(currentRecord ?? {}), ...Object.keys(losing)])].filter((f) => !HIDDEN_FIELDS.has(f));
-  const label = String(currentRecord?.title ?? currentRecord?.name ?? losing.title ?? losing.name ?? conflict.entityUid);
+  const fields = [...new Set([...Object.keys(current ?? {}), ...Object.keys(losing)])].filter((f) => !HIDDEN_FIELDS.has(f));
+  const differs = (f: string): boolean => current === undefined || show(f, current[f]) !== show(f, losing[f]);
+  const differing = fields.filter(differs);
+  const shown = showAll ? fields : differing;
+  const label = String(current?.title ?? current?.name ?? losing.title ?? losing.name ?? conflict.entityUid);
   const headingId = `conflict-${String(conflict.conflictId)}`;
+  const sides = sidesOf(conflict.mine);
+  const kind = { CALENDAR: 'Calendar', EVENT: 'Event', TASK: 'Task', REMINDER: 'Reminder' }[conflict.entityType] ?? conflict.entityType;
   return (
     <article className="card conflict" aria-labelledby={headingId}>
       <h2 id={headingId}>
-        {conflict.entityType.toLowerCase()} “{label}”
+        {kind} “{label}”
       </h2>
-      {conflict.createdAt && <p className="hint">Conflict from {formatTime(conflict.createdAt)}</p>}
-      <table>
-        <caption className="visually-hidden">Current version and losing version of {label}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Field</th>
-            <th scope="col">Current (kept by the server)</th>
-            <th scope="col">Losing version</th>
-          </tr>
-        </thead>
-        <tbody>
-          {fields.map((f) => {
-            const a = show(f, currentRecord?.[f]);
-            const b = show(f, losing[f]);
-            return (
-              <tr key={f} className={a !== b ? 'differs' : ''}>
+      {conflict.createdAt && <p className="hint">Changed on two devices; noticed {formatTime(conflict.createdAt)}.</p>}
+      <div className="table-scroll">
+        <table>
+          <caption className="visually-hidden">
+            {showAll ? 'Every field' : 'The fields that differ'} of {label}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Field</th>
+              <th scope="col">{sides.current}</th>
+              <th scope="col">{sides.losing}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((f) => (
+              <tr key={f} className={differs(f) ? 'differs' : ''}>
                 <th scope="row">{FIELD_LABELS[f] ?? f}</th>
-                <td>{currentRecord ? a : 'deleted'}</td>
-                <td>{b}</td>
+                <td>{current ? show(f, current[f]) : 'deleted'}</td>
+                <td>{show(f, losing[f])}</td>
               </tr>
-            );
-          })}
-        </tbody>
-      </table>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {fields.length > differing.length && (
+        <button type="button" className="link" aria-expanded={showAll} onClick={() => setShowAll((v) => !v)}>
+          {showAll ? 'Show only the differences' : `Show all fields (${fields.length - differing.length} the same)`}
+        </button>
+      )}
       <div className="actions">
-        <button type="button" onClick={() => onResolve('restore')}>
-          Keep mine
-        </button>
-        <button type="button" className="secondary" onClick={() => onResolve('dismiss')}>
-          Keep theirs
-        </button>
+        {/* Keeping the current version sets the other aside for good (dismiss); keeping the other puts it back (restore). */}
+        {(
+          [
+            [sides.keepCurrent, 'dismiss'],
+            [sides.keepLosing, 'restore'],
+          ] as const
+        )
+          .slice()
+          .sort(([a], [b]) => Number(b === 'Keep mine') - Number(a === 'Keep mine'))
+          .map(([name, action], i) => (
+            <button key={action} type="button" className={i === 0 ? '' : 'secondary'} disabled={!online} onClick={() => onResolve(action)}>
+              {name}
+            </button>
+          ))}
       </div>
     </article>
+  );
+}
+
+function ErrorNote({ error }: { error: unknown }) {
+  return (
+    <p role="alert" className="error">
+      {errorMessage(error)}
+    </p>
   );
 }

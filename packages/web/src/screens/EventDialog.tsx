@@ -2,6 +2,7 @@ import type { Occurrence, OccurrenceScope } from '@calsync/client';
 import { useId, useState, type FormEvent } from 'react';
 import { client } from '../client.js';
 import { Dialog } from '../components/Dialog.js';
+import { confirmAndDelete, eventBundle, whatGoesWith } from '../deletion.js';
 import { errorMessage } from '../errors.js';
 import { fromLocalInput, toLocalInput, zoneTimeNote } from '../format.js';
 import type { CalendarRecord, EventRecord } from '../records.js';
@@ -122,12 +123,20 @@ export function EventDialog({ draft, calendars, onClose }: { draft: EventDraft; 
   const remove = async (): Promise<void> => {
     if (!existing) return;
     try {
+      let deleted: boolean;
       if (seriesUid !== null && occurrence !== null) {
-        await client.events.removeOccurrence(seriesUid, occurrence.originalStart ?? occurrence.start, { scope });
+        const at = occurrence.originalStart ?? occurrence.start;
+        const name = series?.title ?? existing.title;
+        const bundle = eventBundle(seriesUid);
+        const label = { this: `this occurrence of “${name}”`, following: `this and the following occurrences of “${name}”`, all: `the series “${name}” ${whatGoesWith(bundle, 'events')}`.trim() }[scope];
+        deleted = await confirmAndDelete(
+          { noun: 'series', name, main: 'events', bundle, label },
+          () => client.events.removeOccurrence(seriesUid, at, { scope }),
+        );
       } else {
-        await client.events.remove(existing.uid);
+        deleted = await confirmAndDelete({ noun: 'event', name: existing.title, main: 'events', bundle: eventBundle(existing.uid) }, () => client.events.remove(existing.uid));
       }
-      onClose();
+      if (deleted) onClose();
     } catch (err) {
       setError(errorMessage(err));
     }

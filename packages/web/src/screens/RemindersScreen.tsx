@@ -1,5 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { client } from '../client.js';
+import { confirmAndDelete, reminderBundle } from '../deletion.js';
 import { formatTime, fromLocalInput } from '../format.js';
 import { useRecords } from '../hooks.js';
 import type { ReminderRecord } from '../records.js';
@@ -80,7 +81,7 @@ export function RemindersScreen() {
               <span>
                 {nameOf(r)}, {when(r)}
               </span>
-              <button type="button" className="danger small" onClick={() => void client.reminders.remove(r.uid)} aria-label={`Delete reminder: ${nameOf(r)}, ${when(r)}`}>
+              <button type="button" className="danger small" onClick={() => void confirmAndDelete({ noun: 'reminder', name: `${nameOf(r)}, ${when(r)}`, main: 'reminders', bundle: reminderBundle(r.uid) }, () => client.reminders.remove(r.uid))} aria-label={`Delete reminder: ${nameOf(r)}, ${when(r)}`}>
                 Delete
               </button>
             </li>

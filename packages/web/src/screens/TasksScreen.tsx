@@ -1,5 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { client } from '../client.js';
+import { confirmAndDelete, taskBundle } from '../deletion.js';
 import { formatTime, fromLocalInput } from '../format.js';
 import { useRecords } from '../hooks.js';
 import type { TaskRecord } from '../records.js';
@@ -46,7 +47,7 @@ function TaskItem({ task, all }: { task: TaskRecord; all: readonly TaskRecord[] 
         <button type="button" className="secondary small" onClick={() => setAdding((v) => !v)} aria-expanded={adding} aria-label={`Add subtask to ${task.title}`}>
           + Subtask
         </button>
-        <button type="button" className="danger small" onClick={() => void client.tasks.remove(task.uid)} aria-label={`Delete task ${task.title}`}>
+        <button type="button" className="danger small" onClick={() => void confirmAndDelete({ noun: 'task', name: task.title, main: 'tasks', bundle: taskBundle(task.uid) }, () => client.tasks.remove(task.uid))} aria-label={`Delete task ${task.title}`}>
           Delete
         </button>
       </div>
