@@ -132,6 +132,14 @@ describe('every screen at phone and desktop size', () => {
       const page = pages[size];
       await page.goto(app.appUrl);
       await page.getByLabel('Phone number').waitFor();
+      if (size === 'phone') {
+        // A number without its country code: words a person can act on, the raw code only as a detail.
+        await page.getByLabel('Phone number').fill('12345');
+        await page.getByRole('button', { name: 'Send code' }).click();
+        const alert = page.getByRole('alert');
+        await alert.waitFor();
+        expect(await alert.locator('p').allInnerTexts()).toEqual(['Enter the phone number with its country code, like +15550000001.', 'Details: VALIDATION_ERROR']);
+      }
       problems.push(...(await check(page, size, 'sign-in')));
       await page.screenshot({ path: screenshotPath(`sign-in-${size}`), fullPage: true });
     }
@@ -281,6 +289,33 @@ describe('every screen at phone and desktop size', () => {
     await desktop.locator('.fc-event', { hasText: 'Museum' }).first().click();
     expect(await desktop.getByRole('dialog').getByLabel('Calendar').locator('option:checked').textContent()).toBe('Trip');
     await desktop.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    expect(failures).toEqual([]);
+  });
+
+  it('tasks and reminders can be edited, and each form is empty again after a save', async () => {
+    const page = pages.desktop;
+    await openScreen(page, 'Tasks');
+    await page.getByLabel('Task', { exact: true }).fill('Water the plants');
+    await page.getByRole('button', { name: 'Add task' }).click();
+    await page.getByText('Water the plants').waitFor();
+    expect(await page.getByLabel('Task', { exact: true }).inputValue()).toBe('');
+    await page.getByRole('button', { name: 'Edit task Water the plants' }).click();
+    const form = page.getByRole('form', { name: 'Edit task Water the plants' });
+    await form.getByLabel('Task', { exact: true }).fill('Water the plants and the garden');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('checkbox', { name: 'Complete Water the plants and the garden' }).waitFor();
+
+    await openScreen(page, 'Reminders');
+    const row = page.locator('.plain-list li', { hasText: 'Quarterly planning' });
+    await page.getByRole('button', { name: /^Edit reminder: Event: Quarterly planning/ }).click();
+    expect(await page.getByLabel('Minutes before', { exact: true }).inputValue()).toBe('15');
+    await page.getByLabel('Minutes before', { exact: true }).fill('30');
+    await page.getByRole('button', { name: 'Save reminder' }).click();
+    await expect.poll(() => row.textContent()).toContain('30 minutes before');
+    // The form is back to a new reminder, empty.
+    await page.getByRole('button', { name: 'Add reminder' }).waitFor();
+    expect(await page.getByLabel('Remind me of').inputValue()).toBe('');
+    expect(await page.getByLabel('Minutes before', { exact: true }).inputValue()).toBe('15');
     expect(failures).toEqual([]);
   });
 });

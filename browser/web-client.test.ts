@@ -212,7 +212,7 @@ describe('the web client in Chromium, two devices of one phone', () => {
     }
     expect(await rows.innerText()).toContain('this device');
     // C hears it on its live stream, its next request is refused, and it is back at sign-in with the reason.
-    await c.getByText(/You were signed out: the server no longer accepts/).waitFor({ timeout: 30_000 });
+    await c.getByText(/You were signed out on this device/).waitFor({ timeout: 30_000 });
     await c.getByLabel('Phone number').waitFor();
     await c.screenshot({ path: screenshotPath('session-ended') });
     const result = await new AxeBuilder({ page: c }).analyze();

@@ -6,13 +6,30 @@ export const DATABASE_NAME = 'calsync';
 /** Where the API lives: VITE_API_URL at build time, else the origin that served the app. */
 export const API_BASE_URL: string = (import.meta.env.VITE_API_URL as string | undefined) || window.location.origin;
 
-function browserName(): string {
-  const ua = navigator.userAgent;
+function browserName(ua: string): string {
   if (/Edg\//.test(ua)) return 'Edge';
-  if (/Firefox\//.test(ua)) return 'Firefox';
-  if (/Chrome\//.test(ua)) return 'Chrome';
+  if (/SamsungBrowser\//.test(ua)) return 'Samsung Internet';
+  if (/Firefox\/|FxiOS\//.test(ua)) return 'Firefox';
+  if (/Chrome\/|CriOS\//.test(ua)) return 'Chrome';
   if (/Safari\//.test(ua)) return 'Safari';
-  return 'Browser';
+  return 'A browser';
+}
+
+function systemName(ua: string): string | null {
+  if (/Android/.test(ua)) return 'Android';
+  if (/iPhone/.test(ua)) return 'iPhone';
+  if (/iPad/.test(ua)) return 'iPad';
+  if (/CrOS/.test(ua)) return 'ChromeOS';
+  if (/Windows/.test(ua)) return 'Windows';
+  if (/Mac OS X|Macintosh/.test(ua)) return 'Mac';
+  if (/Linux/.test(ua)) return 'Linux';
+  return null;
+}
+
+/** This browser as people name it in a device list: "Chrome on Android", "Safari on iPhone". */
+export function deviceName(ua: string): string {
+  const system = systemName(ua);
+  return system ? `${browserName(ua)} on ${system}` : browserName(ua);
 }
 
 /**
@@ -43,7 +60,7 @@ const deviceUid = installationUid();
 export const client: SyncClient = createSyncClient({
   baseUrl: API_BASE_URL,
   store: new IndexedDbStore(DATABASE_NAME),
-  device: { ...(deviceUid ? { uid: deviceUid } : {}), platform: 'web', name: `calsync web on ${browserName()}` },
+  device: { ...(deviceUid ? { uid: deviceUid } : {}), platform: 'web', name: deviceName(navigator.userAgent) },
 });
 
 /**

@@ -10,8 +10,3 @@ export type TaskRecord = LocalRecord<TaskFields>;
 /** A reminder of an event or a task: minutes before its start/due time, or at a fixed time. */
 export type ReminderRecord = LocalRecord<ReminderFields>;
 
-/** A record as the SDK may hand it: deleted ones (tombstones) are hidden by the screens. */
-export function isLive(record: unknown): boolean {
-  const deleted = (record as { deleted?: unknown } | null)?.deleted;
-  return record !== null && record !== undefined && (deleted === null || deleted === undefined || deleted === false);
-}

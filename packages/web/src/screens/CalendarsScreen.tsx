@@ -3,7 +3,7 @@ import type { ImportIcsResult } from '@calsync/client';
 import { client } from '../client.js';
 import { calendarBundle, confirmAndDelete } from '../deletion.js';
 import { errorMessage } from '../errors.js';
-import { useRecords } from '../hooks.js';
+import { useOnline, useRecords } from '../hooks.js';
 import type { CalendarRecord } from '../records.js';
 import { DEFAULT_COLOR } from '../recurrence.js';
 
@@ -89,6 +89,7 @@ export function CalendarsScreen() {
 }
 
 function CalendarRow({ calendar }: { calendar: CalendarRecord }) {
+  const online = useOnline();
   const [name, setName] = useState(calendar.name);
   const [feed, setFeed] = useState<{ id: number; url: string } | null>(null);
   const [feedError, setFeedError] = useState('');
@@ -99,7 +100,7 @@ function CalendarRow({ calendar }: { calendar: CalendarRecord }) {
       setFeed({ id: made.id, url: made.url });
       setFeedError('');
     } catch (err) {
-      setFeedError(navigator.onLine ? errorMessage(err) : 'A subscription link needs the network.');
+      setFeedError(online ? errorMessage(err) : 'A subscription link needs the network.');
     }
   };
   const stopSharing = async (): Promise<void> => {

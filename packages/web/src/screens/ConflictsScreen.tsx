@@ -2,6 +2,7 @@ import type { ClientConflict } from '@calsync/client';
 import { useConflicts, useRecord } from '@calsync/react';
 import { useEffect, useState } from 'react';
 import { client } from '../client.js';
+import { ErrorNote } from '../components/ErrorNote.js';
 import { errorMessage } from '../errors.js';
 import { formatTime } from '../format.js';
 import { useSyncStatus } from '../hooks.js';
@@ -182,13 +183,5 @@ function ConflictCard({ conflict, online, onResolve }: { conflict: ClientConflic
           ))}
       </div>
     </article>
-  );
-}
-
-function ErrorNote({ error }: { error: unknown }) {
-  return (
-    <p role="alert" className="error">
-      {errorMessage(error)}
-    </p>
   );
 }

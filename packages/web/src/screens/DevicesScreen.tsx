@@ -1,42 +1,39 @@
-import { useCallback, useEffect, useId, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import type { WireDevice } from '@calsync/client';
 import { API_BASE_URL, client } from '../client.js';
+import { ErrorNote } from '../components/ErrorNote.js';
 import { errorMessage } from '../errors.js';
 import { formatTime } from '../format.js';
+import { useOnline, useQuery, useSyncStatus } from '../hooks.js';
+import { showToast } from '../toast.js';
 
 /** The devices signed in to this account; revoking one signs it out at once. */
 export function DevicesScreen() {
-  const [devices, setDevices] = useState<WireDevice[] | null>(null);
-  const [error, setError] = useState('');
-  const load = useCallback(() => {
-    client.devices
-      .list()
-      .then((list) => {
-        setDevices(list);
-        setError('');
-      })
-      .catch((err: unknown) => setError(navigator.onLine ? errorMessage(err) : 'The device list needs the network.'));
-  }, []);
-  useEffect(load, [load]);
+  const status = useSyncStatus();
+  // Asked again after each sync round, so "Last seen" moves while the screen is open.
+  const query = useQuery(`devices ${status.online} ${status.lastSyncAt ?? ''}`, () => client.devices.list());
+  const devices = query.data ?? null;
+  const [revokeError, setRevokeError] = useState<unknown>(null);
   const revoke = async (d: WireDevice): Promise<void> => {
     try {
       await client.devices.revoke(d.uid);
-      load();
+      setRevokeError(null);
+      showToast({ message: `${d.name ?? d.uid} is signed out. It needs to sign in again to sync.` });
+      query.refetch();
     } catch (err) {
-      setError(errorMessage(err));
+      setRevokeError(err);
     }
   };
+  const offline = !status.online;
   return (
     <section aria-labelledby="devices-title">
       <h1 id="devices-title">Devices</h1>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
-      <AppPasswordForm onMade={load} />
+      {offline && <p className="notice">You are offline. The device list needs the network{devices ? '; this is how it was' : ''}.</p>}
+      {!offline && query.error !== undefined && <ErrorNote error={query.error} />}
+      {revokeError !== null && <ErrorNote error={revokeError} />}
+      <AppPasswordForm onMade={query.refetch} />
       {devices === null ? (
-        !error && <p>Loading…</p>
+        !offline && query.error === undefined && <p>Loading…</p>
       ) : (
         <div className="table-scroll">
         <table className="devices">
@@ -85,6 +82,7 @@ export function DevicesScreen() {
  */
 function AppPasswordForm({ onMade }: { onMade: () => void }) {
   const id = useId();
+  const online = useOnline();
   const [name, setName] = useState('');
   const [made, setMade] = useState<{ name: string; password: string } | null>(null);
   const [error, setError] = useState('');
@@ -98,7 +96,7 @@ function AppPasswordForm({ onMade }: { onMade: () => void }) {
       setError('');
       onMade();
     } catch (err) {
-      setError(navigator.onLine ? errorMessage(err) : 'An app password needs the network.');
+      setError(online ? errorMessage(err) : 'An app password needs the network.');
     }
   };
   const user = client.auth.user();

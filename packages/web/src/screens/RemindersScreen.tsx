@@ -1,7 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { client } from '../client.js';
 import { confirmAndDelete, reminderBundle } from '../deletion.js';
-import { formatTime, fromLocalInput } from '../format.js';
+import { formatTime, fromLocalInput, toLocalInput } from '../format.js';
 import { useRecords } from '../hooks.js';
 import type { ReminderRecord } from '../records.js';
 
@@ -17,25 +17,42 @@ export function RemindersScreen() {
   const when = (r: ReminderRecord): string =>
     r.remindAt ? `at ${formatTime(r.remindAt)}` : `${r.minutesBefore ?? 0} minutes before`;
 
+  const [editing, setEditing] = useState<ReminderRecord | null>(null);
   const [target, setTarget] = useState('');
   const [mode, setMode] = useState<'before' | 'at'>('before');
   const [minutes, setMinutes] = useState('15');
   const [at, setAt] = useState('');
   const id = useId();
+  const reset = (): void => {
+    setEditing(null);
+    setTarget('');
+    setMode('before');
+    setMinutes('15');
+    setAt('');
+  };
+  const edit = (r: ReminderRecord): void => {
+    setEditing(r);
+    setTarget(r.eventUid ? `event:${r.eventUid}` : `task:${r.taskUid ?? ''}`);
+    setMode(r.remindAt ? 'at' : 'before');
+    setMinutes(String(r.minutesBefore ?? 15));
+    setAt(toLocalInput(r.remindAt));
+  };
   const submit = (e: FormEvent): void => {
     e.preventDefault();
     const [kind, uid] = target.split(':', 2) as ['event' | 'task', string];
     if (!uid) return;
-    const when = mode === 'before' ? { minutesBefore: Number(minutes) } : { remindAt: fromLocalInput(at) };
-    void client.reminders.put({ ...(kind === 'event' ? { eventUid: uid } : { taskUid: uid }), ...when });
+    const when = mode === 'before' ? { minutesBefore: Number(minutes), remindAt: null } : { remindAt: fromLocalInput(at), minutesBefore: null };
+    // What it reminds of is fixed once made (the server keeps it); an edit changes when.
+    void client.reminders.put(editing ? { uid: editing.uid, ...when } : { ...(kind === 'event' ? { eventUid: uid } : { taskUid: uid }), ...when });
+    reset();
   };
 
   return (
     <section aria-labelledby="reminders-title">
       <h1 id="reminders-title">Reminders</h1>
-      <form onSubmit={submit} className="form-grid narrow" aria-label="New reminder">
+      <form onSubmit={submit} className="form-grid narrow" aria-label={editing ? 'Edit reminder' : 'New reminder'}>
         <label htmlFor={`${id}-target`}>Remind me of</label>
-        <select id={`${id}-target`} required value={target} onChange={(e) => setTarget(e.target.value)}>
+        <select id={`${id}-target`} required value={target} disabled={editing !== null} onChange={(e) => setTarget(e.target.value)}>
           <option value="">Choose an event or a task</option>
           <optgroup label="Events">
             {events.map((e) => (
@@ -69,7 +86,12 @@ export function RemindersScreen() {
           </>
         )}
         <div className="actions span-2">
-          <button type="submit">Add reminder</button>
+          <button type="submit">{editing ? 'Save reminder' : 'Add reminder'}</button>
+          {editing && (
+            <button type="button" className="secondary" onClick={reset}>
+              Cancel
+            </button>
+          )}
         </div>
       </form>
       {reminders.length === 0 ? (
@@ -81,9 +103,14 @@ export function RemindersScreen() {
               <span>
                 {nameOf(r)}, {when(r)}
               </span>
+              <span className="row-actions">
+              <button type="button" className="secondary small" onClick={() => edit(r)} aria-label={`Edit reminder: ${nameOf(r)}, ${when(r)}`}>
+                Edit
+              </button>
               <button type="button" className="danger small" onClick={() => void confirmAndDelete({ noun: 'reminder', name: `${nameOf(r)}, ${when(r)}`, main: 'reminders', bundle: reminderBundle(r.uid) }, () => client.reminders.remove(r.uid))} aria-label={`Delete reminder: ${nameOf(r)}, ${when(r)}`}>
                 Delete
               </button>
+              </span>
             </li>
           ))}
         </ul>

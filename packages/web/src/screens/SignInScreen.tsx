@@ -1,6 +1,11 @@
 import { useId, useState, type FormEvent } from 'react';
 import { client } from '../client.js';
-import { errorMessage } from '../errors.js';
+import { ErrorNote } from '../components/ErrorNote.js';
+
+/** What a wrong entry means on this screen. */
+const SIGN_IN_MESSAGES = {
+  VALIDATION_ERROR: 'Enter the phone number with its country code, like +15550000001.',
+} as const;
 
 type Step = { kind: 'phone' } | { kind: 'code'; phone: string };
 
@@ -18,8 +23,8 @@ export function SignInScreen({ sessionEnded = false }: { sessionEnded?: boolean 
       <p className="hint">Your calendars, events, tasks and reminders on every device, also offline.</p>
       {sessionEnded && (
         <p role="status" className="notice">
-          You were signed out: the server no longer accepts this device&apos;s session (it was revoked from another device,
-          or the server&apos;s keys changed). Your data and unsent changes stay on this device. Sign in again to continue.
+          You were signed out on this device, perhaps from another of your devices. Sign in again to continue; nothing
+          you changed here is lost.
         </p>
       )}
       <div className="tabs" role="group" aria-label="Sign-in method">
@@ -40,17 +45,17 @@ function PhoneSignIn() {
   const [phone, setPhone] = useState('');
   const [name, setName] = useState('');
   const [code, setCode] = useState('');
-  const [error, setError] = useState('');
+  const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const ids = { phone: useId(), name: useId(), code: useId(), error: useId() };
 
   const run = async (action: () => Promise<void>): Promise<void> => {
     setBusy(true);
-    setError('');
+    setError(null);
     try {
       await action();
     } catch (err) {
-      setError(errorMessage(err));
+      setError(err);
     } finally {
       setBusy(false);
     }
@@ -73,12 +78,12 @@ function PhoneSignIn() {
 
   if (step.kind === 'phone') {
     return (
-      <form onSubmit={sendCode} aria-describedby={error ? ids.error : undefined}>
+      <form onSubmit={sendCode} aria-describedby={error !== null ? ids.error : undefined}>
         <label htmlFor={ids.phone}>Phone number</label>
         <input id={ids.phone} type="tel" autoComplete="tel" placeholder="+15550000001" required value={phone} onChange={(e) => setPhone(e.target.value)} />
         <label htmlFor={ids.name}>Your name (optional)</label>
         <input id={ids.name} type="text" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
-        {error && <p id={ids.error} role="alert" className="error">{error}</p>}
+        {error !== null && <ErrorNote id={ids.error} error={error} messages={SIGN_IN_MESSAGES} />}
         <button type="submit" disabled={busy}>
           Send code
         </button>
@@ -86,11 +91,11 @@ function PhoneSignIn() {
     );
   }
   return (
-    <form onSubmit={verify} aria-describedby={error ? ids.error : undefined}>
+    <form onSubmit={verify} aria-describedby={error !== null ? ids.error : undefined}>
       <p className="hint">We sent a 6-digit code to {step.phone}.</p>
       <label htmlFor={ids.code}>Code</label>
       <input id={ids.code} type="text" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" maxLength={6} required value={code} onChange={(e) => setCode(e.target.value)} />
-      {error && <p id={ids.error} role="alert" className="error">{error}</p>}
+      {error !== null && <ErrorNote id={ids.error} error={error} messages={SIGN_IN_MESSAGES} />}
       <button type="submit" disabled={busy}>
         Sign in
       </button>
@@ -104,26 +109,26 @@ function PhoneSignIn() {
 function EmailSignIn() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState('');
+  const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const ids = { email: useId(), password: useId(), error: useId() };
   const submit = (e: FormEvent): void => {
     e.preventDefault();
     setBusy(true);
-    setError('');
+    setError(null);
     client.auth
       .login(email.trim(), password)
       .then(() => client.start())
-      .catch((err: unknown) => setError(errorMessage(err)))
+      .catch((err: unknown) => setError(err))
       .finally(() => setBusy(false));
   };
   return (
-    <form onSubmit={submit} aria-describedby={error ? ids.error : undefined}>
+    <form onSubmit={submit} aria-describedby={error !== null ? ids.error : undefined}>
       <label htmlFor={ids.email}>E-mail</label>
       <input id={ids.email} type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
       <label htmlFor={ids.password}>Password</label>
       <input id={ids.password} type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
-      {error && <p id={ids.error} role="alert" className="error">{error}</p>}
+      {error !== null && <ErrorNote id={ids.error} error={error} messages={SIGN_IN_MESSAGES} />}
       <button type="submit" disabled={busy}>
         Sign in
       </button>

@@ -1,7 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { client } from '../client.js';
 import { confirmAndDelete, taskBundle } from '../deletion.js';
-import { formatTime, fromLocalInput } from '../format.js';
+import { formatTime, fromLocalInput, toLocalInput } from '../format.js';
 import { useRecords } from '../hooks.js';
 import type { TaskRecord } from '../records.js';
 
@@ -12,7 +12,7 @@ export function TasksScreen() {
   return (
     <section aria-labelledby="tasks-title">
       <h1 id="tasks-title">Tasks</h1>
-      <NewTaskForm label="New task" />
+      <TaskForm label="New task" />
       {top.length === 0 ? (
         <p className="hint">No tasks yet.</p>
       ) : (
@@ -32,10 +32,18 @@ function sortTasks(tasks: readonly TaskRecord[]): TaskRecord[] {
 
 function TaskItem({ task, all }: { task: TaskRecord; all: readonly TaskRecord[] }) {
   const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState(false);
   const subtasks = all.filter((t) => t.parentTaskUid === task.uid);
   const toggle = (completed: boolean): void => {
     void client.tasks.put({ uid: task.uid, completed, completedAt: completed ? new Date().toISOString() : null });
   };
+  if (editing) {
+    return (
+      <li>
+        <TaskForm label={`Edit task ${task.title}`} task={task} onDone={() => setEditing(false)} />
+      </li>
+    );
+  }
   return (
     <li className={task.completed ? 'done' : ''}>
       <div className="task-row">
@@ -44,6 +52,9 @@ function TaskItem({ task, all }: { task: TaskRecord; all: readonly TaskRecord[] 
           <span className="task-title">{task.title}</span>
         </label>
         {task.dueAt && <span className="due">due {formatTime(task.dueAt)}</span>}
+        <button type="button" className="secondary small" onClick={() => setEditing(true)} aria-label={`Edit task ${task.title}`}>
+          Edit
+        </button>
         <button type="button" className="secondary small" onClick={() => setAdding((v) => !v)} aria-expanded={adding} aria-label={`Add subtask to ${task.title}`}>
           + Subtask
         </button>
@@ -51,7 +62,7 @@ function TaskItem({ task, all }: { task: TaskRecord; all: readonly TaskRecord[] 
           Delete
         </button>
       </div>
-      {adding && <NewTaskForm label={`New subtask of ${task.title}`} parentTaskUid={task.uid} onDone={() => setAdding(false)} />}
+      {adding && <TaskForm label={`New subtask of ${task.title}`} parentTaskUid={task.uid} onDone={() => setAdding(false)} />}
       {subtasks.length > 0 && (
         <ul className="task-list sub">
           {sortTasks(subtasks).map((t) => (
@@ -63,25 +74,32 @@ function TaskItem({ task, all }: { task: TaskRecord; all: readonly TaskRecord[] 
   );
 }
 
-function NewTaskForm({ label, parentTaskUid, onDone }: { label: string; parentTaskUid?: string; onDone?: () => void }) {
-  const [title, setTitle] = useState('');
-  const [due, setDue] = useState('');
+/** A new task or subtask, or (with `task`) an existing one edited; empty again after each save. */
+function TaskForm({ label, parentTaskUid, task, onDone }: { label: string; parentTaskUid?: string; task?: TaskRecord; onDone?: () => void }) {
+  const [title, setTitle] = useState(task?.title ?? '');
+  const [due, setDue] = useState(toLocalInput(task?.dueAt));
   const id = useId();
   const submit = (e: FormEvent): void => {
     e.preventDefault();
     if (!title.trim()) return;
-    void client.tasks.put({ title: title.trim(), dueAt: fromLocalInput(due), ...(parentTaskUid ? { parentTaskUid } : {}) });
+    const fields = { title: title.trim(), dueAt: fromLocalInput(due) };
+    void client.tasks.put(task ? { uid: task.uid, ...fields } : { ...fields, ...(parentTaskUid ? { parentTaskUid } : {}) });
     setTitle('');
     setDue('');
     onDone?.();
   };
   return (
     <form onSubmit={submit} className="inline-form" aria-label={label}>
-      <label htmlFor={`${id}-title`}>{parentTaskUid ? 'Subtask' : 'Task'}</label>
-      <input id={`${id}-title`} required value={title} onChange={(e) => setTitle(e.target.value)} />
+      <label htmlFor={`${id}-title`}>{parentTaskUid || task?.parentTaskUid ? 'Subtask' : 'Task'}</label>
+      <input id={`${id}-title`} required autoFocus={task !== undefined} value={title} onChange={(e) => setTitle(e.target.value)} />
       <label htmlFor={`${id}-due`}>Due</label>
       <input id={`${id}-due`} type="datetime-local" value={due} onChange={(e) => setDue(e.target.value)} />
-      <button type="submit">{parentTaskUid ? 'Add subtask' : 'Add task'}</button>
+      <button type="submit">{task ? 'Save' : parentTaskUid ? 'Add subtask' : 'Add task'}</button>
+      {task && (
+        <button type="button" className="secondary" onClick={onDone}>
+          Cancel
+        </button>
+      )}
     </form>
   );
 }
