@@ -187,7 +187,12 @@ export function readObjectsChangedSinceQuery(userId: number, scope: ObjectScope,
   return objectsStatement(userId, scope, sql`and uid = any(array(${changedRoots}))`, newestVersionQuery(userId));
 }
 
-/** The statement of both object reads: roots filtered by `rootsFilter`, and, when `newest` is given, its answer first (`t` null, `n`). */
+/**
+ * The statement of both object reads: roots filtered by `rootsFilter`, and, when `newest` is given,
+ * its answer first (`t` null, `n`). Overrides and reminders are found by their owner uids among the
+ * user's rows (their reference indexes hold live rows only); `exists (select 1 from r)` is a
+ * one-time filter that skips those scans when no root matched (a PUT of a new object).
+ */
 function objectsStatement(userId: number, scope: ObjectScope, rootsFilter: RawBuilder<unknown>, newest: RawBuilder<unknown> | null): RawBuilder<SqlRecordRow> {
   const n = newest === null ? sql`` : sql`, cast(null as text) as n`;
   const branch = (type: RecordType, from: RawBuilder<unknown>) => sql`(select cast(${type} as text) as t, ${branchColumns(type)}${n} from ${from} order by id)`;
@@ -195,12 +200,12 @@ function objectsStatement(userId: number, scope: ObjectScope, rootsFilter: RawBu
   const calendars = branch('calendars', sql`calendars where user_id = ${userId} and deleted is null`);
   if ('tasks' in scope) {
     return sql<SqlRecordRow>`with r as (select * from tasks where user_id = ${userId} ${rootsFilter}),
-      m as (select * from reminders where user_id = ${userId} and task_uid = any(array(select uid from r)))
+      m as (select * from reminders where user_id = ${userId} and exists (select 1 from r) and task_uid = any(array(select uid from r)))
       ${first}${calendars} union all ${branch('tasks', sql`r`)} union all ${branch('reminders', sql`m`)}`;
   }
   return sql<SqlRecordRow>`with r as (select * from events where user_id = ${userId} and calendar_uid = ${scope.calendarUid} and recurring_event_uid is null ${rootsFilter}),
-    o as (select * from events where user_id = ${userId} and recurring_event_uid = any(array(select uid from r))),
-    m as (select * from reminders where user_id = ${userId} and event_uid = any(array(select uid from r union all select uid from o)))
+    o as (select * from events where user_id = ${userId} and exists (select 1 from r) and recurring_event_uid = any(array(select uid from r))),
+    m as (select * from reminders where user_id = ${userId} and exists (select 1 from r) and event_uid = any(array(select uid from r union all select uid from o)))
     ${first}${calendars} union all ${branch('events', sql`r`)} union all ${branch('events', sql`o`)} union all ${branch('reminders', sql`m`)}`;
 }
 
