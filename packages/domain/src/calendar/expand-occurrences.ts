@@ -12,11 +12,37 @@ const dateMs = instantMsOf;
 /** The `YYYY-MM-DD` date of a floating local time. */
 const dateText = dateOfMs;
 
-/** One occurrence on its way out: its start as an instant for ordering; the wire form is made only for those kept. */
+/**
+ * One occurrence on its way out: its start as an instant for ordering, and what its wire form is
+ * made from (the wire form is made only for those kept). No closure per occurrence: a calendar
+ * view places thousands of them.
+ */
 interface Placed {
   readonly at: number;
   readonly uid: string;
-  readonly make: () => Occurrence;
+  /** The series' floating start of this occurrence (local ms; an all-day series' date at midnight), or 0 for a single event. */
+  readonly local: number;
+  readonly source: SingleSource | SeriesSource;
+}
+
+/** A single event or an override, as placed. */
+interface SingleSource {
+  readonly kind: 'single';
+  readonly f: FieldValues;
+  readonly allDay: boolean;
+  readonly zone: string | null;
+  readonly end: number;
+}
+
+/** A series, once per expansion; each occurrence adds its own start. */
+interface SeriesSource {
+  readonly kind: 'series';
+  readonly calendarUid: string;
+  readonly title: string;
+  readonly allDay: boolean;
+  readonly zone: string;
+  /** Days (all-day) or ms (timed) from an occurrence's start to its end. */
+  readonly length: number;
 }
 
 /** What the expander knows of a window, once parsed. */
@@ -46,23 +72,36 @@ function singleOf(uid: string, f: FieldValues, zone: string | null, w: Window): 
   const start = allDay ? instantOfLocal(dateMs(startText), w.tz) : instantMsOf(startText);
   const end = allDay ? instantOfLocal(Math.max(dateMs(endText), dateMs(startText) + DAY_MS), w.tz) : instantMsOf(endText);
   if (!overlaps(start, end, w)) return null;
-  const override = typeof f.recurringEventUid === 'string';
-  return {
-    at: start,
-    uid,
-    make: () => ({
-      eventUid: uid,
+  return { at: start, uid, local: 0, source: { kind: 'single', f, allDay, zone, end } };
+}
+
+/** The wire form of a placed occurrence. */
+function occurrenceOf(p: Placed): Occurrence {
+  const s = p.source;
+  if (s.kind === 'single') {
+    const f = s.f;
+    const override = typeof f.recurringEventUid === 'string';
+    const startText = String(f.startTime);
+    const endText = String(f.endTime);
+    return {
+      eventUid: p.uid,
       seriesUid: override ? String(f.recurringEventUid) : null,
       calendarUid: String(f.calendarUid),
       title: String(f.title),
-      start: allDay ? startText : isoOfMs(start),
-      end: allDay ? (endText > startText ? endText : dateText(dateMs(startText) + DAY_MS)) : isoOfMs(end),
-      allDay,
-      timezone: allDay ? null : zone,
+      start: s.allDay ? startText : isoOfMs(p.at),
+      end: s.allDay ? (endText > startText ? endText : dateText(dateMs(startText) + DAY_MS)) : isoOfMs(s.end),
+      allDay: s.allDay,
+      timezone: s.allDay ? null : s.zone,
       originalStart: override ? String(f.originalStartTime) : null,
       overridden: override,
-    }),
-  };
+    };
+  }
+  if (s.allDay) {
+    const date = dateText(p.local);
+    return { eventUid: p.uid, seriesUid: p.uid, calendarUid: s.calendarUid, title: s.title, start: date, end: dateText(p.local + s.length * DAY_MS), allDay: true, timezone: null, originalStart: date, overridden: false };
+  }
+  const start = isoOfMs(p.at);
+  return { eventUid: p.uid, seriesUid: p.uid, calendarUid: s.calendarUid, title: s.title, start, end: isoOfMs(p.at + s.length), allDay: false, timezone: s.zone, originalStart: start, overridden: false };
 }
 
 function seriesOf(uid: string, f: FieldValues, zone: string, replaced: ReadonlySet<string>, w: Window, out: Placed[]): void {
@@ -70,16 +109,17 @@ function seriesOf(uid: string, f: FieldValues, zone: string, replaced: ReadonlyS
   const startText = String(f.startTime);
   const endText = String(f.endTime);
   const excluded = new Set<string>();
-  for (const entry of String(f.exdate ?? '').split(',')) {
-    const key = entry.trim() === '' ? null : occurrenceKey(allDay, entry.trim());
-    if (key !== null) excluded.add(key);
+  if (typeof f.exdate === 'string') {
+    for (const entry of f.exdate.split(',')) {
+      const key = entry.trim() === '' ? null : occurrenceKey(allDay, entry.trim());
+      if (key !== null) excluded.add(key);
+    }
   }
-  const calendarUid = String(f.calendarUid);
-  const title = String(f.title);
   const skip = excluded.size > 0 || replaced.size > 0;
   if (allDay) {
     const first = dateMs(startText);
     const days = Math.max(1, Math.round((dateMs(endText) - first) / DAY_MS));
+    const source: SeriesSource = { kind: 'series', calendarUid: String(f.calendarUid), title: String(f.title), allDay, zone, length: days };
     const starts = expandRule({
       rule: String(f.rrule),
       start: first,
@@ -92,20 +132,14 @@ function seriesOf(uid: string, f: FieldValues, zone: string, replaced: ReadonlyS
       if (skip && (excluded.has(dateText(local)) || replaced.has(dateText(local)))) continue;
       const at = instantOfLocal(local, w.tz);
       if (!overlaps(at, instantOfLocal(local + days * DAY_MS, w.tz), w)) continue;
-      out.push({
-        at,
-        uid,
-        make: () => {
-          const date = dateText(local);
-          return { eventUid: uid, seriesUid: uid, calendarUid, title, start: date, end: dateText(local + days * DAY_MS), allDay, timezone: null, originalStart: date, overridden: false };
-        },
-      });
+      out.push({ at, uid, local, source });
     }
     return;
   }
   const firstInstant = instantMsOf(startText);
   const duration = instantMsOf(endText) - firstInstant;
   const first = localMsOf(firstInstant, zone);
+  const source: SeriesSource = { kind: 'series', calendarUid: String(f.calendarUid), title: String(f.title), allDay, zone, length: duration };
   const starts = expandRule({
     rule: String(f.rrule),
     start: first,
@@ -119,14 +153,7 @@ function seriesOf(uid: string, f: FieldValues, zone: string, replaced: ReadonlyS
     const at = local === first ? firstInstant : instantOfLocal(local, zone);
     if (skip && (excluded.has(String(at)) || replaced.has(String(at)))) continue;
     if (!overlaps(at, at + duration, w)) continue;
-    out.push({
-      at,
-      uid,
-      make: () => {
-        const start = isoOfMs(at);
-        return { eventUid: uid, seriesUid: uid, calendarUid, title, start, end: isoOfMs(at + duration), allDay, timezone: zone, originalStart: start, overridden: false };
-      },
-    });
+    out.push({ at, uid, local, source });
   }
 }
 
@@ -176,5 +203,5 @@ export function expandOccurrences(
     }
   }
   placed.sort((a, b) => a.at - b.at || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
-  return { occurrences: placed.slice(0, w.limit).map((p) => p.make()), truncated: placed.length > w.limit };
+  return { occurrences: placed.slice(0, w.limit).map(occurrenceOf), truncated: placed.length > w.limit };
 }

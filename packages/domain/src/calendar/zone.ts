@@ -67,7 +67,7 @@ class ZoneOffsets {
       change = hi;
       this.#transitions.set(day, change);
     }
-    return instant < change ? before : this.#read(instant);
+    return instant < change ? before : after;
   }
 }
 
