@@ -385,3 +385,22 @@ describe.each(['whole', 'item by item'] as const)('push %s', (mode) => {
     });
   });
 });
+
+describe('occurrence reads kept per window', () => {
+  it("answer from the kept read only while the user's newest version is unchanged, also when another node wrote", async () => {
+    const store = new InMemorySyncStore();
+    const node1 = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec('k') });
+    const node2 = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec('k') });
+    const window = { from: '2024-05-01T00:00:00.000Z', to: '2024-06-01T00:00:00.000Z', tz: 'UTC' };
+    const titles = async () => (await node1.occurrences(U, window)).occurrences.map((o) => `${o.title} ${o.start}`);
+    await node1.push(U, { calendars: [cal('c', { timezone: 'UTC' })], events: [ev('weekly', 'c', { rrule: 'FREQ=WEEKLY;COUNT=2' })] });
+    expect(await titles()).toEqual(['ev weekly 2024-05-01T10:00:00.000Z', 'ev weekly 2024-05-08T10:00:00.000Z']);
+    expect(await titles()).toEqual(['ev weekly 2024-05-01T10:00:00.000Z', 'ev weekly 2024-05-08T10:00:00.000Z']);
+    // Another node edits the series, adds an event, then the calendar's zone: each shows at once.
+    const version = (await node2.pull(U, { limit: 100 })).events.find((e) => e.uid === 'weekly')!.version!;
+    await node2.push(U, { events: [up('weekly', { title: 'moved', rrule: 'FREQ=WEEKLY;COUNT=1' }, version), ev('once', 'c', { startTime: '2024-05-20T08:00:00.000Z', endTime: '2024-05-20T09:00:00.000Z' })] });
+    expect(await titles()).toEqual(['moved 2024-05-01T10:00:00.000Z', 'ev once 2024-05-20T08:00:00.000Z']);
+    await node2.push(U, { events: [del('once', (await node2.pull(U, { limit: 100 })).events.find((e) => e.uid === 'once')!.version)] });
+    expect(await titles()).toEqual(['moved 2024-05-01T10:00:00.000Z']);
+  });
+});

@@ -1,5 +1,6 @@
 import { ZERO_WATERMARKS, type CursorCodec, type Watermarks } from '../cursor/cursor-codec.js';
 import { expandOccurrences } from '../calendar/expand-occurrences.js';
+import { EventWindowCache } from './event-window-cache.js';
 import type { OccurrencePage } from '../calendar/occurrence.js';
 import { checkOccurrenceWindow } from '../calendar/occurrence-window.js';
 import { DomainError } from '../errors.js';
@@ -64,6 +65,8 @@ export class SyncService implements SyncApi {
   readonly #codec: CursorCodec;
   readonly #onItemFailure: ((failure: ItemFailure) => void) | undefined;
   readonly #notifier: ChangeNotifier | undefined;
+  /** Recent occurrence reads, valid while the user's newest version is unchanged. */
+  readonly #windows = new EventWindowCache();
   /** Per user with pushes under way in this process: the pushes that arrived meanwhile, in arrival order. */
   readonly #queued = new Map<number, QueuedPush[]>();
 
@@ -206,7 +209,16 @@ export class SyncService implements SyncApi {
 
   async occurrences(userId: number, query: OccurrenceQuery): Promise<OccurrencePage> {
     checkOccurrenceWindow(query);
-    const { calendarZones, events } = await this.#store.inUserTransaction(userId, (uow) => uow.readEventWindow(query.from, query.to));
+    const { calendarZones, events } = await this.#store.inUserTransaction(userId, async (uow) => {
+      // The version first: a window read after it is at least as new as the version it is kept under.
+      const version = await uow.newestVersion();
+      const now = this.#clock.now().getTime();
+      const kept = this.#windows.get(userId, query.from, query.to, version, now);
+      if (kept !== undefined) return kept;
+      const read = await uow.readEventWindow(query.from, query.to);
+      this.#windows.set(userId, query.from, query.to, version, read, now);
+      return read;
+    });
     return expandOccurrences(events, (uid) => calendarZones.get(uid) ?? null, query);
   }
 
