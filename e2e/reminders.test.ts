@@ -1,4 +1,4 @@
-import { createSyncClient, MemoryStore, type SyncClient } from '@calsync/client';
+import type { SyncClient } from '@calsync/client';
 import { openEventStream, startStandInFcm, startStandInSmsGateway, type OpenedStream, type StandInFcm, type StandInSmsGateway } from '@calsync/testkit';
 import type { PushResponseWire } from '@calsync/wire';
 import { randomInt } from 'node:crypto';
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleValue } from './lib/metrics-text.js';
 import { createScratchDatabase, type ScratchDatabase } from './lib/scratch-database.js';
 import { RealServerProcess } from './lib/server-process.js';
+import { signedInPhone } from './lib/devices.js';
 import { standInFcmEnv, testServerEnv } from './lib/test-server.js';
 
 // Reminders and conflict alerts through the real server processes. On PostgreSQL two app nodes
@@ -75,11 +76,8 @@ describe.each(kinds)('reminders and conflict alerts on $name', ({ twoNodes, make
   const phone = `+1555${String(randomInt(1_000_000, 9_999_999))}`;
 
   const client = async (base: string, name: string, fcmToken: string): Promise<SyncClient> => {
-    const c = createSyncClient({ baseUrl: base, store: new MemoryStore(), device: { platform: 'android', name, fcmToken }, periodicMs: 3_600_000, debounceMs: 5 });
+    const c = await signedInPhone(base, phone, sms, name, fcmToken);
     clients.push(c);
-    await c.open();
-    await c.auth.sendOtp(phone);
-    await c.auth.verifyOtp(phone, sms.lastCode(phone));
     return c;
   };
   const tokenOf = (c: SyncClient): string => (c.auth as unknown as { accessToken(): string }).accessToken();
