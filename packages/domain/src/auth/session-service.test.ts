@@ -183,3 +183,22 @@ describe('refresh token state (per device)', () => {
     expect(await code(h.auth.authenticateAccess(s.accessToken))).toBe('UNAUTHORIZED');
   });
 });
+
+describe('last seen', () => {
+  it("a device's authenticated requests move its lastSeenAt, at most once a minute", async () => {
+    const h = setup();
+    const s = await h.signIn({ uid: 'phone' });
+    const seen = async () => (await h.devices.listActiveDevices(s.user.id)).find((d) => d.uid === 'phone')!.lastSeenAt;
+    const signedInAt = await seen();
+    h.clock.advanceSeconds(5);
+    await h.auth.authenticateAccess(s.accessToken);
+    const first = await seen();
+    expect(Date.parse(first)).toBe(Date.parse(signedInAt) + 5000);
+    h.clock.advanceSeconds(30);
+    await h.auth.authenticateAccess(s.accessToken);
+    expect(await seen()).toBe(first);
+    h.clock.advanceSeconds(31);
+    await h.auth.authenticateAccess(s.accessToken);
+    expect(Date.parse(await seen())).toBe(Date.parse(first) + 61_000);
+  });
+});

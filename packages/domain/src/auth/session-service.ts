@@ -39,8 +39,13 @@ function refreshInvalid(): DomainError {
  * Refresh families: starting one per sign-in (per device, or legacy), rotating its refresh token,
  * detecting replays (which end the family), and checking that an access token's family is live.
  */
+/** A device's lastSeenAt moves at most this often per node (each authenticated request would otherwise write). */
+export const LAST_SEEN_INTERVAL_MS = 60_000;
+
 export class SessionService {
   private readonly cache: SessionCheckCache;
+  /** When this node last wrote each device's lastSeenAt (`userId:uid` → ms). */
+  private readonly touched = new Map<string, number>();
 
   constructor(
     private readonly sessions: SessionStore,
@@ -125,7 +130,25 @@ export class SessionService {
       }
       this.cache.remember(sid, userId, deviceUid);
     }
+    if (deviceUid !== null) await this.seen(userId, deviceUid, now);
     return { userId, sessionId: sid, deviceUid, expiresAt: verified.claims.exp };
+  }
+
+  /**
+   * A device that syncs (or makes any authenticated request) is seen: its lastSeenAt moves, at
+   * most once a minute per node. Best effort: a failed write never fails the request.
+   */
+  private async seen(userId: number, deviceUid: string, now: Date): Promise<void> {
+    const key = `${userId}:${deviceUid}`;
+    const last = this.touched.get(key);
+    if (last !== undefined && now.getTime() - last < LAST_SEEN_INTERVAL_MS && now.getTime() >= last) return;
+    if (this.touched.size >= 10_000) this.touched.clear();
+    this.touched.set(key, now.getTime());
+    try {
+      await this.devices.touchDevice(userId, deviceUid, now.toISOString());
+    } catch {
+      // The next request after the interval tries again.
+    }
   }
 
   /** Ends a family whose refresh token was replayed, and tells `policy.onReplay`. */
