@@ -105,7 +105,7 @@ describe('import, subscription links and app passwords in Chromium', () => {
     expect((await fetch(url)).status).toBe(404);
   });
 
-  it('an app password made on the Devices screen signs a CalDAV app in, is listed as a device, and revoking it ends it', async () => {
+  it('an app password made on the Devices screen signs a CalDAV app in, is listed as a device, can be renamed, and revoking it ends it', async () => {
     await openScreen(phone, 'Devices');
     await phone.getByLabel('App name').fill('Thunderbird');
     await phone.getByRole('button', { name: 'Create app password' }).click();
@@ -123,8 +123,16 @@ describe('import, subscription links and app passwords in Chromium', () => {
         body: '<d:propfind xmlns:d="DAV:"><d:prop><d:current-user-principal/></d:prop></d:propfind>',
       });
     expect((await propfind()).status).toBe(207);
-    await phone.getByRole('button', { name: 'Revoke Thunderbird' }).click();
-    await phone.getByRole('cell', { name: 'Thunderbird', exact: true }).waitFor({ state: 'detached' });
+    // Renamed in its row: the new name is what the list shows, and the app keeps working.
+    await phone.getByRole('button', { name: 'Rename Thunderbird' }).click();
+    await phone.getByLabel('New name').fill('Thunderbird at home');
+    expect(await scrollsSideways(phone), (await sticksOut(phone)).join('; ')).toBe(false);
+    await phone.screenshot({ path: screenshotPath('rename-device-phone'), fullPage: true });
+    await phone.getByRole('button', { name: 'Save name' }).click();
+    await phone.getByRole('cell', { name: 'Thunderbird at home', exact: true }).waitFor();
+    expect((await propfind()).status).toBe(207);
+    await phone.getByRole('button', { name: 'Revoke Thunderbird at home' }).click();
+    await phone.getByRole('cell', { name: 'Thunderbird at home', exact: true }).waitFor({ state: 'detached' });
     expect((await propfind()).status).toBe(401);
     expect(failures).toEqual([]);
   });

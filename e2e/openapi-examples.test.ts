@@ -88,6 +88,7 @@ describe('the documented examples against the real server (contract test, OpenAP
     { id: 'getStats', token: access },
     { id: 'resetSync', token: access },
     { id: 'listDevices', token: access },
+    { id: 'renameDevice', token: access, params: () => ({ uid: 'laptop-7f3a' }) },
     // A second device of the same user (signed in by login with another device uid) is revoked.
     { id: 'revokeDevice', token: access, params: () => ({ uid: 'phone-19c2' }) },
     { id: 'logout', token: access },

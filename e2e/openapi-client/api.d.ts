@@ -201,7 +201,8 @@ export interface paths {
         delete: operations["revokeDevice"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Rename a device (the name its user sees in the device list) */
+        patch: operations["renameDevice"];
         trace?: never;
     };
     "/api/users/me": {
@@ -608,6 +609,10 @@ export interface components {
             name?: string;
             /** @description push token; never listed back */
             fcmToken?: string | null;
+        };
+        /** DeviceRename */
+        DeviceRename: {
+            name: string;
         };
         /**
          * @description every stable error code; each operation documents its own per status
@@ -2785,6 +2790,239 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "INVALID_JSON" | "VALIDATION_ERROR";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHORIZED: no, bad or revoked access token; TOKEN_EXPIRED: the access token expired; refresh, then retry once */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "UNAUTHORIZED" | "TOKEN_EXPIRED";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description WRONG_TOKEN_TYPE: a refresh token used as access token, or the reverse */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "WRONG_TOKEN_TYPE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no such resource of the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "NOT_FOUND";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body exceeds BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests; wait Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL: unexpected failure (logged with the request id, never detailed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE: the database could not be reached for this request; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE";
+                            /** @description for people; never parse it */
+                            message: string;
+                            /** @description e.g. the failing paths of a VALIDATION_ERROR */
+                            details?: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    renameDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Work laptop"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeviceRename"];
+            };
+        };
+        responses: {
+            /** @description The device with its new name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "device": {
+                     *           "uid": "laptop-7f3a",
+                     *           "platform": "web",
+                     *           "name": "Work laptop",
+                     *           "hasPushToken": false,
+                     *           "createdAt": "2026-03-02T08:00:00.000Z",
+                     *           "lastSeenAt": "2026-03-02T08:05:00.000Z",
+                     *           "current": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            device: components["schemas"]["Device"];
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: the request does not fit the schema (details: the failing paths); INVALID_JSON: the body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION_ERROR" | "INVALID_JSON";
                             /** @description for people; never parse it */
                             message: string;
                             /** @description e.g. the failing paths of a VALIDATION_ERROR */

@@ -38,6 +38,17 @@ describe('client.devices', () => {
     expect(a.status.signedIn).toBe(true);
   });
 
+  it('renames a device for every device of the account; an empty name is a VALIDATION_ERROR, an unknown device NOT_FOUND', async () => {
+    const a = await clientOf(service, named('laptop'));
+    const b = await clientOf(service, named('phone'));
+    await signIn(service, a, '+15550004003');
+    await signIn(service, b, '+15550004003');
+    expect(await a.devices.rename('phone', 'Work phone')).toMatchObject({ uid: 'phone', name: 'Work phone', current: false });
+    expect((await b.devices.list()).find((d) => d.uid === 'phone')).toMatchObject({ name: 'Work phone', current: true });
+    await expect(a.devices.rename('phone', '')).rejects.toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
+    await expect(a.devices.rename('no-such-device', 'X')).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
+  });
+
   it('an unknown uid is a typed NOT_FOUND; revoking this device signs it out and empties its store', async () => {
     const store = new MemoryStore();
     const a = await clientOf(service, { store });

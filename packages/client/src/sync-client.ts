@@ -89,6 +89,8 @@ export interface SyncClient {
   readonly devices: {
     /** The live devices of the account; this one has `current: true`. */
     list(): Promise<WireDevice[]>;
+    /** Renames a live device of the account (the name shown in device lists); returns it as listed. */
+    rename(uid: string, name: string): Promise<WireDevice>;
     /**
      * Revokes a device: its sessions end and its tokens stop working at once (it is signed out at
      * its next request). Revoking this client's own device is a sign-out: the local store is wiped

@@ -5,6 +5,7 @@ export type {
   ConflictPageWire as WireConflictPage,
   ConflictWire as WireConflict,
   DeviceListResult as WireDeviceList,
+  DeviceResult as WireDeviceResult,
   DeviceWire as WireDevice,
   ErrorEnvelopeWire as WireErrorEnvelope,
   LogoutResult as WireLogout,

@@ -109,6 +109,7 @@ export class StandInAuth implements AuthApi {
   me = notHere;
   listDevices = notHere;
   revokeDevice = notHere;
+  renameDevice = notHere;
   updateProfile = notHere;
 }
 

@@ -127,3 +127,7 @@ export const meResult = Type.Object({ user: userSchema });
 export const deviceListResult = Type.Object({ devices: Type.Array(deviceDtoSchema) });
 /** `data` of DELETE /api/auth/devices/{uid}. */
 export const revokeResult = Type.Object({ revoked: Type.Literal(true) });
+
+export const renameDeviceBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: NAME_MAX_LENGTH }) }, { additionalProperties: false, title: 'DeviceRename' });
+
+export const deviceResult = Type.Object({ device: deviceDtoSchema });

@@ -8,6 +8,8 @@ import type {
   FeedListWire,
   OccurrencePageWire,
   DeviceListResult,
+  DeviceResult,
+  RenameDeviceBody,
   LoginBody,
   MeResult,
   ProfileBody,
@@ -70,6 +72,7 @@ export const EXAMPLES = {
     response: { accessToken: 'eyJhbGciOi…', refreshToken: 'eyJhbGciOi…' } satisfies TokenPairWire,
   },
   getMe: { response: { user } satisfies MeResult },
+  renameDevice: { request: { name: 'Work laptop' } satisfies RenameDeviceBody, response: { device: { ...device, name: 'Work laptop' } } satisfies DeviceResult },
   listDevices: { response: { devices: [device, { ...device, uid: 'phone-19c2', platform: null, name: null, current: false }] } satisfies DeviceListResult },
   updateMe: {
     request: { email: 'ada@example.org', password: 'correct horse battery', notificationSettings: { eventReminders: false } } satisfies ProfileBody,

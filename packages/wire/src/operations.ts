@@ -73,6 +73,11 @@ export const OPERATIONS = {
     summary: 'Revoke a device: its session ends at once',
     errors: [...API, ...BODY_TRANSPORT, ...PARAMS, ...BEARER, 'NOT_FOUND'],
   },
+  renameDevice: {
+    method: 'PATCH', path: '/api/auth/devices/{uid}', tag: 'auth', auth: 'bearer',
+    summary: 'Rename a device (the name its user sees in the device list)',
+    errors: [...API, ...BODY, ...PARAMS, ...BEARER, 'NOT_FOUND'],
+  },
   createAppPassword: {
     method: 'POST', path: '/api/auth/app-passwords', tag: 'auth', auth: 'bearer',
     summary: 'Make an app password for a calendar app (CalDAV): a device of platform caldav, ended by revoking it',

@@ -16,6 +16,10 @@ export interface SuccessEnvelopeWire<T> {
 }
 /** The answer of POST /api/auth/logout. */
 export type LogoutResult = Static<typeof auth.logoutResult>;
+/** The body of PATCH /api/auth/devices/{uid}. */
+export type RenameDeviceBody = Static<typeof auth.renameDeviceBody>;
+/** The answer of PATCH /api/auth/devices/{uid}. */
+export type DeviceResult = Static<typeof auth.deviceResult>;
 /** The answer of DELETE /api/auth/devices/{uid}. */
 export type RevokeResult = Static<typeof auth.revokeResult>;
 /** The device a client sends when it signs in. */

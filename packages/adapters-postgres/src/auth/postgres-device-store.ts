@@ -65,6 +65,18 @@ export class PostgresDeviceStore implements DeviceStore {
     return rows.map(toDevice);
   }
 
+  async renameDevice(userId: number, uid: string, name: string): Promise<DeviceRecord | null> {
+    const row = await this.db
+      .updateTable('devices')
+      .set({ name })
+      .where('user_id', '=', userId)
+      .where('uid', '=', uid)
+      .where('revoked_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    return row === undefined ? null : toDevice(row);
+  }
+
   async touchDevice(userId: number, uid: string, now: string): Promise<void> {
     await this.db.updateTable('devices').set({ last_seen_at: now }).where('user_id', '=', userId).where('uid', '=', uid).execute();
   }

@@ -2,6 +2,7 @@ import type { Transport } from './transport.js';
 import type {
   WireConflictPage,
   WireDeviceList,
+  WireDeviceResult,
   WireLogout,
   WireMe,
   WireProfileUpdate,
@@ -53,6 +54,10 @@ export class CalsyncApi {
 
   revokeDevice(uid: string): Promise<WireRevoke> {
     return this.transport.send({ method: 'DELETE', path: `/api/auth/devices/${encodeURIComponent(uid)}`, auth: true });
+  }
+
+  renameDevice(uid: string, name: string): Promise<WireDeviceResult> {
+    return this.transport.send({ method: 'PATCH', path: `/api/auth/devices/${encodeURIComponent(uid)}`, body: { name }, auth: true });
   }
 
   me(): Promise<WireMe> {

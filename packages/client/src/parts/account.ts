@@ -20,6 +20,10 @@ export function accountParts({ state, api, auth, appDeviceUid, ready }: AccountD
         ready();
         return (await api.devices()).devices;
       },
+      async rename(uid, name) {
+        ready();
+        return (await api.renameDevice(uid, name)).device;
+      },
       async revoke(uid) {
         ready();
         const own = state.text(META.deviceUid) ?? appDeviceUid;

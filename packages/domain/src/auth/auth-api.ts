@@ -29,5 +29,6 @@ export interface AuthApi {
   me(caller: AccessIdentity): Promise<{ user: UserDto }>;
   listDevices(caller: AccessIdentity): Promise<{ devices: DeviceDto[] }>;
   revokeDevice(caller: AccessIdentity, uid: string): Promise<{ revoked: true }>;
+  renameDevice(caller: AccessIdentity, uid: string, name: string): Promise<{ device: DeviceDto }>;
   updateProfile(caller: AccessIdentity, update: ProfileUpdate): Promise<{ user: UserDto }>;
 }

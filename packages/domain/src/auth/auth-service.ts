@@ -146,6 +146,13 @@ export class AuthService implements AuthApi {
     return { revoked: true };
   }
 
+  /** PATCH /api/auth/devices/:uid: renames a live device of the caller; NOT_FOUND otherwise. */
+  async renameDevice(caller: AccessIdentity, uid: string, name: string): Promise<{ device: DeviceDto }> {
+    const device = await this.deps.devices.renameDevice(caller.userId, uid, name);
+    if (device === null) throw new DomainError(ErrorCode.NOT_FOUND, 'no such device');
+    return { device: toDeviceDto(device, caller.deviceUid) };
+  }
+
   /** PATCH /api/users/me: name, e-mail, password (hashed), notification settings merged key by key. */
   async updateProfile(caller: AccessIdentity, update: ProfileUpdate): Promise<{ user: UserDto }> {
     const current = await this.requireUser(caller.userId);

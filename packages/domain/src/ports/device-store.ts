@@ -35,6 +35,8 @@ export interface DeviceStore {
   upsertDevice(userId: number, input: DeviceInput, now: string): Promise<DeviceRecord>;
   /** The user's devices that are not revoked, oldest first. */
   listActiveDevices(userId: number): Promise<DeviceRecord[]>;
+  /** Renames a live device; null when the user has no such live device. */
+  renameDevice(userId: number, uid: string, name: string): Promise<DeviceRecord | null>;
   /** Sets lastSeenAt of a device. */
   touchDevice(userId: number, uid: string, now: string): Promise<void>;
   /** Clears the device's fcmToken if it still is `token` (the push service said it is no longer valid). */

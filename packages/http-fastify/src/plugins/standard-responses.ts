@@ -43,6 +43,7 @@ const RETURNS: Readonly<Record<OperationId, string>> = {
   getMe: 'The current user',
   listDevices: 'The devices signed in, the calling one marked current',
   revokeDevice: 'The device was revoked',
+  renameDevice: 'The device with its new name',
   updateMe: 'The updated user',
   pushChanges: 'One result per item, in the order sent, and the conflicts the push created',
   pullChanges: 'One page of changes; pull again with nextCursor while hasMore',

@@ -9,6 +9,8 @@ import {
   logoutResult,
   meResult,
   refreshBody,
+  renameDeviceBody,
+  deviceResult,
   revokeResult,
   sendOtpBody,
   sendOtpResult,
@@ -113,5 +115,15 @@ export async function authRoutes(parent: FastifyInstance, opts: AuthRoutesOption
       schema: { ...operation('revokeDevice'), params: deviceParams, response: { 200: ok(revokeResult) } },
     },
     async (request) => ({ success: true as const, data: await auth.revokeDevice(requireAuth(request), request.params.uid) }),
+  );
+
+  app.patch(
+    '/api/auth/devices/:uid',
+    {
+      onRequest: app.authenticate,
+      preHandler: app.userRateLimit,
+      schema: { ...operation('renameDevice'), params: deviceParams, body: renameDeviceBody, response: { 200: ok(deviceResult) } },
+    },
+    async (request) => ({ success: true as const, data: await auth.renameDevice(requireAuth(request), request.params.uid, request.body.name) }),
   );
 }

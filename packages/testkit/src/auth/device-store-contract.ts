@@ -57,6 +57,20 @@ export function runDeviceStoreContract(name: string, open: OpenAuthStores): void
       expect(d).toMatchObject({ uid: 'seen', name: 'S', fcmToken: 'tok' });
     });
 
+    it('renames a live device of the user only', async () => {
+      const { users, devices } = stores();
+      const u = await f.newUser(users);
+      const other = await f.newUser(users);
+      await devices.upsertDevice(u.id, { uid: 'named', platform: 'web', name: 'Chrome on Android', fcmToken: 'tok' }, T0);
+      await devices.upsertDevice(u.id, { uid: 'gone', name: 'Old' }, T0);
+      await devices.revokeDevice(u.id, 'gone', T1);
+      expect(await devices.renameDevice(u.id, 'named', 'Work phone')).toMatchObject({ uid: 'named', name: 'Work phone', platform: 'web', fcmToken: 'tok' });
+      expect((await devices.listActiveDevices(u.id)).map((d) => d.name)).toEqual(['Work phone']);
+      expect(await devices.renameDevice(u.id, 'gone', 'Back')).toBeNull();
+      expect(await devices.renameDevice(other.id, 'named', 'Theirs')).toBeNull();
+      expect(await devices.renameDevice(u.id, 'missing', 'X')).toBeNull();
+    });
+
     it('clears an fcmToken only while it is still the given token', async () => {
       const { users, devices } = stores();
       const u = await f.newUser(users);

@@ -34,6 +34,14 @@ export class InMemoryDeviceStore implements DeviceStore {
     return this.devices.filter((d) => d.userId === userId && d.revokedAt === null);
   }
 
+  async renameDevice(userId: number, uid: string, name: string): Promise<DeviceRecord | null> {
+    const i = this.devices.findIndex((d) => d.userId === userId && d.uid === uid && d.revokedAt === null);
+    const d = this.devices[i];
+    if (!d) return null;
+    this.devices[i] = { ...d, name };
+    return this.devices[i]!;
+  }
+
   async touchDevice(userId: number, uid: string, now: string): Promise<void> {
     const i = this.devices.findIndex((d) => d.userId === userId && d.uid === uid);
     const d = this.devices[i];

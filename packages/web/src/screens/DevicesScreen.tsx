@@ -24,6 +24,17 @@ export function DevicesScreen() {
       setRevokeError(err);
     }
   };
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const rename = async (d: WireDevice, name: string): Promise<void> => {
+    try {
+      await client.devices.rename(d.uid, name);
+      setRevokeError(null);
+      setRenaming(null);
+      query.refetch();
+    } catch (err) {
+      setRevokeError(err);
+    }
+  };
   const offline = !status.online;
   return (
     <section aria-labelledby="devices-title">
@@ -53,13 +64,24 @@ export function DevicesScreen() {
             {devices.map((d) => (
               <tr key={d.uid}>
                 <td>
-                  {d.name ?? d.uid}
-                  {d.current && <span className="badge">this device</span>}
+                  {renaming === d.uid ? (
+                    <RenameForm device={d} onSave={(name) => void rename(d, name)} onCancel={() => setRenaming(null)} />
+                  ) : (
+                    <>
+                      {d.name ?? d.uid}
+                      {d.current && <span className="badge">this device</span>}
+                    </>
+                  )}
                 </td>
                 <td data-label="Platform">{d.platform}</td>
                 <td data-label="Signed in">{formatTime(d.createdAt)}</td>
                 <td data-label="Last seen">{formatTime(d.lastSeenAt)}</td>
                 <td>
+                  {renaming !== d.uid && (
+                    <button type="button" className="small" onClick={() => setRenaming(d.uid)} aria-label={`Rename ${d.name ?? d.uid}`}>
+                      Rename
+                    </button>
+                  )}
                   {!d.current && (
                     <button type="button" className="danger small" onClick={() => void revoke(d)} aria-label={`Revoke ${d.name ?? d.uid}`}>
                       Revoke
@@ -73,6 +95,26 @@ export function DevicesScreen() {
         </div>
       )}
     </section>
+  );
+}
+
+/** The new name of a device, typed in its row; the form empties with the row when saved. */
+function RenameForm({ device, onSave, onCancel }: { device: WireDevice; onSave: (name: string) => void; onCancel: () => void }) {
+  const id = useId();
+  const [name, setName] = useState(device.name ?? '');
+  const submit = (e: FormEvent): void => {
+    e.preventDefault();
+    if (name.trim()) onSave(name.trim());
+  };
+  return (
+    <form onSubmit={submit} className="inline-form" aria-label={`Rename ${device.name ?? device.uid}`}>
+      <label htmlFor={`${id}-name`}>New name</label>
+      <input id={`${id}-name`} required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} autoFocus />
+      <button type="submit">Save name</button>
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+    </form>
   );
 }
 
