@@ -109,8 +109,10 @@ export function icalStarts(c: SeriesCase, exdates: readonly string[], until: num
     }
   }
   // An instant occurs once: ical.js repeats one that two BYDAY entries name, and walks a monthly
-  // BYMONTH rule's first month twice.
-  return [...new Set(out)].sort();
+  // BYMONTH rule's first month twice. Its EXDATE then removes only the first of the two (an
+  // excluded DTSTART that the rule names again came back), while RFC 5545 excludes the instant.
+  const excluded = new Set(exdates);
+  return [...new Set(out)].filter((s) => !excluded.has(s)).sort();
 }
 
 /** The oracle's starts that overlap the case's window (`end > from` and `start < to`; all-day dates in UTC). */

@@ -1,6 +1,6 @@
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
-import { deviceListResult, loginBody, meResult, profileBody, refreshBody, sendOtpBody, sendOtpResult, signInResult, tokenPair, verifyOtpBody } from './auth-schemas.js';
+import { deviceListResult, deviceResult, loginBody, meResult, profileBody, refreshBody, renameDeviceBody, sendOtpBody, sendOtpResult, signInResult, tokenPair, verifyOtpBody } from './auth-schemas.js';
 import { EXAMPLES } from './examples.js';
 import { OPERATIONS, errorCodesByStatus } from './operations.js';
 import { appPasswordBodySchema, appPasswordResultSchema, createdFeedSchema, feedBodySchema, feedListSchema } from './interop-schemas.js';
@@ -19,6 +19,7 @@ const schemas: Record<string, { request?: TSchema; response?: TSchema }> = {
   refreshTokens: { request: refreshBody, response: tokenPair },
   getMe: { response: meResult },
   listDevices: { response: deviceListResult },
+  renameDevice: { request: renameDeviceBody, response: deviceResult },
   updateMe: { request: profileBody, response: meResult },
   pushChanges: { request: pushBodySchema, response: pushResponseSchema },
   pullChanges: { response: pullResponseSchema },
