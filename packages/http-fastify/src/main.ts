@@ -199,7 +199,9 @@ async function main(): Promise<void> {
   const metrics = createServiceMetrics();
   const authStores = postgresAuthStores(database.db);
   const fcm = await fcmNotifierFor(config, authStores.devices, authStores.users, metrics, logger);
-  const settingsOf = async (userId: number) => (await authStores.users.findById(userId))?.notificationSettings ?? null;
+  /** A user's notification settings, read through `users` (the request pool's, or the scheduler's own). */
+  const settingsFrom = (users: UserStore) => async (userId: number) => (await users.findById(userId))?.notificationSettings ?? null;
+  const settingsOf = settingsFrom(authStores.users);
   const conflictAlerts = new ConflictAlerts({
     feed,
     settings: settingsOf,
@@ -249,12 +251,12 @@ async function main(): Promise<void> {
     database.kind === 'postgres'
       ? await createDatabase(config.databaseUrl, { poolMax: 2, connectTimeoutMs: config.databaseConnectTimeoutMs, statementTimeoutMs: config.databaseStatementTimeoutMs })
       : database;
-  const schedulerUsers = schedulerDatabase === database ? authStores.users : postgresAuthStores(schedulerDatabase.db).users;
+  const schedulerSettings = schedulerDatabase === database ? settingsOf : settingsFrom(postgresAuthStores(schedulerDatabase.db).users);
   const scheduler = new ReminderScheduler({
     store: new PostgresReminderStore(schedulerDatabase.db),
     lease: new PostgresSchedulerLease(schedulerDatabase.db),
     clock,
-    settings: async (userId) => (await schedulerUsers.findById(userId))?.notificationSettings ?? null,
+    settings: schedulerSettings,
     holder: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     graceMs: config.reminders.grace * 1000,
     leaseMs: config.reminders.leaseMs,

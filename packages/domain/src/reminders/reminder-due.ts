@@ -1,6 +1,7 @@
 import { expandOccurrences } from '../calendar/expand-occurrences.js';
 import type { EventSource } from '../calendar/occurrence.js';
 import { instantOfLocal } from '../calendar/zone.js';
+import { instantMsOf, parseDateOnly } from '../records/datetime.js';
 import type { ReminderAlert } from '../ports/change-feed.js';
 import type { PlannedReminder, ReminderSources, SourceRecord } from '../ports/reminder-store.js';
 
@@ -19,12 +20,31 @@ export interface DueReminder {
   readonly alert: Omit<ReminderAlert, 'userId'>;
 }
 
-/** Local ms (floating midnight) of a `YYYY-MM-DD` date. */
-function dateMs(date: string): number {
-  return Date.parse(`${date}T00:00:00.000Z`);
+/** A user's sources by uid, made once per `ReminderSources` (every reminder of a re-plan looks its event, task and series up). */
+interface SourceIndex {
+  readonly events: ReadonlyMap<string, EventSource>;
+  readonly tasks: ReadonlyMap<string, SourceRecord>;
+  /** Per series uid, the series and its overrides. */
+  readonly families: ReadonlyMap<string, EventSource[]>;
 }
 
-const isDate = (value: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(value);
+const INDEXES = new WeakMap<ReminderSources, SourceIndex>();
+
+function indexOf(sources: ReminderSources): SourceIndex {
+  let index = INDEXES.get(sources);
+  if (index === undefined) {
+    const families = new Map<string, EventSource[]>();
+    for (const e of sources.events) {
+      const series = typeof e.fields.recurringEventUid === 'string' ? e.fields.recurringEventUid : e.uid;
+      let family = families.get(series);
+      if (family === undefined) families.set(series, (family = []));
+      family.push(e);
+    }
+    index = { events: new Map(sources.events.map((e) => [e.uid, e])), tasks: new Map(sources.tasks.map((t) => [t.uid, t])), families };
+    INDEXES.set(sources, index);
+  }
+  return index;
+}
 
 /** The zone an event keeps its wall clock in: its own, else its calendar's, else UTC (as the expander says). */
 function zoneOf(event: EventSource, sources: ReminderSources): string {
@@ -35,7 +55,7 @@ function zoneOf(event: EventSource, sources: ReminderSources): string {
 
 /** An occurrence's start as an instant: an all-day date is midnight in the event's zone. */
 function startInstant(start: string, zone: string): number {
-  return isDate(start) ? instantOfLocal(dateMs(start), zone) : Date.parse(start);
+  return parseDateOnly(start) !== null ? instantOfLocal(instantMsOf(start), zone) : instantMsOf(start);
 }
 
 const minutesBefore = (reminder: SourceRecord): number => (typeof reminder.fields.minutesBefore === 'number' ? reminder.fields.minutesBefore : 0);
@@ -52,8 +72,9 @@ export function dueOccurrences(reminder: SourceRecord, sources: ReminderSources,
   const f = reminder.fields;
   const eventUid = typeof f.eventUid === 'string' ? f.eventUid : null;
   const taskUid = typeof f.taskUid === 'string' ? f.taskUid : null;
-  const event = eventUid === null ? undefined : sources.events.find((e) => e.uid === eventUid);
-  const task = taskUid === null ? undefined : sources.tasks.find((t) => t.uid === taskUid);
+  const index = indexOf(sources);
+  const event = eventUid === null ? undefined : index.events.get(eventUid);
+  const task = taskUid === null ? undefined : index.tasks.get(taskUid);
   if ((eventUid !== null && event === undefined) || (taskUid !== null && task === undefined)) return [];
   const base = { reminderUid: reminder.uid, ...(eventUid === null ? {} : { eventUid }), ...(taskUid === null ? {} : { taskUid }) };
 
@@ -77,7 +98,7 @@ export function dueOccurrences(reminder: SourceRecord, sources: ReminderSources,
   if (event === undefined) return [];
 
   // The event and, for a series, its overrides: the expander applies rrule, exdate and overrides.
-  const family = typeof event.fields.rrule === 'string' && event.fields.recurringEventUid == null ? sources.events.filter((e) => e.uid === event.uid || e.fields.recurringEventUid === event.uid) : [event];
+  const family = typeof event.fields.rrule === 'string' && event.fields.recurringEventUid == null ? (index.families.get(event.uid) ?? [event]) : [event];
   const zone = zoneOf(event, sources);
   const { occurrences } = expandOccurrences(family, (uid) => sources.calendarZones.get(uid) ?? null, {
     // A day of slack either side: all-day occurrences are placed in the zone, and ones that began before the window still overlap it.
@@ -116,7 +137,7 @@ export function planReminders(sources: ReminderSources, after: number): PlannedR
       continue;
     }
     const eventUid = reminder.fields.eventUid;
-    const event = typeof eventUid === 'string' ? sources.events.find((e) => e.uid === eventUid) : undefined;
+    const event = typeof eventUid === 'string' ? indexOf(sources).events.get(eventUid) : undefined;
     if (typeof reminder.fields.remindAt !== 'string' && typeof event?.fields.rrule === 'string') {
       plans.push({ reminderUid: reminder.uid, dueAt: new Date(after + REMINDER_PLAN_HORIZON_MS).toISOString() });
     }
