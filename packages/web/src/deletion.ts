@@ -1,3 +1,4 @@
+import { FIELD_TABLES, perRecordType, RECORD_TYPES, referenceFields } from '@calsync/domain/rules';
 import { client } from './client.js';
 import type { CalendarRecord, EventRecord, ReminderRecord, TaskRecord } from './records.js';
 import { confirmDelete } from './components/ConfirmHost.js';
@@ -19,21 +20,10 @@ export interface Bundle {
 
 type Kind = keyof Bundle;
 
-/** The fields each type refers to other records by, and the type they refer to. */
-const REFERENCES: Readonly<Record<Kind, readonly (readonly [string, Kind])[]>> = {
-  calendars: [],
-  events: [
-    ['calendarUid', 'calendars'],
-    ['recurringEventUid', 'events'],
-  ],
-  tasks: [['parentTaskUid', 'tasks']],
-  reminders: [
-    ['eventUid', 'events'],
-    ['taskUid', 'tasks'],
-  ],
-};
-/** Fields set once at creation. */
-const IMMUTABLE = new Set(['recurringEventUid', 'originalStartTime']);
+/** The fields each type refers to other records by, and the type they refer to: the domain's field tables. */
+const REFERENCES: Readonly<Record<Kind, readonly (readonly [string, Kind])[]>> = perRecordType((type) => referenceFields(type).map((f) => [f.name, f.ref!] as const));
+/** Fields set once at creation (the field tables' `immutable`). */
+const IMMUTABLE = new Set(RECORD_TYPES.flatMap((type) => FIELD_TABLES[type].filter((f) => f.immutable === true).map((f) => f.name)));
 
 const live = <T extends { uid: string }>(type: Kind): T[] => client[type].list() as unknown as T[];
 
