@@ -232,11 +232,16 @@ describe('every screen at phone and desktop size', () => {
     await desktop.getByLabel('Calendar name').fill('Trip');
     await desktop.getByRole('button', { name: 'Add calendar' }).click();
     await desktop.getByRole('button', { name: 'Delete calendar Trip' }).waitFor();
+    // Today 10:00-11:00 (not the next hour, which is tomorrow after 23:00): the Agenda view of this
+    // week lists them all, where the month grid shows three a day and folds the rest into "+N more".
+    const today = await desktop.evaluate(() => new Date().toLocaleDateString('sv'));
     for (const title of ['Flight out', 'Museum', 'Flight back']) {
       await openScreen(desktop, 'Calendar');
       await desktop.getByRole('button', { name: 'New event' }).click();
       const dialog = desktop.getByRole('dialog');
       await dialog.getByLabel('Title').fill(title);
+      await dialog.getByLabel('Starts').fill(`${today}T10:00`);
+      await dialog.getByLabel('Ends').fill(`${today}T11:00`);
       await dialog.getByLabel('Calendar').selectOption({ label: 'Trip' });
       await dialog.getByRole('button', { name: 'Save' }).click();
       await dialog.waitFor({ state: 'detached' });
@@ -278,6 +283,7 @@ describe('every screen at phone and desktop size', () => {
     await syncNow(desktop);
     for (const page of [phone, desktop]) {
       await openScreen(page, 'Calendar');
+      await page.getByRole('button', { name: 'Agenda', exact: true }).click();
       for (const title of ['Flight out', 'Museum', 'Flight back']) await page.locator('.fc-event', { hasText: title }).first().waitFor();
       await openScreen(page, 'Reminders');
       await page.locator('.plain-list li', { hasText: 'Museum' }).waitFor();
@@ -286,6 +292,7 @@ describe('every screen at phone and desktop size', () => {
     }
     // The events came back in the calendar that came back.
     await openScreen(desktop, 'Calendar');
+    await desktop.getByRole('button', { name: 'Agenda', exact: true }).click();
     await desktop.locator('.fc-event', { hasText: 'Museum' }).first().click();
     expect(await desktop.getByRole('dialog').getByLabel('Calendar').locator('option:checked').textContent()).toBe('Trip');
     await desktop.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
