@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { CollectionVersions, ObjectChanges, ObjectRows, ObjectScope, SyncStore, SyncUnitOfWork } from '@calsync/domain';
+import { eventWindowBounds, type CollectionVersions, type EventWindowRead, type ObjectChanges, type ObjectRows, type ObjectScope, type SyncStore, type SyncUnitOfWork } from '@calsync/domain';
 import { rawPart, withBatchConnection } from './batch-connection.js';
 import { objectRowsFrom, PostgresUnitOfWork, UNIT_PLANNER_SETTINGS } from './postgres-unit-of-work.js';
-import { collectionVersionsQuery, readObjectsChangedSinceQuery, readObjectsQuery } from './record-queries.js';
+import { occurrenceSourceFromSql } from './record-mapping.js';
+import { collectionVersionsQuery, eventWindowQuery, newestVersionQuery, readObjectsChangedSinceQuery, readObjectsQuery } from './record-queries.js';
 import type { DB } from './schema.js';
 
 /**
@@ -49,6 +50,29 @@ export class PostgresSyncStore implements SyncStore {
       const { rows } = await conn.runBatch<Record<string, unknown>>([READ_SETTINGS, readObjectsChangedSinceQuery(userId, scope, since).compile(this.db)]);
       const newest = rows.find((r) => r.t === null)?.n;
       return { ...objectRowsFrom(rows), newestVersion: BigInt(typeof newest === 'string' ? newest : '0') };
+    });
+  }
+
+  /**
+   * No lock: one round trip for the newest version and, when it moved, one for the window's one
+   * statement (the expander's columns of each event and its live calendar's zone). Event times are
+   * ISO text (instants and all-day dates alike), so they compare as text.
+   */
+  readEventWindow(userId: number, from: string, to: string, unlessVersion?: bigint): Promise<EventWindowRead> {
+    if (!Number.isSafeInteger(userId)) throw new Error('userId must be an integer');
+    const [lo, hi] = eventWindowBounds(from, to);
+    return withBatchConnection(this.db, async (conn) => {
+      const newest = await conn.runBatch<{ v: string | null }>([READ_SETTINGS, newestVersionQuery(userId).compile(this.db)]);
+      const version = BigInt(newest.rows[0]?.v ?? '0');
+      if (version === unlessVersion) return { version, window: null };
+      const { rows } = await conn.runBatch<Record<string, unknown>>([READ_SETTINGS, eventWindowQuery(userId, lo, hi).compile(this.db)]);
+      const calendarZones = new Map<string, string | null>();
+      const events = rows.map((r) => {
+        const source = occurrenceSourceFromSql(r);
+        if (r.calendar_live === true) calendarZones.set(String(source.fields.calendarUid), r.calendar_zone === null ? null : String(r.calendar_zone));
+        return source;
+      });
+      return { version, window: { calendarZones, events } };
     });
   }
 

@@ -7,8 +7,6 @@ import {
   type ChangesSince,
   type ConflictRecord,
   type DataChange,
-  eventWindowBounds,
-  type EventWindow,
   type ObjectRows,
   type ObjectScope,
   type NewConflict,
@@ -27,8 +25,8 @@ import { Mutex } from 'async-mutex';
 import { conflictFromSql } from './conflict-mapping.js';
 import { encodeChange, notifyQuery } from './notify/change-payload.js';
 import { receiptFromSql, saveReceiptsQuery } from './receipt-queries.js';
-import { occurrenceSourceFromSql, recordFromSql, referenceColumn } from './record-mapping.js';
-import { allChangesAlias, eventWindowQuery, liveReferencingQuery, lockRowsAndReceiptsQuery, newestVersionQuery, readAllChangesQuery, readObjectsQuery, recordQuery } from './record-queries.js';
+import { recordFromSql, referenceColumn } from './record-mapping.js';
+import { allChangesAlias, liveReferencingQuery, lockRowsAndReceiptsQuery, newestVersionQuery, readAllChangesQuery, readObjectsQuery, recordQuery } from './record-queries.js';
 import type { DB } from './schema.js';
 import { insertRowsQuery, planWriteStatements, updateRowsQuery } from './set-based-writes.js';
 import { rawPart, type BatchConnection, type BatchPart } from './batch-connection.js';
@@ -171,20 +169,6 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     if (parentUids.length === 0) return [];
     const rows = await this.#read(liveReferencingQuery(type, this.userId, referenceColumn(type, field), parentUids));
     return rows.map((r) => recordFromSql(type, r));
-  }
-
-  async readEventWindow(from: string, to: string): Promise<EventWindow> {
-    const [lo, hi] = eventWindowBounds(from, to);
-    // One statement: the expander's columns of each event and its live calendar's zone. Event times
-    // are ISO text (instants and all-day dates alike), so they compare as text.
-    const rows = await this.#read(eventWindowQuery(this.userId, lo, hi));
-    const calendarZones = new Map<string, string | null>();
-    const events = rows.map((r) => {
-      const source = occurrenceSourceFromSql(r);
-      if (r.calendar_live === true) calendarZones.set(String(source.fields.calendarUid), r.calendar_zone === null ? null : String(r.calendar_zone));
-      return source;
-    });
-    return { calendarZones, events };
   }
 
   async readObjects(scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows> {

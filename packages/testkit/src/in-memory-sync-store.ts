@@ -6,6 +6,8 @@ import {
   perRecordType,
   type ConflictRecord,
   type DataChange,
+  type EventWindow,
+  type EventWindowRead,
   type CollectionVersions,
   type NewConflict,
   type ObjectChanges,
@@ -34,6 +36,23 @@ function emptyUser(): UserData {
     conflicts: new Map(),
     receipts: new Map(),
   };
+}
+
+/** The window's events and calendar zones among the user's committed rows (`SyncStore.readEventWindow`). */
+function eventWindowOf(d: UserData, from: string, to: string): EventWindow {
+  const [lo, hi] = eventWindowBounds(from, to);
+  const live = (type: RecordType) => [...d.rows[type].values()].filter((r) => r.deleted === null).sort((a, b) => a.id - b.id);
+  const rows = live('events').filter(
+    (r) => r.fields.rrule != null || r.fields.recurringEventUid != null || (String(r.fields.startTime) < hi && String(r.fields.endTime) > lo),
+  );
+  const zones = new Map(live('calendars').map((c) => [c.uid, typeof c.fields.timezone === 'string' ? c.fields.timezone : null]));
+  const calendarZones = new Map<string, string | null>();
+  for (const r of rows) {
+    const calendar = String(r.fields.calendarUid);
+    if (zones.has(calendar)) calendarZones.set(calendar, zones.get(calendar)!);
+  }
+  const events = rows.map((r) => ({ uid: r.uid, fields: Object.fromEntries(OCCURRENCE_SOURCE_FIELDS.map((f) => [f, r.fields[f] ?? null])) }));
+  return { calendarZones, events };
 }
 
 function copyUser(d: UserData): UserData {
@@ -131,6 +150,13 @@ export class InMemorySyncStore implements SyncStore {
       reminders: all.reminders.filter((r) => changed.has(reminderOwner(r)!)),
       newestVersion,
     };
+  }
+
+  /** The newest version read through a unit of work that takes no lock, then the window unless the version is `unlessVersion`. */
+  async readEventWindow(userId: number, from: string, to: string, unlessVersion?: bigint): Promise<EventWindowRead> {
+    const d = this.#users.get(userId) ?? emptyUser();
+    const version = await this.#unitOfWork(userId, d, () => true, []).newestVersion();
+    return { version, window: version === unlessVersion ? null : eventWindowOf(d, from, to) };
   }
 
   /** Each live calendar's objects (and the tasks) read whole, and their highest version. */
@@ -246,22 +272,6 @@ export class InMemorySyncStore implements SyncStore {
         );
         // This store has no retention (no RetentionStore runs on it): nothing was ever purged.
         return { bound, rows, purgedThrough: 0n };
-      },
-      readEventWindow: async (from, to) => {
-        guard();
-        const [lo, hi] = eventWindowBounds(from, to);
-        const live = (type: RecordType) => [...d.rows[type].values()].filter((r) => r.deleted === null).sort((a, b) => a.id - b.id);
-        const rows = live('events').filter(
-          (r) => r.fields.rrule != null || r.fields.recurringEventUid != null || (String(r.fields.startTime) < hi && String(r.fields.endTime) > lo),
-        );
-        const zones = new Map(live('calendars').map((c) => [c.uid, typeof c.fields.timezone === 'string' ? c.fields.timezone : null]));
-        const calendarZones = new Map<string, string | null>();
-        for (const r of rows) {
-          const calendar = String(r.fields.calendarUid);
-          if (zones.has(calendar)) calendarZones.set(calendar, zones.get(calendar)!);
-        }
-        const events = rows.map((r) => ({ uid: r.uid, fields: Object.fromEntries(OCCURRENCE_SOURCE_FIELDS.map((f) => [f, r.fields[f] ?? null])) }));
-        return { calendarZones, events };
       },
       readObjects: async (scope, rootUids) => {
         guard();

@@ -66,12 +66,20 @@ export interface Prefetched {
   readonly receipts: PushReceipt[];
 }
 
-/** The answer of `SyncUnitOfWork.readEventWindow`: what a calendar view of a window needs. */
+/** A window of `SyncStore.readEventWindow`: what a calendar view of a window needs. */
 export interface EventWindow {
   /** The zone of each live calendar that holds one of `events` (null when it has none): it applies to events without a zone of their own. */
   readonly calendarZones: ReadonlyMap<string, string | null>;
-  /** Live events that may have an occurrence in the window (see `readEventWindow`), each with exactly the fields `OCCURRENCE_SOURCE_FIELDS` names. */
+  /** Live events that may have an occurrence in the window (see `SyncStore.readEventWindow`), each with exactly the fields `OCCURRENCE_SOURCE_FIELDS` names. */
   readonly events: EventSource[];
+}
+
+/** The answer of `SyncStore.readEventWindow`. */
+export interface EventWindowRead {
+  /** The user's newest version (as `SyncUnitOfWork.newestVersion`), read before the window. */
+  readonly version: bigint;
+  /** The window, read after `version` and so at least as new as it; null when `version` is the `unlessVersion` asked with. */
+  readonly window: EventWindow | null;
 }
 
 /** Which objects `readObjects` reads: a calendar's events, or the user's tasks. */
@@ -181,14 +189,6 @@ export interface SyncUnitOfWork {
    */
   readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince>;
   /**
-   * The read behind occurrence queries: every live event that may occur in [from, to) (ISO
-   * instants): each series (rrule set) and override, whatever its times, and each other event
-   * whose start is before `to` plus a day and whose end is after `from` minus a day (an all-day
-   * date lands up to 14 hours either side of UTC in a viewer's zone), in id order, with only the
-   * fields the expander reads; and the zones of their live calendars. Not locked.
-   */
-  readEventWindow(from: string, to: string): Promise<EventWindow>;
-  /**
    * The read behind iCalendar objects (CalDAV collections and resources, subscription feeds): the
    * user's live calendars, and in `scope` the roots with the uids `rootUids` (all roots when
    * absent), their overrides and the reminders of both, tombstones included (an object's ETag is
@@ -227,4 +227,15 @@ export interface SyncStore {
    * calendar home asks it of every calendar at every sync.
    */
   readCollectionVersions(userId: number): Promise<CollectionVersions>;
+  /**
+   * The read behind occurrence queries, outside any unit of work and without the per-user lock:
+   * first the user's newest version; then, unless it equals `unlessVersion` (the version a caller
+   * already holds this window at), every live event that may occur in [from, to) (ISO instants):
+   * each series (rrule set) and override, whatever its times, and each other event whose start is
+   * before `to` plus a day and whose end is after `from` minus a day (an all-day date lands up to
+   * 14 hours either side of UTC in a viewer's zone), in id order, with only the fields the expander
+   * reads; and the zones of their live calendars. PostgreSQL: one round trip when the version is
+   * unchanged, two otherwise.
+   */
+  readEventWindow(userId: number, from: string, to: string, unlessVersion?: bigint): Promise<EventWindowRead>;
 }

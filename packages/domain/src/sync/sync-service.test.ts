@@ -403,4 +403,22 @@ describe('occurrence reads kept per window', () => {
     await node2.push(U, { events: [del('once', (await node2.pull(U, { limit: 100 })).events.find((e) => e.uid === 'once')!.version)] });
     expect(await titles()).toEqual(['moved 2024-05-01T10:00:00.000Z']);
   });
+
+  it('answer the same frozen page for the same window, zone and calendars while nothing changed, and a page of its own for another zone or calendar', async () => {
+    const store = new InMemorySyncStore();
+    const svc = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec('k') });
+    await svc.push(U, { calendars: [cal('c', { timezone: 'UTC' }), cal('d')], events: [ev('weekly', 'c', { rrule: 'FREQ=WEEKLY;COUNT=2' })] });
+    const window = { from: '2024-05-01T00:00:00.000Z', to: '2024-06-01T00:00:00.000Z', tz: 'UTC' };
+    const page = await svc.occurrences(U, window);
+    expect(await svc.occurrences(U, { ...window })).toBe(page);
+    expect(Object.isFrozen(page) && Object.isFrozen(page.occurrences) && page.occurrences.every((o) => Object.isFrozen(o))).toBe(true);
+    const tokyo = await svc.occurrences(U, { ...window, tz: 'Asia/Tokyo' });
+    const onlyD = await svc.occurrences(U, { ...window, calendarUids: ['d'] });
+    expect([tokyo === page, onlyD === page, onlyD.occurrences.length]).toEqual([false, false, 0]);
+    expect(await svc.occurrences(U, { ...window, calendarUids: ['d'] })).toBe(onlyD);
+    await svc.push(U, { events: [ev('once', 'c', { startTime: '2024-05-20T08:00:00.000Z', endTime: '2024-05-20T09:00:00.000Z' })] });
+    const after = await svc.occurrences(U, window);
+    expect(after).not.toBe(page);
+    expect(after.occurrences).toHaveLength(3);
+  });
 });

@@ -207,19 +207,18 @@ export class SyncService implements SyncApi {
     });
   }
 
+  /**
+   * The occurrences of a window. The answer is shared: asking the same window, zone and calendars
+   * again while the user's data is unchanged answers the same (frozen) page object.
+   */
   async occurrences(userId: number, query: OccurrenceQuery): Promise<OccurrencePage> {
     checkOccurrenceWindow(query);
-    const { calendarZones, events } = await this.#store.inUserTransaction(userId, async (uow) => {
-      // The version first: a window read after it is at least as new as the version it is kept under.
-      const version = await uow.newestVersion();
-      const now = this.#clock.now().getTime();
-      const kept = this.#windows.get(userId, query.from, query.to, version, now);
-      if (kept !== undefined) return kept;
-      const read = await uow.readEventWindow(query.from, query.to);
-      this.#windows.set(userId, query.from, query.to, version, read, now);
-      return read;
-    });
-    return expandOccurrences(events, (uid) => calendarZones.get(uid) ?? null, query);
+    const now = this.#clock.now().getTime();
+    const kept = this.#windows.get(userId, query.from, query.to, now);
+    const read = await this.#store.readEventWindow(userId, query.from, query.to, kept?.version);
+    const entry = read.window === null && kept !== undefined ? kept : this.#windows.set(userId, query.from, query.to, read.version, read.window!, now);
+    const { calendarZones, events } = entry.window;
+    return entry.page(query, () => expandOccurrences(events, (uid) => calendarZones.get(uid) ?? null, query));
   }
 
   readObjects(userId: number, scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows> {

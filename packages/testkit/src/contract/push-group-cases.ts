@@ -34,6 +34,7 @@ class CountingStore implements SyncStore {
   readObjects: SyncStore['readObjects'] = (userId, scope, rootUids) => this.inner.readObjects(userId, scope, rootUids);
   readObjectsChangedSince: SyncStore['readObjectsChangedSince'] = (userId, scope, since) => this.inner.readObjectsChangedSince(userId, scope, since);
   readCollectionVersions: SyncStore['readCollectionVersions'] = (userId) => this.inner.readCollectionVersions(userId);
+  readEventWindow: SyncStore['readEventWindow'] = (userId, from, to, unlessVersion) => this.inner.readEventWindow(userId, from, to, unlessVersion);
 }
 
 const T0 = '2024-05-01T10:00:00.000Z';

@@ -2,7 +2,7 @@ import { OCCURRENCE_SOURCE_FIELDS } from '@calsync/domain';
 import { describe, expect, it } from 'vitest';
 import { insertRows, sampleFields, type StoreHarness } from './fixtures.js';
 
-/** `readEventWindow`: what a calendar view of a window reads. */
+/** `SyncStore.readEventWindow`: what a calendar view of a window reads, and when it reads nothing. */
 export function windowCases(harness: () => StoreHarness): void {
   describe('event window', () => {
     it('reads every live series and override and the other live events that touch the window a day wide, of this user only, with the expander\'s fields and their calendars\' zones', async () => {
@@ -33,7 +33,9 @@ export function windowCases(harness: () => StoreHarness): void {
         { type: 'calendars', uid: 'w-cal', fields: sampleFields('calendars') },
         event('inside-theirs', { startTime: '2026-03-10T09:00:00.000Z', endTime: '2026-03-10T10:00:00.000Z' }),
       ]);
-      const read = await store.inUserTransaction(user, (uow) => uow.readEventWindow('2026-03-01T12:00:00.000Z', '2026-04-01T00:00:00.000Z'));
+      const answer = await store.readEventWindow(user, '2026-03-01T12:00:00.000Z', '2026-04-01T00:00:00.000Z');
+      expect(answer.version).toBe(await store.inUserTransaction(user, (uow) => uow.newestVersion()));
+      const read = answer.window!;
       expect(read.events.map((e) => e.uid)).toEqual(['inside', 'day-before', 'series', 'override', 'plain']);
       // Only the calendars of the events read, live ones, with their zones.
       expect(Object.fromEntries(read.calendarZones)).toEqual({ 'w-cal': 'Europe/Berlin', 'w-plain': null });
@@ -52,6 +54,27 @@ export function windowCases(harness: () => StoreHarness): void {
         originalStartTime: null,
       });
       expect(read.events[3]!.fields).toMatchObject({ recurringEventUid: 'series', originalStartTime: '2026-12-28T09:00:00.000Z' });
+    });
+
+    it('answers no window while the newest version is the one the caller holds, and the window again after any write of the user', async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      const window = ['2026-03-01T00:00:00.000Z', '2026-04-01T00:00:00.000Z'] as const;
+      const empty = await store.readEventWindow(user, ...window);
+      expect(empty).toEqual({ version: 0n, window: { calendarZones: new Map(), events: [] } });
+      await insertRows(store, user, [{ type: 'calendars', uid: 'v-cal', fields: sampleFields('calendars') }]);
+      const first = await store.readEventWindow(user, ...window, 0n);
+      expect(first.version).toBeGreaterThan(0n);
+      expect(first.window).toEqual({ calendarZones: new Map(), events: [] });
+      expect(await store.readEventWindow(user, ...window, first.version)).toEqual({ version: first.version, window: null });
+      // A write outside the window still moves the version: the caller reads again.
+      await insertRows(store, user, [
+        { type: 'events', uid: 'v-ev', fields: { ...sampleFields('events', { calendarUid: 'v-cal' }), rrule: null, exdate: null, startTime: '2026-03-10T09:00:00.000Z', endTime: '2026-03-10T10:00:00.000Z' } },
+      ]);
+      const second = await store.readEventWindow(user, ...window, first.version);
+      expect(second.version).toBeGreaterThan(first.version);
+      expect(second.window?.events.map((e) => e.uid)).toEqual(['v-ev']);
+      expect(Object.fromEntries(second.window!.calendarZones)).toEqual({ 'v-cal': 'Europe/Berlin' });
     });
   });
 }
