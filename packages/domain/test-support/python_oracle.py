@@ -43,6 +43,15 @@ def main():
     out = []
     for case in json.load(sys.stdin):
         calendar = icalendar.Calendar.from_ical(case['ics'])
+        if case.get('zone') is not None:
+            # icalendar gives DTSTART a pytz zone fixed at DTSTART's offset, and dateutil compares
+            # the rule's UTC UNTIL with occurrences still at that offset: in summer, an occurrence
+            # of a January-started series up to an hour before UNTIL was dropped. A zoneinfo zone
+            # keeps each occurrence's own offset, as RFC 5545 compares them.
+            for event in calendar.walk('VEVENT'):
+                start = event['DTSTART'].dt
+                if isinstance(start, datetime.datetime) and start.tzinfo is not None:
+                    event['DTSTART'].dt = start.replace(tzinfo=zoneinfo.ZoneInfo(case['zone']))
         events = recurring_ical_events.of(calendar).between(parse_instant(case['from']), parse_instant(case['to']))
         starts = sorted((e['DTSTART'].dt for e in events), key=sort_key)
         out.append([start_text(s, case.get('zone')) for s in starts])

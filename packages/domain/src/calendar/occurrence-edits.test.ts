@@ -60,9 +60,10 @@ describe('this and following', () => {
         const moved = after.filter((o) => o.seriesUid !== 's');
         if (shift === 0) {
           expect(moved.map((o) => [o.start, o.title])).toEqual(later.map((o) => [o.start, 'split']));
-        } else if ((c.zone === 'UTC' || c.allDay) && !/;BY|^BY/.test(c.rule)) {
+        } else if ((c.zone === 'UTC' || c.allDay) && !/;BY|^BY/.test(c.rule) && !/FREQ=(MONTHLY|YEARLY)/.test(c.rule)) {
           // In UTC (and for dates) a wall-clock shift is the same shift of every instant; a rule
-          // with BYxxx parts keeps its days, so only a plain rule moves every occurrence along.
+          // with BYxxx parts keeps its days, so only a plain rule moves every occurrence along. Not
+          // a monthly or yearly one either: moved from the 29th to the 30th, it skips February.
           const shifted = later.map((o) => (c.allDay ? new Date(Date.parse(`${o.start}T00:00:00Z`) + shift).toISOString().slice(0, 10) : new Date(Date.parse(o.start) + shift).toISOString()));
           const edge = new Date(to - 2 * DAY_MS).toISOString();
           expect(moved.map((o) => o.start).filter((s) => s < edge)).toEqual(shifted.filter((s) => s < edge));
