@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sample } from '../lib/metrics.js';
 import { ServerProcess } from '../lib/server.js';
 
 /** Resident memory of one idle server and where it goes (MB). */
@@ -27,10 +28,6 @@ export interface IdleMemoryFigures {
 }
 
 const IDLE_MS = 5000;
-
-function sample(text: string, name: string): number {
-  return Number(new RegExp(`^${name} ([0-9.e+]+)`, 'm').exec(text)?.[1] ?? 'NaN');
-}
 
 async function idleServer(env: Record<string, string>): Promise<IdleMemory> {
   const server = new ServerProcess({ NODE_ENV: 'development', LOG_LEVEL: 'warn', ...env });

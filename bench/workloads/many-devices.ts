@@ -3,7 +3,10 @@ import type { SyncClient } from '@calsync/client';
 import { pullAll } from '../lib/client.js';
 import { signedInDevice } from '../lib/sdk-device.js';
 import { newEvent, uid } from '../lib/ids.js';
+import { histogramDelta, sample, scrapeMetrics, type HistogramFigures } from '../lib/metrics.js';
+import { loopDelayOf, startReminderListener, type LoopDelay } from '../lib/reminder-listener.js';
 import { msSince, percentile } from '../lib/stats.js';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 /** Figures of the many-devices workload. */
 export interface ManyDevicesFigures {
@@ -21,10 +24,30 @@ export interface ManyDevicesFigures {
   soloP99Ms: number;
   /**
    * Reminders that fell due during the load (one `remindAt` per user every few seconds), heard on a
-   * stream of each user's other device: how many were due and heard once, and their lateness
-   * (arrival on the stream minus the due time).
+   * stream of each user's other device read by a process of its own (as a device is): how many were
+   * due and heard once, and their lateness (arrival on the stream minus the due time).
    */
-  reminders: { due: number; heardOnce: number; latenessP50Ms: number; latenessP99Ms: number; latenessMaxMs: number };
+  reminders: ReminderLateness & {
+    /**
+     * The same reminders heard on a second stream per user read inside the load generator, whose
+     * event loop the 100 devices keep busy: its lateness includes that loop's delay (how this
+     * workload measured before 2026-11-26 evening).
+     */
+    inLoadGenerator: ReminderLateness;
+    /** The server's calsync_reminder_lateness_seconds over the load: due time to the delivery's commit (bucket bounds). */
+    server: HistogramFigures;
+    /** Event-loop delay over the load: the server, the load generator and the listener process. */
+    loopDelay: { server: { p99Ms: number; maxMs: number }; loadGenerator: LoopDelay; listener: LoopDelay };
+  };
+}
+
+/** How many reminders were due, how many were heard exactly once, and their lateness. */
+interface ReminderLateness {
+  due: number;
+  heardOnce: number;
+  latenessP50Ms: number;
+  latenessP99Ms: number;
+  latenessMaxMs: number;
 }
 
 /** Signs in `users` users with 2 devices each (the SDK), each bootstrapped by its first pull. */
@@ -104,11 +127,18 @@ export async function runManyDevices(baseUrl: string, devices: readonly SyncClie
 
   const reminders = await armReminders(baseUrl, devices, opts.seconds);
   const latencies: number[] = [];
+  // This scrape also restarts the server's event-loop delay figures (prom-client resets them per scrape).
+  const metricsBefore = await scrapeMetrics(baseUrl);
+  const ownDelay = monitorEventLoopDelay({ resolution: 10 });
+  ownDelay.enable();
   const deadline = performance.now() + opts.seconds * 1000;
   const t0 = performance.now();
   await Promise.all(devices.map((device) => loop(device, deadline, latencies)));
   const seconds = msSince(t0) / 1000;
+  const metricsAtEnd = await scrapeMetrics(baseUrl);
+  ownDelay.disable();
   const heard = await reminders.collect();
+  const metricsAfter = await scrapeMetrics(baseUrl);
 
   const isConverged = await converged(baseUrl, devices);
   return {
@@ -123,16 +153,45 @@ export async function runManyDevices(baseUrl: string, devices: readonly SyncClie
     converged: isConverged,
     soloP50Ms: percentile(solo, 50),
     soloP99Ms: percentile(solo, 99),
-    reminders: heard,
+    reminders: {
+      ...heard.apart,
+      inLoadGenerator: heard.inLoadGenerator,
+      server: histogramDelta(metricsBefore, metricsAfter, 'calsync_reminder_lateness_seconds', 5000),
+      loopDelay: {
+        server: { p99Ms: sample(metricsAtEnd, 'nodejs_eventloop_lag_p99_seconds') * 1000, maxMs: sample(metricsAtEnd, 'nodejs_eventloop_lag_max_seconds') * 1000 },
+        loadGenerator: loopDelayOf(ownDelay),
+        listener: heard.listenerDelay,
+      },
+    },
+  };
+}
+
+/** What `armReminders` heard: on the listener process's streams, on the load generator's, and the listener's loop delay. */
+interface HeardFigures {
+  apart: ReminderLateness;
+  inLoadGenerator: ReminderLateness;
+  listenerDelay: LoopDelay;
+}
+
+/** Lateness figures of the reminders `expected` (uid → due time) from what was heard (uid → lateness of each hearing). */
+function latenessOf(expected: ReadonlyMap<string, number>, heard: ReadonlyMap<string, readonly number[]>): ReminderLateness {
+  const lateness = [...expected.keys()].flatMap((k) => heard.get(k) ?? []);
+  return {
+    due: expected.size,
+    heardOnce: [...expected.keys()].filter((k) => heard.get(k)?.length === 1).length,
+    latenessP50Ms: percentile(lateness, 50),
+    latenessP99Ms: percentile(lateness, 99),
+    latenessMaxMs: lateness.length === 0 ? 0 : Math.max(...lateness),
   };
 }
 
 /**
  * Before the load: each user's first device gives one event reminders with `remindAt` spread over
- * the load (from 2 s in to 2 s before its end), and a stream is opened with the other device's
- * token. `collect` waits (at most 10 s past the last due time) until each was heard, and counts.
+ * the load (from 2 s in to 2 s before its end). The other device's token opens two streams: one
+ * read by the listener process, one read here. `collect` waits (at most 10 s past the last due
+ * time) until each was heard on both, and counts; the server's figures are filled in by the caller.
  */
-async function armReminders(baseUrl: string, devices: readonly SyncClient[], seconds: number): Promise<{ collect(): Promise<ManyDevicesFigures['reminders']> }> {
+async function armReminders(baseUrl: string, devices: readonly SyncClient[], seconds: number): Promise<{ collect(): Promise<HeardFigures> }> {
   const perUser = Math.max(1, Math.floor((seconds - 4) / 3));
   const spacing = ((seconds - 4) * 1000) / perUser;
   const expected = new Map<string, number>();
@@ -140,8 +199,10 @@ async function armReminders(baseUrl: string, devices: readonly SyncClient[], sec
   const streams: OpenedStream[] = [];
   const reads: Promise<void>[] = [];
   let stop = false;
-  for (let d = 0; d + 1 < devices.length; d += 2) {
-    const stream = await openEventStream(`${baseUrl}/api/sync/stream`, { authorization: `Bearer ${devices[d + 1]!.auth.accessToken()!}` });
+  const readers = devices.filter((_, i) => i % 2 === 1).map((d) => d.auth.accessToken()!);
+  const listener = await startReminderListener(`${baseUrl}/api/sync/stream`, readers);
+  for (const token of readers) {
+    const stream = await openEventStream(`${baseUrl}/api/sync/stream`, { authorization: `Bearer ${token}` });
     streams.push(stream);
     reads.push(
       (async () => {
@@ -178,14 +239,10 @@ async function armReminders(baseUrl: string, devices: readonly SyncClient[], sec
       stop = true;
       for (const s of streams) s.close();
       await Promise.all(reads);
-      const lateness = [...expected.keys()].flatMap((k) => heard.get(k) ?? []);
-      return {
-        due: expected.size,
-        heardOnce: [...expected.keys()].filter((k) => heard.get(k)?.length === 1).length,
-        latenessP50Ms: percentile(lateness, 50),
-        latenessP99Ms: percentile(lateness, 99),
-        latenessMaxMs: lateness.length === 0 ? 0 : Math.max(...lateness),
-      };
+      const apart = await listener.collect();
+      const heardApart = new Map<string, number[]>();
+      for (const h of apart.heard) heardApart.set(h.reminderUid, [...(heardApart.get(h.reminderUid) ?? []), h.heardAt - Date.parse(h.dueAt)]);
+      return { apart: latenessOf(expected, heardApart), inLoadGenerator: latenessOf(expected, heard), listenerDelay: apart.loopDelay };
     },
   };
 }

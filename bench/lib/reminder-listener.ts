@@ -1,0 +1,110 @@
+/**
+ * The devices' ears for the many-devices workload's reminders, in a process of its own: it opens one
+ * notification stream per token and stamps each `reminder` event the moment it is parsed. The load
+ * generator (100 SDK devices in one Node process) keeps its event loop busy for whole seconds at a
+ * time; a stream read there is stamped when that loop gets round to it, which measures the load
+ * generator, not the server. A real device is its own process: so is this listener.
+ *
+ * Protocol over the IPC channel (`fork`): parent sends `{ open: { url, tokens } }`, child answers
+ * `{ opened: n }`; parent sends `{ collect: true }`, child answers `{ heard, loopDelay }` and exits.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { openEventStream, type OpenedStream } from '@calsync/testkit';
+
+/** One reminder event as heard: which, when it was due, when it arrived (epoch ms). */
+export interface HeardReminder {
+  readonly reminderUid: string;
+  readonly dueAt: string;
+  readonly heardAt: number;
+}
+
+/** Event-loop delay of a process over a run, in ms. */
+export interface LoopDelay {
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
+
+type ToChild = { open: { url: string; tokens: string[] } } | { collect: true };
+type FromChild = { opened: number } | { heard: HeardReminder[]; loopDelay: LoopDelay };
+
+/** The listener process, seen from the load generator. */
+export interface ReminderListener {
+  /** Everything heard so far; the listener process exits. */
+  collect(): Promise<{ heard: HeardReminder[]; loopDelay: LoopDelay }>;
+}
+
+/** The delay histogram's figures in ms (it records ns). */
+export function loopDelayOf(h: ReturnType<typeof monitorEventLoopDelay>): LoopDelay {
+  return { p50Ms: h.percentile(50) / 1e6, p99Ms: h.percentile(99) / 1e6, maxMs: h.max / 1e6 };
+}
+
+/** Starts the listener process and opens a stream per token at `url`; resolves once all are open. */
+export async function startReminderListener(url: string, tokens: readonly string[]): Promise<ReminderListener> {
+  const child = fork(fileURLToPath(import.meta.url), [], { execArgv: ['--import', 'tsx', '--conditions=source'], stdio: 'inherit' });
+  const next = (): Promise<FromChild> =>
+    new Promise((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`reminder listener exited (${code})`));
+      child.once('exit', onExit);
+      child.once('message', (m) => {
+        child.off('exit', onExit);
+        resolve(m as FromChild);
+      });
+    });
+  const opened = next();
+  child.send({ open: { url, tokens: [...tokens] } } satisfies ToChild);
+  const answer = await opened;
+  if (!('opened' in answer) || answer.opened !== tokens.length) throw new Error(`reminder listener opened ${JSON.stringify(answer)} of ${tokens.length} streams`);
+  return {
+    async collect() {
+      const result = next();
+      child.send({ collect: true } satisfies ToChild);
+      const r = await result;
+      if (!('heard' in r)) throw new Error('reminder listener answered out of turn');
+      return r;
+    },
+  };
+}
+
+/** The child's side. */
+function listen(): void {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  const heard: HeardReminder[] = [];
+  const streams: OpenedStream[] = [];
+  const reads: Promise<void>[] = [];
+  let stop = false;
+  process.on('message', (m: ToChild) => {
+    void (async () => {
+      if ('open' in m) {
+        for (const token of m.open.tokens) {
+          const stream = await openEventStream(m.open.url, { authorization: `Bearer ${token}` });
+          if (stream.status !== 200) throw new Error(`stream refused: ${stream.status}`);
+          streams.push(stream);
+          reads.push(
+            (async () => {
+              while (!stop) {
+                const item = await stream.nextEvent(1000).catch(() => null);
+                if (item?.event !== 'reminder') continue;
+                const heardAt = Date.now();
+                const due = JSON.parse(item.data) as { reminderUid: string; dueAt: string };
+                heard.push({ reminderUid: due.reminderUid, dueAt: due.dueAt, heardAt });
+              }
+            })(),
+          );
+        }
+        delay.enable();
+        process.send!({ opened: streams.length } satisfies FromChild);
+      } else {
+        delay.disable();
+        stop = true;
+        for (const s of streams) s.close();
+        await Promise.all(reads);
+        process.send!({ heard, loopDelay: loopDelayOf(delay) } satisfies FromChild, () => process.exit(0));
+      }
+    })();
+  });
+}
+
+if (process.send !== undefined && process.argv[1] === fileURLToPath(import.meta.url)) listen();
