@@ -13,6 +13,11 @@ export function notifyQuery(payload: string): RawBuilder<unknown> {
   return sql`select pg_notify(${sql.raw(CHANNEL_SQL)}, cast(${payload} as text))`;
 }
 
+/** `pg_notify` of each payload in one statement (transactional, as `notifyQuery`). */
+export function notifyAllQuery(payloads: readonly string[]): RawBuilder<unknown> {
+  return sql`select pg_notify(${sql.raw(CHANNEL_SQL)}, p) from unnest(cast(${[...payloads]} as text[])) as n(p)`;
+}
+
 /** What travels in a NOTIFY payload (well under PostgreSQL's 8000-byte limit: uids are at most 128 characters). */
 export type FeedMessage =
   | { readonly kind: 'changed'; readonly change: DataChange }

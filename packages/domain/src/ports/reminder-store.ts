@@ -44,22 +44,26 @@ export interface DeliveryRecord {
 }
 
 /**
- * Storage of the reminder scheduler. Guarantees (checked by the reminder store contract suite in
- * testkit, on every adapter):
- * - `recordDelivery` stores each (user, reminder, occurrenceStart) at most once, across nodes and
- *   restarts, and answers true only to the call that stored it; the alert of a stored `sent`
+ * Storage of the reminder scheduler. It reads and writes many users at once: a tick settles all the
+ * users due in a fixed handful of statements (`ReminderScheduler` says why). Guarantees (checked by the
+ * reminder store contract suite in testkit, on every adapter):
+ * - `recordDeliveries` stores each (user, reminder, occurrenceStart) at most once, across nodes and
+ *   restarts, and answers true only for the records this call stored; the alert of a stored `sent`
  *   record reaches every change feed subscriber once the record commits, and never otherwise;
- * - `replacePlan` leaves exactly the given plans for the user;
+ * - `replacePlans` leaves exactly the given plans for each user it names, and touches no other user;
  * - `usersDueBy` names each user with a plan due at or before the instant once.
  */
 export interface ReminderStore {
-  readSources(userId: number): Promise<ReminderSources>;
-  replacePlan(userId: number, plans: readonly PlannedReminder[]): Promise<void>;
+  /** The sources of each user asked for (every one is in the answer; a user without reminders has empty lists). */
+  readSources(userIds: readonly number[]): Promise<ReadonlyMap<number, ReminderSources>>;
+  /** For each user in `plans`, replaces that user's plan with the given one (an empty list clears it). */
+  replacePlans(plans: ReadonlyMap<number, readonly PlannedReminder[]>): Promise<void>;
   /** Users with a plan due at or before `until` (ISO instant), earliest first, at most `limit`. */
   usersDueBy(until: string, limit: number): Promise<number[]>;
   /** Users with at least one live reminder and an id above `afterUserId`, ascending, at most `limit` (a full re-plan walks them). */
   usersWithReminders(afterUserId: number, limit: number): Promise<number[]>;
-  recordDelivery(record: DeliveryRecord): Promise<boolean>;
+  /** Stores the records not stored yet, all in one transaction; per record, whether this call stored it. */
+  recordDeliveries(records: readonly DeliveryRecord[]): Promise<boolean[]>;
   /** Forgets delivery records due before `before` (they can never be candidates again); the number removed. */
   pruneDeliveries(before: string, limit: number): Promise<number>;
 }

@@ -6,7 +6,7 @@ import { DEFAULT_NOTIFICATION_SETTINGS, type NotificationSettings } from '../por
 import type { RecordType } from '../records/types.js';
 import { SyncService } from '../sync/sync-service.js';
 import type { PushItem } from '../sync/types.js';
-import { ReminderScheduler } from './reminder-scheduler.js';
+import { REMINDER_LEASE, ReminderScheduler } from './reminder-scheduler.js';
 
 const U = 1;
 const MIN = 60_000;
@@ -41,10 +41,10 @@ function setup(start: string, opts: { graceMs?: number } = {}) {
   };
   store.changes.subscribe({ changed: () => {}, sessionEnded: () => {}, resynced: () => {}, alerted: (a) => a.kind === 'reminder' && heard.push(a) });
   const scheduler = node('node-1');
-  const push = async (type: RecordType, uid: string, fields: Record<string, unknown>, op: 'upsert' | 'delete' = 'upsert') => {
-    const base = store.snapshotRows(U, type).find((r) => r.uid === uid)?.version;
+  const push = async (type: RecordType, uid: string, fields: Record<string, unknown>, op: 'upsert' | 'delete' = 'upsert', user = U) => {
+    const base = store.snapshotRows(user, type).find((r) => r.uid === uid)?.version;
     const item: PushItem = { uid, op, baseVersion: base === undefined ? null : base.toString(), fields };
-    const res = await sync.push(U, { [type]: [item] });
+    const res = await sync.push(user, { [type]: [item] });
     expect(res[type][0]!.status).not.toBe('error');
   };
   /** Ticks every `stepMs` until `ms` passed (the poll loop of a node). */
@@ -54,7 +54,7 @@ function setup(start: string, opts: { graceMs?: number } = {}) {
       for (const n of nodes) await n.tick();
     }
   };
-  return { clock, store, reminders, settings, heard, pushed, scheduler, node, push, run, skippedCount: () => skipped, lateness };
+  return { clock, store, reminders, lease, settings, heard, pushed, scheduler, node, push, run, skippedCount: () => skipped, lateness };
 }
 
 describe('ReminderScheduler', () => {
@@ -174,6 +174,48 @@ describe('ReminderScheduler', () => {
     expect(s.heard).toEqual([]);
     expect(s.pushed).toEqual([]);
     expect([...s.reminders.deliveries.values()].map((d) => d.outcome)).toEqual(['off']);
+  });
+
+  it('settles the users due in one tick together, each by their own records and switch', async () => {
+    const s = setup('2026-05-04T08:00:00.000Z');
+    s.settings.set(3, { ...DEFAULT_NOTIFICATION_SETTINGS, eventReminders: false });
+    await s.scheduler.tick();
+    // Three users with the same uids, due in the same second: one has reminders off, one moves its task later.
+    for (const user of [1, 2, 3, 4]) {
+      await s.push('tasks', 't', { title: `Task of ${user}` }, 'upsert', user);
+      await s.push('reminders', 'r', { taskUid: 't', remindAt: '2026-05-04T08:05:00.500Z' }, 'upsert', user);
+    }
+    await s.push('reminders', 'r', { remindAt: '2026-05-04T08:30:00.000Z' }, 'upsert', 4);
+    await s.run(10 * MIN);
+    expect(s.heard.map((a) => [a.userId, a.title, a.dueAt])).toEqual([
+      [1, 'Task of 1', '2026-05-04T08:05:00.500Z'],
+      [2, 'Task of 2', '2026-05-04T08:05:00.500Z'],
+    ]);
+    expect(s.pushed).toEqual(s.heard);
+    expect([...s.reminders.deliveries.values()].filter((d) => d.userId === 3).map((d) => d.outcome)).toEqual(['off']);
+    await s.run(30 * MIN);
+    expect(s.heard.map((a) => [a.userId, a.dueAt])).toEqual([
+      [1, '2026-05-04T08:05:00.500Z'],
+      [2, '2026-05-04T08:05:00.500Z'],
+      [4, '2026-05-04T08:30:00.000Z'],
+    ]);
+  });
+
+  it('moves the checked-through instant on under a steady write load (a change heard during every tick), so settled reminders are not looked at again', async () => {
+    const s = setup('2026-05-04T08:00:00.000Z');
+    await s.scheduler.tick();
+    await s.push('tasks', 't', { title: 'Note' });
+    await s.push('reminders', 'r', { taskUid: 't', remindAt: '2026-05-04T08:00:03.000Z' });
+    // The user's devices write all the time: a change is heard while every tick settles the due users.
+    const dueBy = s.reminders.usersDueBy.bind(s.reminders);
+    s.reminders.usersDueBy = async (until, limit) => {
+      s.scheduler.changed(U);
+      return dueBy(until, limit);
+    };
+    await s.run(10_000);
+    expect(s.heard.map((a) => a.reminderUid)).toEqual(['r']);
+    const { checkedThrough } = await s.lease.acquire(REMINDER_LEASE, 'node-1', s.clock.now().toISOString(), 5000);
+    expect(checkedThrough).toBe('2026-05-04T08:00:10.000Z');
   });
 
   it('after an outage sends the missed reminders younger than REMINDER_GRACE and counts the older ones as skipped', async () => {

@@ -1,6 +1,6 @@
 import type { AlertNotifier, ReminderAlert } from '../ports/change-feed.js';
 import type { Clock } from '../ports/clock.js';
-import type { DeliveryOutcome, ReminderStore } from '../ports/reminder-store.js';
+import type { DeliveryOutcome, DeliveryRecord, ReminderStore } from '../ports/reminder-store.js';
 import type { SchedulerLease } from '../ports/scheduler-lease.js';
 import type { NotificationSettings } from '../ports/user-store.js';
 import { dueReminders, planReminders } from './reminder-due.js';
@@ -8,18 +8,18 @@ import { dueReminders, planReminders } from './reminder-due.js';
 /** The lease the reminder scheduler runs under. */
 export const REMINDER_LEASE = 'reminders';
 
-/** Users re-planned per tick while a full re-plan (after taking the lease, or a resync) walks them. */
-const SWEEP_BATCH = 200;
-/** Users with due plans handled per tick; more wait for the next tick (the checked-through instant then stays). */
-const DUE_BATCH = 500;
 /**
- * Most time (ms) one tick spends re-planning changed users before it delivers what fell due. Under
- * a heavy write load every user is changed at every tick; re-planning them all first made due
- * reminders wait behind the re-plans (15 s late at 100 busy devices). The users left over stay
- * changed for the next tick, and the checked-through instant does not move past a tick that left
- * any, so a reminder they hold that falls due meanwhile is still found.
+ * Users handled per tick and step: re-planned (changed users, or a full re-plan walking them all)
+ * and settled (users with a plan due). More wait for the next tick (the checked-through instant
+ * then stays).
+ *
+ * Each step reads and writes its users in one batch (`ReminderStore`), so a tick costs a fixed
+ * handful of database round trips however many users it handles. Handling one user at a time cost
+ * a dozen sequential round trips per user, each waiting its turn at a database busy with 100 devices
+ * syncing (about 100 ms per due user): 50 users due per tick took 5 s, the next tick came 5 s
+ * later, and reminders were 7 to 15 s late (bench --many-devices, 2026-11-26).
  */
-const REPLAN_BUDGET_MS = 300;
+const BATCH = 500;
 
 /** Where the scheduler reports (metrics and logs). */
 export interface ReminderObserver {
@@ -102,21 +102,25 @@ export class ReminderScheduler {
     if (!lease.held) return;
     const checked = lease.checkedThrough === null ? now - d.graceMs : Math.min(Date.parse(lease.checkedThrough), now);
 
-    for (const userId of [...this.#dirty]) {
-      if (d.clock.now().getTime() - now > REPLAN_BUDGET_MS) break;
-      this.#dirty.delete(userId);
-      await this.#replan(userId, checked);
-    }
-    const replanned = this.#dirty.size === 0;
+    const drained = this.#dirty.size <= BATCH;
+    const changed = [...this.#dirty].slice(0, BATCH);
+    for (const userId of changed) this.#dirty.delete(userId);
+    await this.#replan(changed, checked);
     if (this.#sweepAfter !== null) {
-      const users = await d.store.usersWithReminders(this.#sweepAfter, SWEEP_BATCH);
-      for (const userId of users) await this.#replan(userId, checked);
-      this.#sweepAfter = users.length < SWEEP_BATCH ? null : users[users.length - 1]!;
+      const users = await d.store.usersWithReminders(this.#sweepAfter, BATCH);
+      await this.#replan(users, checked);
+      this.#sweepAfter = users.length < BATCH ? null : users[users.length - 1]!;
     }
 
-    const due = await d.store.usersDueBy(new Date(now).toISOString(), DUE_BATCH);
-    for (const userId of due) await this.#deliver(userId, checked, now);
-    if (due.length < DUE_BATCH && this.#sweepAfter === null && replanned) {
+    const due = await d.store.usersDueBy(new Date(now).toISOString(), BATCH);
+    await this.#deliver(due, checked, now);
+    // Every user changed before this tick began was re-planned and everything due by then settled:
+    // `now` is checked through. Users changed during the tick are re-planned at the next one from
+    // `now`, which is all they need (a due time at or before `now` had passed when they changed).
+    // Advancing only when no change at all was heard during the tick never happened under a steady
+    // write load: `checked` stayed at the load's start, every user was due again at every tick, and
+    // each tick re-derived every reminder since then (the work grew without bound).
+    if (drained && this.#sweepAfter === null && due.length < BATCH) {
       await d.lease.advance(REMINDER_LEASE, d.holder, new Date(now).toISOString());
       // Delivery records below the checked-through instant can never be candidates again.
       await d.store.pruneDeliveries(new Date(Math.min(checked, now - d.graceMs) - 86_400_000).toISOString(), 1000);
@@ -130,39 +134,49 @@ export class ReminderScheduler {
     await this.#deps.lease.release(REMINDER_LEASE, this.#deps.holder);
   }
 
-  async #replan(userId: number, after: number): Promise<void> {
-    const sources = await this.#deps.store.readSources(userId);
-    await this.#deps.store.replacePlan(userId, planReminders(sources, after));
+  async #replan(userIds: readonly number[], after: number): Promise<void> {
+    if (userIds.length === 0) return;
+    const sources = await this.#deps.store.readSources(userIds);
+    await this.#deps.store.replacePlans(new Map([...sources].map(([userId, s]) => [userId, planReminders(s, after)])));
   }
 
-  /** Settles the user's reminders due in (checked, now], then plans the next ones. */
-  async #deliver(userId: number, checked: number, now: number): Promise<void> {
+  /** Settles the users' reminders due in (checked, now], then plans their next ones. */
+  async #deliver(userIds: readonly number[], checked: number, now: number): Promise<void> {
+    if (userIds.length === 0) return;
     const d = this.#deps;
-    const sources = await d.store.readSources(userId);
-    const due = dueReminders(sources, checked, now);
-    if (due.length > 0) {
-      const settings = await d.settings(userId);
-      let skipped = 0;
-      for (const item of due) {
-        const outcome: DeliveryOutcome = item.at < now - d.graceMs ? 'skipped' : settings?.eventReminders === true ? 'sent' : 'off';
+    const sources = await d.store.readSources(userIds);
+    const due = [...sources].map(([userId, s]) => ({ userId, items: dueReminders(s, checked, now) })).filter((u) => u.items.length > 0);
+    const settings = await Promise.all(due.map((u) => d.settings(u.userId)));
+    const recordedAt = d.clock.now().toISOString();
+    const records: DeliveryRecord[] = [];
+    const at: number[] = [];
+    due.forEach(({ userId, items }, i) => {
+      for (const item of items) {
+        const outcome: DeliveryOutcome = item.at < now - d.graceMs ? 'skipped' : settings[i]?.eventReminders === true ? 'sent' : 'off';
         const alert: ReminderAlert = { ...item.alert, userId };
-        const recorded = await d.store.recordDelivery({
+        records.push({
           userId,
           reminderUid: alert.reminderUid,
           occurrenceStart: alert.occurrenceStart,
           dueAt: alert.dueAt,
           outcome,
-          recordedAt: d.clock.now().toISOString(),
+          recordedAt,
           alert: outcome === 'sent' ? alert : null,
         });
-        if (!recorded) continue;
-        if (outcome === 'skipped') skipped++;
-        if (outcome !== 'sent') continue;
-        d.observer?.sent?.(Math.max(0, d.clock.now().getTime() - item.at));
-        d.pushes?.alerted(alert);
+        at.push(item.at);
       }
-      if (skipped > 0) d.observer?.skipped?.(skipped);
-    }
-    await d.store.replacePlan(userId, planReminders(sources, now));
+    });
+    const stored = records.length === 0 ? [] : await d.store.recordDeliveries(records);
+    const committed = d.clock.now().getTime();
+    let skipped = 0;
+    records.forEach((record, i) => {
+      if (stored[i] !== true) return;
+      if (record.outcome === 'skipped') skipped++;
+      if (record.outcome !== 'sent' || record.alert === null) return;
+      d.observer?.sent?.(Math.max(0, committed - at[i]!));
+      d.pushes?.alerted(record.alert);
+    });
+    if (skipped > 0) d.observer?.skipped?.(skipped);
+    await d.store.replacePlans(new Map([...sources].map(([userId, s]) => [userId, planReminders(s, now)])));
   }
 }

@@ -9,7 +9,7 @@ export interface ReminderHarness {
   /** The same leases seen by another node (its own connection pool where the engine has one). */
   readonly otherLease: SchedulerLease;
   readonly store: SyncStore;
-  /** The feed `recordDelivery` announces sent reminders on. */
+  /** The feed `recordDeliveries` announces sent reminders on. */
   readonly feed: ChangeFeed;
   createUser(): Promise<number>;
   close(): Promise<void>;
@@ -32,8 +32,8 @@ async function until(done: () => boolean, ms = 5000): Promise<void> {
 }
 
 /**
- * The `ReminderStore` and `SchedulerLease` contract: sources are the live records a user's
- * reminders name; plans are replaced per user and found by due time; a delivery is recorded once
+ * The `ReminderStore` and `SchedulerLease` contract: sources are the live records each user's
+ * reminders name (many users in one read, kept apart); plans are replaced per user and found by due time; a delivery is recorded once
  * per (user, reminder, occurrence) even when two callers race, and only the recorded `sent` one is
  * announced; one lease holder at a time, taken over once expired.
  */
@@ -65,7 +65,16 @@ export function runReminderStoreContract(name: string, open: () => Promise<Remin
         { type: 'reminders', uid: 'on-task', fields: sampleFields('reminders', { taskUid: 'task' }) },
         { type: 'reminders', uid: 'gone', fields: sampleFields('reminders', { eventUid: 'unrelated' }), deleted: T0 },
       ]);
-      const sources = await reminders.readSources(user);
+      const other = await createUser();
+      await insertRows(store, other, [
+        { type: 'calendars', uid: 'cal', fields: { ...sampleFields('calendars'), timezone: 'Asia/Tokyo' } },
+        { type: 'events', uid: 'series', fields: { ...sampleFields('events', { calendarUid: 'cal' }), title: 'not the first user\'s' } },
+        { type: 'reminders', uid: 'on-series', fields: sampleFields('reminders', { eventUid: 'series' }) },
+      ]);
+      const empty = await createUser();
+      const read = await reminders.readSources([user, other, empty]);
+      expect([...read.keys()].sort((a, b) => a - b)).toEqual([user, other, empty]);
+      const sources = read.get(user)!;
       expect(sources.reminders.map((r) => r.uid).sort()).toEqual(['on-series', 'on-task']);
       expect(sources.reminders.find((r) => r.uid === 'on-series')!.fields).toEqual(sampleFields('reminders', { eventUid: 'series' }));
       expect(sources.events.map((e) => e.uid).sort()).toEqual(['override', 'series']);
@@ -73,24 +82,38 @@ export function runReminderStoreContract(name: string, open: () => Promise<Remin
       expect(sources.tasks.map((t) => t.uid)).toEqual(['task']);
       expect(sources.tasks[0]!.fields.dueAt).toBe(sampleFields('tasks').dueAt);
       expect(sources.calendarZones.get('cal')).toBe('Europe/Berlin');
-      expect(await reminders.readSources(await createUser())).toMatchObject({ reminders: [], events: [], tasks: [] });
+      expect(read.get(empty)).toMatchObject({ reminders: [], events: [], tasks: [] });
+      // Each user's sources are that user's alone, the same uids notwithstanding.
+      const others = read.get(other)!;
+      expect(others.reminders.map((r) => r.uid)).toEqual(['on-series']);
+      expect(others.events.map((e) => e.fields.title)).toEqual(['not the first user\'s']);
+      expect(others.tasks).toEqual([]);
+      expect(others.calendarZones.get('cal')).toBe('Asia/Tokyo');
+      expect((await reminders.readSources([])).size).toBe(0);
     });
 
-    it('replaces a user\'s plan and names the users due by an instant, earliest first, within the limit', async () => {
+    it('replaces the plans of the users named (and no other\'s) and names the users due by an instant, earliest first, within the limit', async () => {
       const { reminders, createUser } = h();
       const [a, b, c] = [await createUser(), await createUser(), await createUser()];
-      await reminders.replacePlan(a, [{ reminderUid: 'r1', dueAt: at(60_000) }, { reminderUid: 'r2', dueAt: at(10_000) }]);
-      await reminders.replacePlan(b, [{ reminderUid: 'r1', dueAt: at(5_000) }]);
-      await reminders.replacePlan(c, [{ reminderUid: 'r1', dueAt: at(3_600_000) }]);
+      await reminders.replacePlans(
+        new Map([
+          [a, [{ reminderUid: 'r1', dueAt: at(60_000) }, { reminderUid: 'r2', dueAt: at(10_000) }]],
+          [b, [{ reminderUid: 'r1', dueAt: at(5_000) }]],
+          [c, [{ reminderUid: 'r1', dueAt: at(3_600_000) }]],
+        ]),
+      );
       const mine = (ids: number[]) => ids.filter((id) => [a, b, c].includes(id));
       expect(mine(await reminders.usersDueBy(at(0), 100))).toEqual([]);
       expect(mine(await reminders.usersDueBy(at(10_000), 100))).toEqual([b, a]);
       expect(mine(await reminders.usersDueBy(at(7_200_000), 100))).toEqual([b, a, c]);
       expect((await reminders.usersDueBy(at(7_200_000), 1)).length).toBe(1);
-      await reminders.replacePlan(a, [{ reminderUid: 'r3', dueAt: at(120_000) }]);
+      await reminders.replacePlans(new Map([[a, [{ reminderUid: 'r3', dueAt: at(120_000) }]]]));
       expect(mine(await reminders.usersDueBy(at(60_000), 100))).toEqual([b]);
-      await reminders.replacePlan(b, []);
+      await reminders.replacePlans(new Map([[b, []]]));
       expect(mine(await reminders.usersDueBy(at(60_000), 100))).toEqual([]);
+      expect(mine(await reminders.usersDueBy(at(7_200_000), 100))).toEqual([a, c]);
+      await reminders.replacePlans(new Map());
+      expect(mine(await reminders.usersDueBy(at(7_200_000), 100))).toEqual([a, c]);
     });
 
     it('names the users with live reminders in id order after a given id', async () => {
@@ -114,13 +137,20 @@ export function runReminderStoreContract(name: string, open: () => Promise<Remin
       const heard: UserAlert[] = [];
       const stop = feed.subscribe({ changed: () => {}, sessionEnded: () => {}, resynced: () => {}, alerted: (a) => heard.push(a) });
       try {
-        const racing = await Promise.all(Array.from({ length: 6 }, () => reminders.recordDelivery(delivery(user, 'r1', T0))));
-        expect(racing.filter(Boolean)).toHaveLength(1);
-        expect(await reminders.recordDelivery(delivery(user, 'r1', T0, 'skipped'))).toBe(false);
-        expect(await reminders.recordDelivery(delivery(user, 'r1', at(86_400_000)))).toBe(true);
-        expect(await reminders.recordDelivery(delivery(other, 'r1', T0))).toBe(true);
-        expect(await reminders.recordDelivery(delivery(user, 'r2', T0, 'skipped'))).toBe(true);
-        expect(await reminders.recordDelivery(delivery(user, 'r3', T0, 'off'))).toBe(true);
+        const racing = await Promise.all(Array.from({ length: 6 }, () => reminders.recordDeliveries([delivery(user, 'r1', T0)])));
+        expect(racing.filter(([stored]) => stored)).toHaveLength(1);
+        // One call: the known one not stored again, a key twice stored once, the rest each stored.
+        expect(
+          await reminders.recordDeliveries([
+            delivery(user, 'r1', T0, 'skipped'),
+            delivery(user, 'r1', at(86_400_000)),
+            delivery(other, 'r1', T0),
+            delivery(user, 'r2', T0, 'skipped'),
+            delivery(user, 'r3', T0, 'off'),
+            delivery(user, 'r1', at(86_400_000)),
+          ]),
+        ).toEqual([false, true, true, true, true, false]);
+        expect(await reminders.recordDeliveries([])).toEqual([]);
         await until(() => heard.filter((a) => a.userId === user || a.userId === other).length >= 3);
         await pause(50);
         const mine = heard.filter((a) => a.userId === user);
@@ -135,14 +165,12 @@ export function runReminderStoreContract(name: string, open: () => Promise<Remin
       const { reminders, createUser } = h();
       const user = await createUser();
       const old = { ...delivery(user, 'p', T0, 'off'), dueAt: '2001-01-01T00:00:00.000Z' };
-      await reminders.recordDelivery(old);
-      await reminders.recordDelivery({ ...old, occurrenceStart: 'second' });
+      await reminders.recordDeliveries([old, { ...old, occurrenceStart: 'second' }]);
       expect(await reminders.pruneDeliveries('2001-01-02T00:00:00.000Z', 1)).toBe(1);
       while ((await reminders.pruneDeliveries('2001-01-02T00:00:00.000Z', 100)) > 0);
-      expect(await reminders.recordDelivery(old)).toBe(true);
-      expect(await reminders.recordDelivery(delivery(user, 'p-new', T0, 'off'))).toBe(true);
+      expect(await reminders.recordDeliveries([old, delivery(user, 'p-new', T0, 'off')])).toEqual([true, true]);
       await reminders.pruneDeliveries('2001-01-02T00:00:00.000Z', 100);
-      expect(await reminders.recordDelivery(delivery(user, 'p-new', T0, 'off'))).toBe(false);
+      expect(await reminders.recordDeliveries([delivery(user, 'p-new', T0, 'off')])).toEqual([false]);
     });
 
     it('a lease has one holder at a time; another takes it once it expired or was released; checkedThrough only moves forward for the holder', async () => {

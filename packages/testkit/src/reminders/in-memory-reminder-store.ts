@@ -15,7 +15,11 @@ export class InMemoryReminderStore implements ReminderStore {
 
   constructor(private readonly sync: InMemorySyncStore) {}
 
-  async readSources(userId: number): Promise<ReminderSources> {
+  async readSources(userIds: readonly number[]): Promise<ReadonlyMap<number, ReminderSources>> {
+    return new Map(userIds.map((userId) => [userId, this.#sourcesOf(userId)]));
+  }
+
+  #sourcesOf(userId: number): ReminderSources {
     const live = (type: 'calendars' | 'events' | 'tasks' | 'reminders'): RecordRow[] => this.sync.snapshotRows(userId, type).filter((r) => r.deleted === null);
     const reminders = live('reminders');
     const eventUids = new Set(reminders.map((r) => r.fields.eventUid).filter((u): u is string => typeof u === 'string'));
@@ -29,9 +33,11 @@ export class InMemoryReminderStore implements ReminderStore {
     };
   }
 
-  async replacePlan(userId: number, plans: readonly PlannedReminder[]): Promise<void> {
-    if (plans.length === 0) this.#plans.delete(userId);
-    else this.#plans.set(userId, new Map(plans.map((p) => [p.reminderUid, new Date(p.dueAt).toISOString()])));
+  async replacePlans(plans: ReadonlyMap<number, readonly PlannedReminder[]>): Promise<void> {
+    for (const [userId, mine] of plans) {
+      if (mine.length === 0) this.#plans.delete(userId);
+      else this.#plans.set(userId, new Map(mine.map((p) => [p.reminderUid, new Date(p.dueAt).toISOString()])));
+    }
   }
 
   async usersDueBy(until: string, limit: number): Promise<number[]> {
@@ -51,12 +57,18 @@ export class InMemoryReminderStore implements ReminderStore {
       .slice(0, limit);
   }
 
-  async recordDelivery(record: DeliveryRecord): Promise<boolean> {
-    const key = deliveryKey(record);
-    if (this.deliveries.has(key)) return false;
-    this.deliveries.set(key, record);
-    if (record.outcome === 'sent' && record.alert !== null) this.sync.changes.publishAlert(record.alert);
-    return true;
+  async recordDeliveries(records: readonly DeliveryRecord[]): Promise<boolean[]> {
+    const stored = records.map((record) => {
+      const key = deliveryKey(record);
+      if (this.deliveries.has(key)) return false;
+      this.deliveries.set(key, record);
+      return true;
+    });
+    // Announced once all are stored, as the SQL adapters announce at COMMIT.
+    records.forEach((record, i) => {
+      if (stored[i] && record.outcome === 'sent' && record.alert !== null) this.sync.changes.publishAlert(record.alert);
+    });
+    return stored;
   }
 
   async pruneDeliveries(before: string, limit: number): Promise<number> {
