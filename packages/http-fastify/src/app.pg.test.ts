@@ -2,7 +2,7 @@ import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '@cal
 import type { CapturingSmsSender } from '@calsync/testkit';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWiredApp } from '../test-support/index.js';
+import { build } from '../test-support/index.js';
 
 // The app wired as main.ts wires it (Postgres stores, real sign-in), on PGlite and, when
 // TEST_DATABASE_URL is set, PostgreSQL.
@@ -17,7 +17,7 @@ for (const kind of announceDatabaseKinds('app wiring')) {
     beforeAll(async () => {
       database = await openTestDatabase(kind);
       // A readiness probe the test can turn off, in front of the database's own ping.
-      ({ app, sms } = await buildWiredApp(database, { readiness: async () => databaseUp && database.ping() }));
+      ({ app, sms } = await build({ database, readiness: async () => databaseUp && database.ping() }));
     });
     afterAll(async () => {
       await app?.close();

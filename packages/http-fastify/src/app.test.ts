@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { asUser, buildTestApp } from '../test-support/index.js';
+import { asUser, build } from '../test-support/index.js';
 import type { RecordingSyncApi } from '../test-support/index.js';
 
 let app: FastifyInstance;
 let sync: RecordingSyncApi;
 beforeAll(async () => {
-  ({ app, sync } = await buildTestApp({ BODY_LIMIT_BYTES: '2048' }));
+  ({ app, recording: sync } = await build({ standIns: ['engine', 'sign-in'], env: { BODY_LIMIT_BYTES: '2048' } }));
 });
 afterAll(async () => {
   await app.close();
@@ -106,7 +106,7 @@ describe('health', () => {
   });
   it('ready answers 503 NOT_READY when readiness is false or throws', async () => {
     for (const readiness of [async () => false, async () => { throw new Error('db down'); }]) {
-      const { app: other } = await buildTestApp({}, { readiness });
+      const { app: other } = await build({ standIns: ['engine', 'sign-in'], readiness });
       try {
         const res = await other.inject({ method: 'GET', url: '/health/ready' });
         expect(res.statusCode).toBe(503);

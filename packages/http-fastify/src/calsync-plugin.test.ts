@@ -1,9 +1,7 @@
 import { createSyncClient, MemoryStore, type SyncClient } from '@calsync/client';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
-import { calsync } from './index.js';
-import { loadConfig } from './config.js';
-import { FixedLegacyStats, inMemorySignIn } from '../test-support/index.js';
+import { build } from '../test-support/index.js';
 
 // calsync inside someone else's Fastify app: the host registers the plugin under /calsync next to
 // its own /hello route, and two devices (the SDK over real HTTP) sign in and sync through it.
@@ -16,12 +14,9 @@ describe('the calsync plugin in a host app', () => {
   });
 
   it('serves the host route and the whole service under the prefix; two devices sync through it', async () => {
-    const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' });
-    const { auth, sync, store, sms } = inMemorySignIn(config);
-
     host = Fastify();
     host.get('/hello', async () => ({ hello: 'world' }));
-    await host.register(calsync, { prefix: '/calsync', config, sync, auth, stats: new FixedLegacyStats(), readiness: async () => true, changes: store.changes });
+    const { sms } = await build({ host: { app: host, prefix: '/calsync' }, streams: true });
     const base = await host.listen({ port: 0, host: '127.0.0.1' });
 
     expect(await (await fetch(`${base}/hello`)).json()).toEqual({ hello: 'world' });

@@ -1,21 +1,15 @@
-import { CursorCodec, FIELD_TABLES, RECORD_TYPES, SyncService, type FieldSpec, type RecordType } from '@calsync/domain';
-import { FixedClock, InMemorySyncStore } from '@calsync/testkit';
+import { FIELD_TABLES, RECORD_TYPES, type FieldSpec, type RecordType } from '@calsync/domain';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from './app.js';
-import { loadConfig } from './config.js';
-import { asUser, FixedLegacyStats, StandInAuth } from '../test-support/index.js';
+import { asUser, build } from '../test-support/index.js';
 
 // Malformed and hostile requests against every route, on the real sync engine (in memory):
 // whatever arrives, the answer is never a 5xx and always the envelope (or 304 / metrics text).
 
 let app: FastifyInstance;
 beforeAll(async () => {
-  const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '1000000', BODY_LIMIT_BYTES: '65536' });
-  const sync = new SyncService({ store: new InMemorySyncStore(), clock: new FixedClock(), cursorCodec: new CursorCodec('fuzz-secret') });
-  app = await buildApp({ config, logger: false, sync, stats: new FixedLegacyStats(), auth: new StandInAuth(), readiness: async () => true });
-  await app.ready();
+  ({ app } = await build({ env: { RATE_LIMIT_MAX_REQUESTS: '1000000', BODY_LIMIT_BYTES: '65536' }, standIns: ['sign-in'] }));
 });
 afterAll(async () => {
   await app.close();

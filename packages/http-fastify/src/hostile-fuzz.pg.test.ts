@@ -2,7 +2,7 @@ import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '@cal
 import { FIELD_TABLES, RECORD_TYPES, type RecordType } from '@calsync/domain';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWiredApp, type WiredApp } from '../test-support/wired-app.js';
+import { build, type TestApp } from '../test-support/index.js';
 
 // Hostile values on every route of the app wired as main.ts wires it (real sign-in, batch push),
 // on PGlite and PostgreSQL: NUL and control characters, lone surrogates, out-of-range instants,
@@ -85,12 +85,12 @@ const request: fc.Arbitrary<[string, string, unknown]> = fc.oneof(
 for (const kind of announceDatabaseKinds('hostile fuzz')) {
   describe(`fuzz with hostile values on every route (${kind})`, () => {
     let database: TestDatabase;
-    let wired: WiredApp;
+    let wired: TestApp;
     let headers: { authorization: string };
 
     beforeAll(async () => {
       database = await openTestDatabase(kind);
-      wired = await buildWiredApp(database, { env: { RATE_LIMIT_MAX_REQUESTS: '10000000', AUTH_RATE_LIMIT_MAX_REQUESTS: '10000000' } });
+      wired = await build({ database, env: { RATE_LIMIT_MAX_REQUESTS: '10000000', AUTH_RATE_LIMIT_MAX_REQUESTS: '10000000' } });
       headers = await wired.signIn('+15550006001');
     });
     afterAll(async () => {

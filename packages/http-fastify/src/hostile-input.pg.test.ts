@@ -1,6 +1,6 @@
 import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '@calsync/adapters-postgres/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWiredApp, type WiredApp } from '../test-support/wired-app.js';
+import { build, type TestApp } from '../test-support/index.js';
 
 // Text and instants PostgreSQL cannot store, sent to the app wired as main.ts wires it (batch push)
 // on PGlite and PostgreSQL: each is refused as a per-item INVALID_FIELD in a push (the other items
@@ -12,13 +12,13 @@ const LONE = 'x\ud800y';
 for (const kind of announceDatabaseKinds('hostile input')) {
   describe(`hostile text and instants on ${kind}`, () => {
     let database: TestDatabase;
-    let wired: WiredApp;
+    let wired: TestApp;
     let headers: { authorization: string };
     let calendarUid: string;
 
     beforeAll(async () => {
       database = await openTestDatabase(kind);
-      wired = await buildWiredApp(database);
+      wired = await build({ database });
       headers = await wired.signIn('+15550009001');
       const pulled = await wired.app.inject({ method: 'GET', url: '/api/sync/changes', headers });
       calendarUid = pulled.json().data.calendars[0].uid;

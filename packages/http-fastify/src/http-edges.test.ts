@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeAllThenRead } from '@calsync/testkit';
-import { asUser, buildTestApp } from '../test-support/index.js';
+import { asUser, build } from '../test-support/index.js';
 
 // What a client sees over a real socket at the edges of HTTP: bodies over the limit, parser
 // errors before routing, a preflight without Origin, a body shorter than its Content-Length.
@@ -11,7 +11,7 @@ import { asUser, buildTestApp } from '../test-support/index.js';
 let app: FastifyInstance;
 let port: number;
 beforeAll(async () => {
-  ({ app } = await buildTestApp({ RATE_LIMIT_MAX_REQUESTS: '1000000' }));
+  ({ app } = await build({ standIns: ['engine', 'sign-in'], env: { RATE_LIMIT_MAX_REQUESTS: '1000000' } }));
   await app.listen({ port: 0, host: '127.0.0.1' });
   port = (app.server.address() as { port: number }).port;
 });

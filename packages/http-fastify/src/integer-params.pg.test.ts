@@ -2,7 +2,7 @@ import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '@cal
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseIntegerParam } from './plugins/integer-params.js';
-import { buildWiredApp, type WiredApp } from '../test-support/wired-app.js';
+import { build, type TestApp } from '../test-support/index.js';
 
 // Every integer path parameter and query value of the published document, found in it (so a new
 // one is covered without touching this file), gets the texts that are not integers by our rule, on
@@ -57,13 +57,13 @@ describe('parseIntegerParam: the one rule', () => {
 for (const kind of announceDatabaseKinds('integer parameters')) {
   describe(`every integer path and query parameter, hostile texts (${kind})`, () => {
     let database: TestDatabase;
-    let wired: WiredApp;
+    let wired: TestApp;
     let headers: { authorization: string };
     let params: IntegerParam[];
 
     beforeAll(async () => {
       database = await openTestDatabase(kind);
-      wired = await buildWiredApp(database, { env: { RATE_LIMIT_MAX_REQUESTS: '10000000' } });
+      wired = await build({ database, env: { RATE_LIMIT_MAX_REQUESTS: '10000000' } });
       headers = await wired.signIn('+15550007001');
       params = integerParams((await wired.app.inject({ method: 'GET', url: '/api-docs-json' })).json());
     });

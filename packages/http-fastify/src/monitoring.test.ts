@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { asUser, buildTestApp } from '../test-support/index.js';
+import { asUser, build } from '../test-support/index.js';
 
 let app: FastifyInstance | undefined;
 afterEach(async () => {
@@ -13,7 +13,7 @@ const user = asUser(7);
 
 describe('rate limit', () => {
   it('429 RATE_LIMITED with Retry-After after RATE_LIMIT_MAX_REQUESTS per user, other users unaffected', async () => {
-    ({ app } = await buildTestApp({ RATE_LIMIT_MAX_REQUESTS: '3', RATE_LIMIT_WINDOW_MS: '60000' }));
+    ({ app } = await build({ standIns: ['engine', 'sign-in'], env: { RATE_LIMIT_MAX_REQUESTS: '3', RATE_LIMIT_WINDOW_MS: '60000' } }));
     for (let i = 0; i < 3; i++) {
       expect((await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers: user })).statusCode).toBe(200);
     }
@@ -28,7 +28,7 @@ describe('rate limit', () => {
     expect(other.statusCode).toBe(200);
   });
   it('counts one user across every protected route: the limit is per user, not per route', async () => {
-    ({ app } = await buildTestApp({ RATE_LIMIT_MAX_REQUESTS: '4', RATE_LIMIT_WINDOW_MS: '60000' }));
+    ({ app } = await build({ standIns: ['engine', 'sign-in'], env: { RATE_LIMIT_MAX_REQUESTS: '4', RATE_LIMIT_WINDOW_MS: '60000' } }));
     const calls = [
       { method: 'GET' as const, url: '/api/sync/conflicts' },
       { method: 'GET' as const, url: '/api/sync/changes' },
@@ -42,14 +42,14 @@ describe('rate limit', () => {
     }
   });
   it('does not limit the public health routes', async () => {
-    ({ app } = await buildTestApp({ RATE_LIMIT_MAX_REQUESTS: '1' }));
+    ({ app } = await build({ standIns: ['engine', 'sign-in'], env: { RATE_LIMIT_MAX_REQUESTS: '1' } }));
     for (let i = 0; i < 3; i++) expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
   });
 });
 
 describe('/metrics', () => {
   it('shows request histograms by route and status and the sync counters', async () => {
-    ({ app } = await buildTestApp());
+    ({ app } = await build({ standIns: ['engine', 'sign-in'] }));
     await app.inject({ method: 'POST', url: '/api/sync/push', headers: user, payload: { events: [{ uid: 'e1', op: 'upsert', baseVersion: null, title: 't' }, { uid: 'e2', op: 'delete', baseVersion: '1' }] } });
     await app.inject({ method: 'GET', url: '/api/sync/changes', headers: user });
     const res = await app.inject({ method: 'GET', url: '/metrics' });
@@ -67,7 +67,7 @@ describe('/metrics', () => {
 
 describe('OpenAPI', () => {
   it('/api-docs-json is a valid OpenAPI 3 description listing every route', async () => {
-    ({ app } = await buildTestApp());
+    ({ app } = await build({ standIns: ['engine', 'sign-in'] }));
     const res = await app.inject({ method: 'GET', url: '/api-docs-json' });
     expect(res.statusCode).toBe(200);
     const doc = res.json();
@@ -119,7 +119,7 @@ describe('OpenAPI', () => {
     expect(doc.paths['/metrics'].get.responses['200'].content['text/plain']).toBeDefined();
   });
   it('serves Swagger UI at /api-docs', async () => {
-    ({ app } = await buildTestApp());
+    ({ app } = await build({ standIns: ['engine', 'sign-in'] }));
     const res = await app.inject({ method: 'GET', url: '/api-docs/' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/html');

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { asUser, buildTestApp } from '../test-support/index.js';
+import { asUser, build } from '../test-support/index.js';
 
 // What an operator gets from the service: log lines, /health and /metrics.
 
@@ -42,7 +42,7 @@ afterEach(async () => {
 describe('request log', () => {
   it('writes one info line per request with method, route, status, duration, request id and user id', async () => {
     const { logger, lines } = capturingLogger();
-    ({ app } = await buildTestApp({}, { logger }));
+    ({ app } = await build({ standIns: ['engine', 'sign-in'], logger }));
     await app.inject({ method: 'GET', url: '/api/sync/conflicts?limit=5', headers: { ...asUser(7), 'x-request-id': 'req-abc' } });
     const requestLines = lines.filter((l) => l.route !== undefined);
     expect(requestLines).toEqual([
@@ -54,7 +54,7 @@ describe('request log', () => {
 
   it('names the error code of a failure and logs no user for an anonymous caller', async () => {
     const { logger, lines } = capturingLogger();
-    ({ app } = await buildTestApp({}, { logger }));
+    ({ app } = await build({ standIns: ['engine', 'sign-in'], logger }));
     await app.inject({ method: 'GET', url: '/api/sync/conflicts' });
     await app.inject({ method: 'GET', url: '/nowhere' });
     const requestLines = lines.filter((l) => l.route !== undefined);
@@ -66,7 +66,7 @@ describe('request log', () => {
 
   it('logs probes and scrapes at debug only', async () => {
     const { logger, lines } = capturingLogger();
-    ({ app } = await buildTestApp({}, { logger }));
+    ({ app } = await build({ standIns: ['engine', 'sign-in'], logger }));
     for (const url of ['/health', '/health/live', '/health/ready', '/metrics']) await app.inject({ method: 'GET', url });
     const requestLines = lines.filter((l) => l.route !== undefined);
     expect(requestLines.map((l) => [l.level, l.route])).toEqual([
@@ -86,7 +86,7 @@ describe('database outage', () => {
       if (failure) throw failure;
       return true;
     };
-    ({ app } = await buildTestApp({}, { logger, readiness }));
+    ({ app } = await build({ standIns: ['engine', 'sign-in'], logger, readiness }));
     const health = async () => (await app!.inject({ method: 'GET', url: '/health' })).json().data;
     expect(await health()).toMatchObject({ status: 'healthy', database: { status: 'unknown', checkedAt: null } });
 
@@ -111,7 +111,7 @@ describe('database outage', () => {
 
 describe('CORS', () => {
   it('lets a browser app read the request id, Retry-After and the rate-limit headers', async () => {
-    ({ app } = await buildTestApp({ RATE_LIMIT_MAX_REQUESTS: '1' }));
+    ({ app } = await build({ standIns: ['engine', 'sign-in'], env: { RATE_LIMIT_MAX_REQUESTS: '1' } }));
     const headers = { origin: 'http://app.example', ...asUser(7) };
     await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers });
     const limited = await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers });
@@ -124,7 +124,7 @@ describe('CORS', () => {
 
 describe('/metrics for the alert rules', () => {
   it('counts errors by route, status class and code, and labels the request histogram with the status class', async () => {
-    ({ app } = await buildTestApp({ RATE_LIMIT_MAX_REQUESTS: '1' }));
+    ({ app } = await build({ standIns: ['engine', 'sign-in'], env: { RATE_LIMIT_MAX_REQUESTS: '1' } }));
     const headers = asUser(7);
     await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers });
     await app.inject({ method: 'GET', url: '/api/sync/conflicts', headers });
@@ -145,7 +145,7 @@ describe('/metrics for the alert rules', () => {
       await writeFile(join(dir, 'a'), Buffer.alloc(1000));
       await writeFile(join(dir, 'b'), Buffer.alloc(234));
       const gauges = { connectionStats: () => ({ inUse: 3, waiting: 2, total: 7 }), dataDirectory: dir };
-      ({ app } = await buildTestApp({}, { readiness: async () => false, databaseGauges: gauges }));
+      ({ app } = await build({ standIns: ['engine', 'sign-in'], readiness: async () => false, databaseGauges: gauges }));
       const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
       expect(text).toContain('calsync_database_up 0');
       expect(text).toContain('calsync_db_connections_in_use 3');
@@ -166,7 +166,7 @@ describe('/metrics for the alert rules', () => {
 describe('replayed refresh tokens', () => {
   it('are counted and logged at warn with whose session ended', async () => {
     const { logger, lines } = capturingLogger();
-    ({ app } = await buildTestApp({}, { logger }));
+    ({ app } = await build({ standIns: ['engine', 'sign-in'], logger }));
     app.opsEvents.refreshReplayed({ userId: 42, deviceUid: 'phone-1' });
     app.opsEvents.refreshReplayed({ userId: 43, deviceUid: null });
     const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
@@ -188,7 +188,7 @@ describe('ops/ files read only metrics the service exports', () => {
   it('every metric name in the alert rules and the dashboard is on /metrics (with a PGlite folder)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'calsync-metrics-'));
     try {
-      ({ app } = await buildTestApp({}, { databaseGauges: { connectionStats: () => ({ inUse: 0, waiting: 0, total: 1 }), dataDirectory: dir } }));
+      ({ app } = await build({ standIns: ['engine', 'sign-in'], databaseGauges: { connectionStats: () => ({ inUse: 0, waiting: 0, total: 1 }), dataDirectory: dir } }));
       const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
       const declared = (name: string) => text.includes(`# TYPE ${name} `) || text.includes(`# TYPE ${name.replace(/_(bucket|count|sum)$/, '')} histogram`);
       expect(names.size).toBeGreaterThan(15);
@@ -210,7 +210,7 @@ describe('ops/ files read only metrics the service exports', () => {
 
 describe('Swagger UI over plain http', () => {
   it('serves the docs page and its assets without upgrade-insecure-requests; the API keeps helmet defaults', async () => {
-    ({ app } = await buildTestApp());
+    ({ app } = await build({ standIns: ['engine', 'sign-in'] }));
     const page = await app.inject({ method: 'GET', url: '/api-docs/' });
     expect(page.statusCode).toBe(200);
     const script = await app.inject({ method: 'GET', url: '/api-docs/static/swagger-ui-bundle.js' });

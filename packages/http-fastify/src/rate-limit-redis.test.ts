@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { asUser, buildTestApp } from '../test-support/index.js';
+import { asUser, build } from '../test-support/index.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -27,7 +27,7 @@ describe.runIf(url !== null)('rate limit counters in Redis', () => {
   async function node(): Promise<FastifyInstance> {
     const redis = new Redis(url!, { maxRetriesPerRequest: 1 });
     clients.push(redis);
-    const { app } = await buildTestApp({ RATE_LIMIT_MAX_REQUESTS: '3', RATE_LIMIT_WINDOW_MS: '60000' }, { redis });
+    const { app } = await build({ standIns: ['engine', 'sign-in'], env: { RATE_LIMIT_MAX_REQUESTS: '3', RATE_LIMIT_WINDOW_MS: '60000' }, redis });
     apps.push(app);
     return app;
   }

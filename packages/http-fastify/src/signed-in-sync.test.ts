@@ -2,9 +2,7 @@ import type { CapturingSmsSender } from '@calsync/testkit';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from './app.js';
-import { loadConfig } from './config.js';
-import { FixedLegacyStats, inMemorySignIn } from '../test-support/index.js';
+import { build } from '../test-support/index.js';
 
 // The sync routes behind the REAL sign-in (auth plugin and routes, in-memory stores) and the real
 // engine: a user signs in by SMS code and syncs; tokens are checked for real.
@@ -13,12 +11,7 @@ let app: FastifyInstance;
 let sms: CapturingSmsSender;
 
 beforeAll(async () => {
-  const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '1000', SESSION_CACHE_SECONDS: '0' });
-  const signIn = inMemorySignIn(config, 15);
-  const { auth, sync } = signIn;
-  sms = signIn.sms;
-  app = await buildApp({ config, logger: false, sync, stats: new FixedLegacyStats(), auth, readiness: async () => true });
-  await app.ready();
+  ({ app, sms } = await build({ env: { RATE_LIMIT_MAX_REQUESTS: '1000', SESSION_CACHE_SECONDS: '0' }, seed: 15 }));
 });
 afterAll(async () => {
   await app.close();

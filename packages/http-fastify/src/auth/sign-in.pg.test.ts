@@ -1,15 +1,11 @@
 import { Writable } from 'node:stream';
-import { CryptoRandom, ScryptPasswordHasher, SystemClock } from '@calsync/adapters-node';
-import { PostgresSyncStore, postgresAuthStores, withAuthTables } from '@calsync/adapters-postgres';
-import { CursorCodec, SyncService } from '@calsync/domain';
+import { withAuthTables } from '@calsync/adapters-postgres';
 import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '@calsync/adapters-postgres/test-support';
-import { HttpSmsSender } from '@calsync/adapters-sms';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStandInSmsGateway, type StandInSmsGateway } from '@calsync/testkit';
-import { buildTestApp } from '../../test-support/index.js';
-import { createAuthService } from './create-auth-service.js';
+import { build } from '../../test-support/index.js';
 
 const ENV = {
   JWT_SECRET: 'jwt-access-secret-value-'.padEnd(48, 'A'),
@@ -39,21 +35,7 @@ for (const kind of announceDatabaseKinds('sign-in over HTTP')) {
         },
       });
       const logger = pino({ level: 'info' }, sink);
-      ({ app } = await buildTestApp(
-        { ...ENV, SMS_GATEWAY_URL: gateway.url },
-        (config) => ({
-          logger,
-          auth: createAuthService({
-            config,
-            ...postgresAuthStores(database.db),
-            sync: new SyncService({ store: new PostgresSyncStore(database.db), clock: new SystemClock(), cursorCodec: new CursorCodec('k') }),
-            passwordHasher: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }),
-            clock: new SystemClock(),
-            random: new CryptoRandom(),
-            smsSender: new HttpSmsSender(config.smsGateway!),
-          }),
-        }),
-      ));
+      ({ app } = await build({ database, env: { ...ENV, SMS_GATEWAY_URL: gateway.url }, standIns: ['engine'], logger, smsGateway: true }));
     });
     afterAll(async () => {
       await app?.close();

@@ -1,9 +1,9 @@
-import { AppPasswordService, CursorCodec, FeedService, SyncService } from '@calsync/domain';
-import { FixedClock, InMemoryFeedStore, InMemorySyncStore, SeededRandom, inMemoryAuthStores } from '@calsync/testkit';
+import type { SyncService } from '@calsync/domain';
+import { FixedClock } from '@calsync/testkit';
 import { icalShape as shape, seriesFixture } from '@calsync/ical/test-support';
 import type { FastifyInstance } from 'fastify';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp } from '../../test-support/index.js';
+import { build } from '../../test-support/index.js';
 import { icalUidHint } from './dav-objects.js';
 
 const PHONE = '+15550001111';
@@ -22,17 +22,13 @@ interface World {
 
 async function world(): Promise<World> {
   const clock = new FixedClock('2026-01-01T00:00:00.000Z');
-  const stores = inMemoryAuthStores();
-  const sync = new SyncService({ store: new InMemorySyncStore(), clock, cursorCodec: new CursorCodec('dav') });
-  const random = new SeededRandom(5);
-  const userId = (await stores.users.createPhoneUser({ phone: PHONE, name: 'Ada', now: '2026-01-01T00:00:00.000Z' })).user.id;
-  const otherId = (await stores.users.createPhoneUser({ phone: OTHER, name: 'Bob', now: '2026-01-01T00:00:00.000Z' })).user.id;
+  const { app, sync, users, devices, interop } = await build({ standIns: ['sign-in'], interop: true, clock, engineClock: clock, seed: 5 });
+  const userId = (await users.createPhoneUser({ phone: PHONE, name: 'Ada', now: '2026-01-01T00:00:00.000Z' })).user.id;
+  const otherId = (await users.createPhoneUser({ phone: OTHER, name: 'Bob', now: '2026-01-01T00:00:00.000Z' })).user.id;
   await sync.push(userId, { calendars: [{ uid: 'home', op: 'upsert', baseVersion: null, fields: { name: 'Home', timezone: 'Europe/Berlin', color: '#3366ff' } }] });
   await sync.push(otherId, { calendars: [{ uid: 'work', op: 'upsert', baseVersion: null, fields: { name: 'Work' } }] });
-  const appPasswords = new AppPasswordService({ users: stores.users, devices: stores.devices, random, clock });
-  const mine = await appPasswords.create({ userId, deviceUid: 'web' }, 'Thunderbird');
-  const theirs = await appPasswords.create({ userId: otherId, deviceUid: 'web' }, 'Apple Calendar');
-  const { app } = await buildTestApp({}, { sync, interop: { appPasswords, feeds: new FeedService({ feeds: new InMemoryFeedStore(), sync, random, clock }) } });
+  const mine = await interop.appPasswords.create({ userId, deviceUid: 'web' }, 'Thunderbird');
+  const theirs = await interop.appPasswords.create({ userId: otherId, deviceUid: 'web' }, 'Apple Calendar');
   const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
   return {
     app,
@@ -43,7 +39,7 @@ async function world(): Promise<World> {
     otherBasic: basic(OTHER, theirs.password),
     deviceUid: mine.device.uid,
     revoke: async () => {
-      await stores.devices.revokeDevice(userId, mine.device.uid, '2026-01-02T00:00:00.000Z');
+      await devices.revokeDevice(userId, mine.device.uid, '2026-01-02T00:00:00.000Z');
     },
   };
 }

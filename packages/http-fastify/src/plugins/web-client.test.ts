@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp } from '../../test-support/index.js';
+import { build } from '../../test-support/index.js';
 
 const BIG = `export const words = ${JSON.stringify(Array.from({ length: 500 }, (_, i) => `word-${i % 7}`))};`;
 
@@ -22,7 +22,7 @@ describe('the built web client at /app/', () => {
     writeFileSync(join(root, 'assets', 'big-def456.js.gz'), gzipSync(BIG));
     writeFileSync(join(root, 'assets', 'big-def456.js.br'), brotliCompressSync(BIG));
     writeFileSync(join(root, 'sw.js'), 'self.addEventListener("fetch", () => {})');
-    ({ app } = await buildTestApp({}, { webClientDir: root }));
+    ({ app } = await build({ standIns: ['engine', 'sign-in'], webClientDir: root }));
   });
 
   afterAll(async () => {
@@ -108,7 +108,7 @@ describe('the built web client at /app/', () => {
   });
 
   it('without a built client, / and /app/ are the 404 envelope', async () => {
-    const { app: bare } = await buildTestApp();
+    const { app: bare } = await build({ standIns: ['engine', 'sign-in'] });
     try {
       const res = await bare.inject({ method: 'GET', url: '/app/' });
       expect(res.statusCode).toBe(404);

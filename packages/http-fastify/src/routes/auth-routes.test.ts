@@ -1,18 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { CapturingSmsSender } from '@calsync/testkit';
-import { buildTestApp, inMemorySignIn, type InMemorySignIn } from '../../test-support/index.js';
+import { build } from '../../test-support/index.js';
 
 /** Test secrets (also what log and body scans look for). */
 const SECRETS = { JWT_SECRET: 'access-secret-'.padEnd(48, 'a'), JWT_REFRESH_SECRET: 'refresh-secret-'.padEnd(48, 'r') };
 
-/** A full test app (buildApp) whose sign-in runs on in-memory stores and the real JWT signer. */
+/** The test app with the real sign-in (in-memory stores, the real JWT signer); the other routes' engine is the recording stand-in. */
 async function signInTestApp(env: Record<string, string> = {}) {
-  let signIn: InMemorySignIn | undefined;
-  const { app } = await buildTestApp({ ...SECRETS, ...env }, (config) => {
-    signIn = inMemorySignIn(config, 13);
-    return { auth: signIn.auth };
-  });
-  return { app, sms: signIn!.sms, users: signIn!.users };
+  const { app, sms } = await build({ env: { ...SECRETS, ...env }, standIns: ['engine'], seed: 13 });
+  return { app, sms };
 }
 
 /** send-otp then verify-otp through HTTP; returns the verify answer's data. */

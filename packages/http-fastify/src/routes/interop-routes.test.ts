@@ -1,22 +1,23 @@
-import { AppPasswordService, CursorCodec, FeedService, SyncService } from '@calsync/domain';
-import { FixedClock, InMemoryFeedStore, InMemorySyncStore, SeededRandom, inMemoryAuthStores } from '@calsync/testkit';
+import type { AppPasswordService, DeviceStore } from '@calsync/domain';
+import { FixedClock } from '@calsync/testkit';
 import ICAL from 'ical.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp } from '../../test-support/index.js';
+import { build } from '../../test-support/index.js';
 
 let app: FastifyInstance;
 let appPasswords: AppPasswordService;
-const stores = inMemoryAuthStores();
+let devices: DeviceStore;
 const user = { authorization: 'Bearer user-7' };
 let phoneUserId = 0;
 
 beforeAll(async () => {
   const clock = new FixedClock('2026-01-01T00:00:00.000Z');
-  const sync = new SyncService({ store: new InMemorySyncStore(), clock, cursorCodec: new CursorCodec('feeds') });
-  const random = new SeededRandom(21);
-  phoneUserId = (await stores.users.createPhoneUser({ phone: '+15550007777', name: 'Ada', now: '2026-01-01T00:00:00.000Z' })).user.id;
-  await sync.push(7, {
+  const t = await build({ standIns: ['sign-in'], interop: true, clock, engineClock: clock, seed: 21 });
+  ({ app, devices } = t);
+  appPasswords = t.interop.appPasswords;
+  phoneUserId = (await t.users.createPhoneUser({ phone: '+15550007777', name: 'Ada', now: '2026-01-01T00:00:00.000Z' })).user.id;
+  await t.sync.push(7, {
     calendars: [{ uid: 'cal', op: 'upsert', baseVersion: null, fields: { name: 'Home', timezone: 'Europe/Berlin' } }],
     events: [
       { uid: 'weekly', op: 'upsert', baseVersion: null, fields: { calendarUid: 'cal', title: 'Weekly', startTime: '2026-01-05T08:00:00.000Z', endTime: '2026-01-05T09:00:00.000Z', rrule: 'FREQ=WEEKLY', exdate: '2026-01-12T08:00:00.000Z' } },
@@ -25,8 +26,6 @@ beforeAll(async () => {
     ],
     reminders: [{ uid: 'r1', op: 'upsert', baseVersion: null, fields: { eventUid: 'weekly', minutesBefore: 15 } }],
   });
-  appPasswords = new AppPasswordService({ users: stores.users, devices: stores.devices, random, clock });
-  ({ app } = await buildTestApp({}, { sync, interop: { appPasswords, feeds: new FeedService({ feeds: new InMemoryFeedStore(), sync, random, clock }) } }));
 });
 afterAll(async () => {
   await app?.close();
@@ -77,7 +76,7 @@ describe('app passwords', () => {
     expect(await appPasswords.authenticate('+15550007777', password)).toEqual({ userId: phoneUserId, deviceUid: device.uid });
     expect(await appPasswords.authenticate('+15550007778', password)).toBeNull();
     expect(await appPasswords.authenticate('+15550007777', `${password}x`)).toBeNull();
-    await stores.devices.revokeDevice(phoneUserId, device.uid, '2026-01-02T00:00:00.000Z');
+    await devices.revokeDevice(phoneUserId, device.uid, '2026-01-02T00:00:00.000Z');
     expect(await appPasswords.authenticate('+15550007777', password)).toBeNull();
   });
 });

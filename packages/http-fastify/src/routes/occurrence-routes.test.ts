@@ -1,16 +1,16 @@
-import { CursorCodec, SyncService } from '@calsync/domain';
-import { FixedClock, InMemorySyncStore } from '@calsync/testkit';
+import type { SyncService } from '@calsync/domain';
+import { FixedClock } from '@calsync/testkit';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { etagOf } from '../plugins/private-cache.js';
-import { buildTestApp } from '../../test-support/index.js';
+import { build } from '../../test-support/index.js';
 
 let app: FastifyInstance;
 let sync: SyncService;
 const user = { authorization: 'Bearer user-7' };
 
 beforeAll(async () => {
-  sync = new SyncService({ store: new InMemorySyncStore(), clock: new FixedClock('2026-01-01T00:00:00.000Z'), cursorCodec: new CursorCodec('occ') });
+  ({ app, sync } = await build({ standIns: ['sign-in'], engineClock: new FixedClock('2026-01-01T00:00:00.000Z') }));
   await sync.push(7, {
     calendars: [{ uid: 'cal', op: 'upsert', baseVersion: null, fields: { name: 'Home', timezone: 'Europe/Berlin' } }],
     events: [
@@ -18,7 +18,6 @@ beforeAll(async () => {
       { uid: 'holiday', op: 'upsert', baseVersion: null, fields: { calendarUid: 'cal', title: 'Holiday', allDay: true, startTime: '2026-07-06', endTime: '2026-07-07' } },
     ],
   });
-  ({ app } = await buildTestApp({}, { sync }));
 });
 afterAll(async () => {
   await app?.close();

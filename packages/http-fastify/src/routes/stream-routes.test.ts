@@ -1,9 +1,7 @@
 import { openEventStream, type CapturingSmsSender, type InMemorySyncStore, type OpenedStream } from '@calsync/testkit';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../app.js';
-import { loadConfig } from '../config.js';
-import { FixedLegacyStats, inMemorySignIn } from '../../test-support/index.js';
+import { build } from '../../test-support/index.js';
 
 // GET /api/sync/stream over a real listening server, the real sign-in and engine on in-memory
 // stores; the store's in-process change feed carries the notifications.
@@ -26,9 +24,7 @@ afterEach(async () => {
 });
 
 async function start(env: Record<string, string> = {}): Promise<Harness> {
-  const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '1000', SESSION_CACHE_SECONDS: '0', ...env });
-  const { auth, sync, store, sms } = inMemorySignIn(config, 14);
-  const app = await buildApp({ config, logger: false, sync, stats: new FixedLegacyStats(), auth, readiness: async () => true, changes: store.changes, streamHeartbeatMs: 150 });
+  const { app, store, sms } = await build({ env: { RATE_LIMIT_MAX_REQUESTS: '1000', SESSION_CACHE_SECONDS: '0', ...env }, seed: 14, streams: { heartbeatMs: 150 } });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   current = { app, base: address, store, sms, streams: [] };
   return current;

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { asUser, buildTestApp } from '../../test-support/index.js';
+import { asUser, build } from '../../test-support/index.js';
 import type { RecordingSyncApi } from '../../test-support/index.js';
 
 let app: FastifyInstance;
 let sync: RecordingSyncApi;
 beforeAll(async () => {
-  ({ app, sync } = await buildTestApp());
+  ({ app, recording: sync } = await build({ standIns: ['engine', 'sign-in'] }));
 });
 afterAll(async () => {
   await app.close();

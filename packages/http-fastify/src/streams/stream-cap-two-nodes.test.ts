@@ -1,11 +1,9 @@
 import { randomInt } from 'node:crypto';
-import { openEventStream, type OpenedStream } from '@calsync/testkit';
+import { openEventStream, type InMemorySyncStore, type OpenedStream } from '@calsync/testkit';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { buildApp } from '../app.js';
-import { loadConfig } from '../config.js';
-import { FixedLegacyStats, inMemorySignIn } from '../../test-support/index.js';
+import { build, type TestApp } from '../../test-support/index.js';
 
 // Two app nodes behind one Redis (REDIS_URL) and one store: STREAM_MAX_PER_USER holds over both,
 // not per node. Real listening servers, real sign-in; the stores are shared in memory as a
@@ -23,16 +21,18 @@ describe.runIf(url !== null)('the per-user stream cap over two nodes', () => {
   });
 
   it('refuses a third stream of a user on either node while two are open, and frees the slot when one closes', async () => {
-    const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', STREAM_MAX_PER_USER: '2', RATE_LIMIT_MAX_REQUESTS: '1000', SESSION_CACHE_SECONDS: '0' });
-    const { auth, sync, store, sms } = inMemorySignIn(config, 25);
+    const env = { STREAM_MAX_PER_USER: '2', RATE_LIMIT_MAX_REQUESTS: '1000', SESSION_CACHE_SECONDS: '0' };
+    let first: TestApp<InMemorySyncStore> | undefined;
     const node = async (): Promise<string> => {
       const redis = new Redis(url!, { maxRetriesPerRequest: 1 });
       redisClients.push(redis);
-      const app = await buildApp({ config, logger: false, sync, stats: new FixedLegacyStats(), auth, readiness: async () => true, changes: store.changes, redis });
-      apps.push(app);
-      return app.listen({ port: 0, host: '127.0.0.1' });
+      const built = await build({ env, seed: 25, streams: true, redis, ...(first ? { nodeOf: first } : {}) });
+      first ??= built;
+      apps.push(built.app);
+      return built.app.listen({ port: 0, host: '127.0.0.1' });
     };
     const [a, b] = [await node(), await node()];
+    const { auth, sms } = first!;
     // A phone no earlier run used, so leases left in Redis by another run do not interfere.
     const phone = `+1555${randomInt(1_000_000, 9_999_999)}`;
     await auth.sendOtp(phone);
