@@ -1,6 +1,6 @@
-import { AuthService, CursorCodec, SyncService, type LegacyStatsStore, type SyncApi } from '@calsync/domain';
-import { buildApp, loadConfig } from '@calsync/http-fastify';
-import { CapturingSmsSender, CheapPasswordHasher, FakeTokenSigner, FixedClock, inMemoryAuthStores, InMemorySyncStore, ManualAuthClock, cryptoRandom } from '@calsync/testkit';
+import type { SyncApi, SyncService } from '@calsync/domain';
+import { build, type TestApp } from '@calsync/http-fastify/test-support';
+import { FakeTokenSigner, ManualAuthClock, cryptoRandom, type CapturingSmsSender, type InMemorySyncStore } from '@calsync/testkit';
 
 /**
  * The whole service in memory: the real Fastify app (routes, schemas, sign-in, rate limit) over the
@@ -8,7 +8,7 @@ import { CapturingSmsSender, CheapPasswordHasher, FakeTokenSigner, FixedClock, i
  * `app.inject`. Clients under test talk HTTP to it exactly as to the real process, without sockets.
  */
 export interface InMemoryService {
-  readonly app: Awaited<ReturnType<typeof buildApp>>;
+  readonly app: TestApp['app'];
   readonly fetch: typeof fetch;
   readonly sms: CapturingSmsSender;
   readonly syncStore: InMemorySyncStore;
@@ -17,12 +17,6 @@ export interface InMemoryService {
   readonly clock: ManualAuthClock;
   close(): Promise<void>;
 }
-
-/** The legacy stats routes are not what clients use; they answer zeros here. */
-const noStats: LegacyStatsStore = {
-  stats: async () => ({ calendars: 0, events: 0, tasks: 0, reminders: 0, unresolvedConflicts: 0, devices: 0, lastSyncTime: null, syncStatus: { SYNCED: 0, PENDING: 0, CONFLICT: 0 } }),
-  resetSync: async () => 0,
-};
 
 /** Options of the in-memory service. */
 export interface InMemoryServiceOptions {
@@ -34,17 +28,14 @@ export interface InMemoryServiceOptions {
 
 /** Builds the in-memory service. */
 export async function startInMemoryService({ env = {}, wrapSync }: InMemoryServiceOptions = {}): Promise<InMemoryService> {
-  const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '1000000', AUTH_RATE_LIMIT_MAX_REQUESTS: '100000', OTP_MAX_SENDS_PER_HOUR: '1000', SMS_MAX_PER_IP_PER_HOUR: '1000000', SMS_MAX_PER_HOUR: '1000000', OTP_RESEND_SECONDS: '0', ...env });
   const clock = new ManualAuthClock(new Date());
-  const sms = new CapturingSmsSender();
-  const syncStore = new InMemorySyncStore();
-  const sync = new SyncService({ store: syncStore, clock: new FixedClock(), cursorCodec: new CursorCodec(config.syncCursorSecret) });
-  const auth = new AuthService(
-    { ...inMemoryAuthStores(), sync, sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock, random: cryptoRandom },
-    { accessTtlSeconds: config.jwt.accessTtlSeconds, refreshTtlSeconds: config.jwt.refreshTtlSeconds, sessionCacheSeconds: 0, otp: config.otp },
-  );
-  const app = await buildApp({ config, logger: false, sync: wrapSync ? wrapSync(sync, syncStore) : sync, stats: noStats, auth, readiness: async () => true });
-  await app.ready();
+  const { app, sms, store: syncStore, sync } = await build({
+    env: { RATE_LIMIT_MAX_REQUESTS: '1000000', AUTH_RATE_LIMIT_MAX_REQUESTS: '100000', OTP_MAX_SENDS_PER_HOUR: '1000', SMS_MAX_PER_IP_PER_HOUR: '1000000', SMS_MAX_PER_HOUR: '1000000', OTP_RESEND_SECONDS: '0', ...env, SESSION_CACHE_SECONDS: '0' },
+    clock,
+    tokens: new FakeTokenSigner(),
+    random: cryptoRandom,
+    ...(wrapSync ? { wrapSync } : {}),
+  });
   const injectFetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const res = await app.inject({

@@ -1,6 +1,5 @@
-import { AuthService, CursorCodec, SyncService, type LegacyStatsStore } from '@calsync/domain';
-import { buildApp, loadConfig } from '@calsync/http-fastify';
-import { CapturingSmsSender, CheapPasswordHasher, FakeTokenSigner, FixedClock, inMemoryAuthStores, InMemorySyncStore, cryptoRandom } from '@calsync/testkit';
+import { build, type TestApp } from '@calsync/http-fastify/test-support';
+import { FakeTokenSigner, cryptoRandom, type CapturingSmsSender, type InMemorySyncStore } from '@calsync/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSyncClient, MemoryStore, type SyncClient } from '../index.js';
 import { notificationStreamTrigger } from './notification-stream.js';
@@ -9,12 +8,7 @@ import { notificationStreamTrigger } from './notification-stream.js';
 // the store's in-process change feed): a change made by one client reaches another through the
 // stream alone (its periodic timer is an hour).
 
-const noStats: LegacyStatsStore = {
-  stats: async () => ({ calendars: 0, events: 0, tasks: 0, reminders: 0, unresolvedConflicts: 0, devices: 0, lastSyncTime: null, syncStatus: { SYNCED: 0, PENDING: 0, CONFLICT: 0 } }),
-  resetSync: async () => 0,
-};
-
-let app: Awaited<ReturnType<typeof buildApp>> | null = null;
+let app: TestApp['app'] | null = null;
 const clients: SyncClient[] = [];
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
@@ -23,15 +17,9 @@ afterEach(async () => {
 });
 
 async function serve(): Promise<{ base: string; sms: CapturingSmsSender; store: InMemorySyncStore }> {
-  const { config } = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', RATE_LIMIT_MAX_REQUESTS: '100000', OTP_RESEND_SECONDS: '0' });
-  const store = new InMemorySyncStore();
-  const sms = new CapturingSmsSender();
-  const sync = new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec(config.syncCursorSecret) });
-  const auth = new AuthService(
-    { ...inMemoryAuthStores(), sync, sms, hasher: new CheapPasswordHasher(), tokens: new FakeTokenSigner(), clock: { now: () => new Date() }, random: cryptoRandom, sessionEnds: store.changes },
-    { accessTtlSeconds: config.jwt.accessTtlSeconds, refreshTtlSeconds: config.jwt.refreshTtlSeconds, sessionCacheSeconds: 0, otp: config.otp },
-  );
-  app = await buildApp({ config, logger: false, sync, stats: noStats, auth, readiness: async () => true, changes: store.changes });
+  const built = await build({ env: { RATE_LIMIT_MAX_REQUESTS: '100000', OTP_RESEND_SECONDS: '0', SESSION_CACHE_SECONDS: '0' }, tokens: new FakeTokenSigner(), random: cryptoRandom, streams: true });
+  const { sms, store } = built;
+  app = built.app;
   return { base: await app.listen({ port: 0, host: '127.0.0.1' }), sms, store };
 }
 
