@@ -1,18 +1,5 @@
-import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from './lib/server-process.js';
-
-/** Runs `main.ts` (optionally with a command) in its own process with exactly `env`; resolves once it exits. */
-function runMain(env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--conditions=source', '--import', 'tsx', 'packages/http-fastify/src/main.ts', ...args],
-      { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
-    );
-  });
-}
+import { runMainToExit as runMain } from './lib/server-process.js';
 
 // What an operator sees at the terminal when the configuration is wrong: every problem in one run,
 // one line each, no stack trace, exit status 1.

@@ -1,9 +1,26 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 /** Repository root: the server process runs from here so `--conditions=source` resolves workspace sources. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Node's arguments that run the real server (`packages/http-fastify/src/main.ts`) from source through tsx, from REPO_ROOT. */
+const MAIN = ['--conditions=source', '--import', 'tsx', 'packages/http-fastify/src/main.ts'];
+
+/** A server process's environment: exactly `env`, plus the PATH and HOME it needs to run. */
+function processEnv(env: Readonly<Record<string, string>>): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env };
+}
+
+/** Runs `main.ts` (optionally with a command such as `migrate`) with exactly `env` until it exits, for what start-up prints and how it ends. */
+export function runMainToExit(env: Readonly<Record<string, string>>, args: readonly string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [...MAIN, ...args], { cwd: REPO_ROOT, env: processEnv(env), timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
+    );
+  });
+}
 
 /** A free TCP port on the loopback interface, so parallel runs never collide on a fixed port. */
 export async function freePort(): Promise<number> {
@@ -46,9 +63,9 @@ export class RealServerProcess {
     const port = await freePort();
     const host = this.options.host ?? '127.0.0.1';
     this.baseUrl = `http://${host}:${port}`;
-    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/http-fastify/src/main.ts'], {
+    const child = spawn(process.execPath, MAIN, {
       cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.env, PORT: String(port), HOST: host },
+      env: processEnv({ ...this.env, PORT: String(port), HOST: host }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
