@@ -14,7 +14,7 @@ import {
 import { CryptoRandom, ScryptPasswordHasher, SystemClock } from '@calsync/adapters-node';
 import { FcmAlertNotifier, FcmChangeNotifier, FcmClient, loadServiceAccount } from '@calsync/adapters-fcm';
 import { HttpSmsSender, LoggingSmsSender } from '@calsync/adapters-sms';
-import { AppPasswordService, ConflictAlerts, withConflictAlerts, CursorCodec, FeedService, ReminderScheduler, RetentionJob, SyncService, type DeviceStore, type SmsSender, type UserStore } from '@calsync/domain';
+import { AppPasswordService, appPasswordRevocations, ConflictAlerts, withConflictAlerts, CursorCodec, FeedService, ReminderScheduler, RetentionJob, SyncService, type DeviceStore, type SmsSender, type UserStore } from '@calsync/domain';
 import type { FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -219,6 +219,9 @@ async function main(): Promise<void> {
   });
   const stats = new PostgresLegacyStatsStore(database.db);
   const smsSender = smsSenderFor(config, logger);
+  // A calendar app's verified app password is reused as long as an access token's session check
+  // (SESSION_CACHE_SECONDS); a revoke drops it at once here and through the feed on other nodes.
+  const appPasswords = new AppPasswordService({ users: authStores.users, devices: authStores.devices, random, clock, cacheMs: config.sessionCacheSeconds * 1000 });
   const auth = createAuthService({
     config,
     ...authStores,
@@ -227,14 +230,14 @@ async function main(): Promise<void> {
     clock,
     random,
     smsSender,
-    sessionEnds: feed,
+    sessionEnds: appPasswordRevocations(appPasswords, feed),
     onRefreshReplay: refreshReplayReporter(metrics, logger),
   });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { connectTimeout: 1000, maxRetriesPerRequest: 1 }) : undefined;
 
   const webClientDir = builtWebClientDir();
   const interop = {
-    appPasswords: new AppPasswordService({ users: authStores.users, devices: authStores.devices, random, clock }),
+    appPasswords,
     feeds: new FeedService({ feeds: new PostgresFeedStore(database.db), sync, random, clock }),
   };
   const app = await buildApp({ config, logger, metrics, sync: withConflictAlerts(sync, conflictAlerts), stats, auth, readiness: () => database.ping(), databaseGauges: database, redis, webClientDir, changes: feed, interop });

@@ -1,3 +1,4 @@
+import type { ChangeFeed, SessionEnd } from '../ports/change-feed.js';
 import type { Clock } from '../ports/clock.js';
 import type { DeviceStore } from '../ports/device-store.js';
 import type { Random } from '../ports/random.js';
@@ -19,7 +20,16 @@ export interface AppPasswordDeps {
   readonly devices: DeviceStore;
   readonly random: Random;
   readonly clock: Clock;
+  /**
+   * How long a verified sign-in may be reused in this process without reading the store (0, the
+   * default: every request reads it). A revoke must reach `sessionEnded` for the entry to go at
+   * once (see `appPasswordRevocations`); the time bounds a revoke this process was not told of.
+   */
+  readonly cacheMs?: number;
 }
+
+/** Verified sign-ins kept at most, per process. */
+const MAX_CACHED = 10_000;
 
 /** Random bytes of an app password: 144 bits. */
 const PASSWORD_BYTES = 18;
@@ -35,6 +45,9 @@ function base64url(bytes: Uint8Array): string {
  * being 144 random bits, it needs no slow hash, so every request of a calendar app can present it.
  */
 export class AppPasswordService {
+  /** Verified sign-ins by the hash of user name and password: the identity and until when it may be reused. */
+  readonly #verified = new Map<string, { readonly identity: AppPasswordIdentity; readonly until: number }>();
+
   constructor(private readonly deps: AppPasswordDeps) {}
 
   /** POST /api/auth/app-passwords: a new device and its password, shown this once. */
@@ -53,12 +66,56 @@ export class AppPasswordService {
    */
   async authenticate(username: string, password: string): Promise<AppPasswordIdentity | null> {
     if (password.length === 0 || password.length > 200) return null;
+    const ttl = this.deps.cacheMs ?? 0;
+    const key = ttl > 0 ? hashRefreshToken(`${username}\u0000${password}`) : '';
+    const now = this.deps.clock.now().getTime();
+    if (ttl > 0) {
+      const hit = this.#verified.get(key);
+      if (hit !== undefined && hit.until > now) return hit.identity;
+      if (hit !== undefined) this.#verified.delete(key);
+    }
     const device = await this.deps.devices.findByAppPassword(hashRefreshToken(password));
     if (device === null) return null;
     const user = await this.deps.users.findById(device.userId);
     if (user === null) return null;
     const name = username.trim();
     const matches = user.phone === name || (user.email !== null && name.includes('@') && user.email === normaliseEmail(name));
-    return matches ? { userId: user.id, deviceUid: device.uid } : null;
+    if (!matches) return null;
+    const identity = { userId: user.id, deviceUid: device.uid };
+    if (ttl > 0) {
+      if (this.#verified.size >= MAX_CACHED) this.#verified.clear();
+      this.#verified.set(key, { identity, until: now + ttl });
+    }
+    return identity;
   }
+
+  /** Sessions ended (a device revoked, on any node): its verified sign-ins are not reused. */
+  sessionEnded(end: SessionEnd): void {
+    if (!('deviceUid' in end)) return;
+    for (const [key, entry] of this.#verified) if (entry.identity.userId === end.userId && entry.identity.deviceUid === end.deviceUid) this.#verified.delete(key);
+  }
+
+  /** Reuses no verified sign-in (the change feed may have missed a revoke). */
+  forgetAll(): void {
+    this.#verified.clear();
+  }
+}
+
+/**
+ * Revokes reach the app-password cache: on this node before the revoke is announced (so the next
+ * request is refused), on the others through the change feed, and after a feed outage every entry
+ * goes. Pass the answer as the sign-in service's `sessionEnds`; `stop` ends the subscription.
+ */
+export function appPasswordRevocations(
+  appPasswords: Pick<AppPasswordService, 'sessionEnded' | 'forgetAll'>,
+  feed: Pick<ChangeFeed, 'subscribe' | 'announceSessionEnd'>,
+): Pick<ChangeFeed, 'announceSessionEnd'> & { stop(): void } {
+  const stop = feed.subscribe({ changed: () => {}, sessionEnded: (end) => appPasswords.sessionEnded(end), resynced: () => appPasswords.forgetAll() });
+  return {
+    announceSessionEnd: async (end) => {
+      appPasswords.sessionEnded(end);
+      await feed.announceSessionEnd(end);
+    },
+    stop,
+  };
 }
