@@ -32,6 +32,19 @@ export function vtimezoneOf(zone: string): ICAL.Component | null {
  * Time"), else null (the times are then read through the object's own VTIMEZONE).
  */
 export function ianaZoneOf(tzid: string): string | null {
+  let zone = IANA_OF.get(tzid);
+  if (zone === undefined) {
+    zone = ianaZoneOfUncached(tzid);
+    if (IANA_OF.size >= 1000) IANA_OF.clear();
+    IANA_OF.set(tzid, zone);
+  }
+  return zone;
+}
+
+/** `ianaZoneOf` by TZID (every time property of every object written or read asks; TZIDs are few). */
+const IANA_OF = new Map<string, string | null>();
+
+function ianaZoneOfUncached(tzid: string): string | null {
   const stripped = tzid.replace(/^\/[^/]+\.(org|com)\/[^/]+\//, '').replace(/^\//, '');
   if (isValidTimezone(stripped)) return stripped;
   const windows = findIana(tzid);

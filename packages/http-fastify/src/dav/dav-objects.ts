@@ -269,14 +269,15 @@ export class DavObjects {
    * finds the parent). The same UID live under another name is RFC 4791's no-uid-conflict (409).
    */
   private async newUid(collection: string, icalUid: string, named: { taken: boolean; freeUid: string; firstRead: ObjectRows }, readAlong: readonly string[]): Promise<string> {
-    const conflict = new DavWriteError(409, `UID ${icalUid} is stored under another resource name`, 'no-uid-conflict');
-    if (named.taken) throw conflict;
+    // Made only when thrown: an Error's stack trace is costly on every PUT.
+    const conflict = () => new DavWriteError(409, `UID ${icalUid} is stored under another resource name`, 'no-uid-conflict');
+    if (named.taken) throw conflict();
     const byUid = recordUidFor(icalUid);
     if (byUid !== named.freeUid) {
       // Read along with the name when the hint was right; else read now.
       const rows = readAlong.includes(byUid) ? named.firstRead : await this.sync.readObjects(this.userId, scopeOf(collection), [byUid]);
       const other = rows.roots.find((r) => r.uid === byUid);
-      if (other !== undefined && other.deleted === null) throw conflict;
+      if (other !== undefined && other.deleted === null) throw conflict();
     }
     return named.freeUid;
   }
