@@ -199,9 +199,8 @@ async function main(): Promise<void> {
   const metrics = createServiceMetrics();
   const authStores = postgresAuthStores(database.db);
   const fcm = await fcmNotifierFor(config, authStores.devices, authStores.users, metrics, logger);
-  /** A user's notification settings, read through `users` (the request pool's, or the scheduler's own). */
-  const settingsFrom = (users: UserStore) => async (userId: number) => (await users.findById(userId))?.notificationSettings ?? null;
-  const settingsOf = settingsFrom(authStores.users);
+  /** A user's notification settings (conflict alerts; the reminder scheduler reads many users' at once, below). */
+  const settingsOf = async (userId: number) => (await authStores.users.findById(userId))?.notificationSettings ?? null;
   const conflictAlerts = new ConflictAlerts({
     feed,
     settings: settingsOf,
@@ -254,12 +253,12 @@ async function main(): Promise<void> {
     database.kind === 'postgres'
       ? await createDatabase(config.databaseUrl, { poolMax: 2, connectTimeoutMs: config.databaseConnectTimeoutMs, statementTimeoutMs: config.databaseStatementTimeoutMs })
       : database;
-  const schedulerSettings = schedulerDatabase === database ? settingsOf : settingsFrom(postgresAuthStores(schedulerDatabase.db).users);
+  const schedulerUsers = schedulerDatabase === database ? authStores.users : postgresAuthStores(schedulerDatabase.db).users;
   const scheduler = new ReminderScheduler({
     store: new PostgresReminderStore(schedulerDatabase.db),
     lease: new PostgresSchedulerLease(schedulerDatabase.db),
     clock,
-    settings: schedulerSettings,
+    settings: async (userIds) => new Map((await schedulerUsers.findByIds(userIds)).map((u) => [u.id, u.notificationSettings])),
     holder: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     graceMs: config.reminders.grace * 1000,
     leaseMs: config.reminders.leaseMs,

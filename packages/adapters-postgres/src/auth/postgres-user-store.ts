@@ -37,6 +37,12 @@ export class PostgresUserStore implements UserStore {
     return row ? toUser(row) : null;
   }
 
+  async findByIds(ids: readonly number[]): Promise<UserRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.selectFrom('users').selectAll().where('id', '=', sql<number>`any(cast(${[...ids]} as integer[]))`).execute();
+    return rows.map(toUser);
+  }
+
   async findByPhone(phone: string): Promise<UserRecord | null> {
     const row = await this.db.selectFrom('users').selectAll().where('phone', '=', phone).executeTakeFirst();
     return row ? toUser(row) : null;

@@ -55,6 +55,8 @@ export interface NewPhoneUser {
  */
 export interface UserStore {
   findById(id: number): Promise<UserRecord | null>;
+  /** The users of these ids that exist, in no particular order (the reminder scheduler reads the switches of all the users it settles at once). */
+  findByIds(ids: readonly number[]): Promise<UserRecord[]>;
   findByPhone(phone: string): Promise<UserRecord | null>;
   findByEmail(email: string): Promise<UserRecord | null>;
   createPhoneUser(input: NewPhoneUser): Promise<{ user: UserRecord; created: boolean }>;

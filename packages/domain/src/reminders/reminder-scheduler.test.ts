@@ -29,7 +29,7 @@ function setup(start: string, opts: { graceMs?: number } = {}) {
       store: reminders,
       lease,
       clock,
-      settings: async (id) => settings.get(id) ?? DEFAULT_NOTIFICATION_SETTINGS,
+      settings: async (ids) => new Map(ids.map((id) => [id, settings.get(id) ?? DEFAULT_NOTIFICATION_SETTINGS])),
       holder,
       graceMs: opts.graceMs ?? HOUR,
       leaseMs: 5000,

@@ -36,8 +36,8 @@ export interface ReminderSchedulerDeps {
   readonly store: ReminderStore;
   readonly lease: SchedulerLease;
   readonly clock: Clock;
-  /** The user's notification switches (null: the user is gone). */
-  readonly settings: (userId: number) => Promise<NotificationSettings | null>;
+  /** The notification switches of the users asked for that exist (one missing is gone). */
+  readonly settings: (userIds: readonly number[]) => Promise<ReadonlyMap<number, NotificationSettings>>;
   /** This node's name in the lease (unique per process). */
   readonly holder: string;
   /** REMINDER_GRACE: missed reminders older than this are skipped, not sent. */
@@ -146,13 +146,13 @@ export class ReminderScheduler {
     const d = this.#deps;
     const sources = await d.store.readSources(userIds);
     const due = [...sources].map(([userId, s]) => ({ userId, items: dueReminders(s, checked, now) })).filter((u) => u.items.length > 0);
-    const settings = await Promise.all(due.map((u) => d.settings(u.userId)));
+    const settings = due.length === 0 ? new Map<number, NotificationSettings>() : await d.settings(due.map((u) => u.userId));
     const recordedAt = d.clock.now().toISOString();
     const records: DeliveryRecord[] = [];
     const at: number[] = [];
-    due.forEach(({ userId, items }, i) => {
+    for (const { userId, items } of due) {
       for (const item of items) {
-        const outcome: DeliveryOutcome = item.at < now - d.graceMs ? 'skipped' : settings[i]?.eventReminders === true ? 'sent' : 'off';
+        const outcome: DeliveryOutcome = item.at < now - d.graceMs ? 'skipped' : settings.get(userId)?.eventReminders === true ? 'sent' : 'off';
         const alert: ReminderAlert = { ...item.alert, userId };
         records.push({
           userId,
@@ -165,7 +165,7 @@ export class ReminderScheduler {
         });
         at.push(item.at);
       }
-    });
+    }
     const stored = records.length === 0 ? [] : await d.store.recordDeliveries(records);
     const committed = d.clock.now().getTime();
     let skipped = 0;

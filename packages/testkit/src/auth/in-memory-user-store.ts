@@ -17,6 +17,10 @@ export class InMemoryUserStore implements UserStore {
     return this.users.get(id) ?? null;
   }
 
+  async findByIds(ids: readonly number[]): Promise<UserRecord[]> {
+    return [...new Set(ids)].flatMap((id) => this.users.get(id) ?? []);
+  }
+
   async findByPhone(phone: string): Promise<UserRecord | null> {
     return [...this.users.values()].find((u) => u.phone === phone) ?? null;
   }

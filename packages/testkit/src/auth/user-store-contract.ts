@@ -46,6 +46,8 @@ export function runUserStoreContract(name: string, open: OpenAuthStores): void {
       expect((await users.findByPhone(a.phone!))?.id).toBe(a.id);
       expect((await users.findById(a.id))?.passwordHash).toBe('h1');
       expect(await users.findById(999_999)).toBeNull();
+      expect((await users.findByIds([b.id, 999_999, a.id, a.id])).map((u) => [u.id, u.passwordHash]).sort()).toEqual([[a.id, 'h1'], [b.id, null]].sort());
+      expect(await users.findByIds([])).toEqual([]);
       const err = await users.updateProfile(b.id, { email: email.toUpperCase() }, T1).catch((e: unknown) => e);
       expect(isDomainError(err, 'EMAIL_TAKEN')).toBe(true);
       expect(await users.updateProfile(999_999, { name: 'x' }, T1)).toBeNull();
