@@ -53,6 +53,53 @@ export class DavWriteError extends Error {
   }
 }
 
+/** Characters of rendered text a `RenderCache` keeps at most (about 16 MB). */
+const RENDER_CACHE_CHARS = 8_000_000;
+
+/**
+ * Rendered iCalendar texts of objects, by everything a render reads: the user, the collection, the
+ * calendar's zone and the uid and version of the root and of each live override and reminder (a
+ * row's version moves with every change of it, from CalDAV or the sync API alike). A calendar
+ * app's calendar-query, multiget and GET of unchanged objects, and a second device's first sync,
+ * are answered without parsing and writing the kept text again. Least recently used entries go
+ * past `maxChars`. One per app: keys name rows of its store only.
+ */
+export class RenderCache {
+  readonly #texts = new Map<string, string>();
+  #chars = 0;
+
+  constructor(private readonly maxChars = RENDER_CACHE_CHARS) {}
+
+  /** The key of an object's render, or null when it reads more than its own rows (a subtask names its parent's UID). */
+  static keyOf(userId: number, collection: string, zone: string | null, object: IcalObject): string | null {
+    if (collection === TASKS && typeof object.root.fields.parentTaskUid === 'string') return null;
+    const parts = [String(userId), collection, zone ?? '', object.root.uid, String(object.root.version)];
+    for (const r of [...object.overrides, ...object.reminders]) if (r.deleted === null) parts.push(r.uid, String(r.version));
+    return parts.join('\u0000');
+  }
+
+  get(key: string): string | undefined {
+    const text = this.#texts.get(key);
+    if (text !== undefined) {
+      // Most recently used last.
+      this.#texts.delete(key);
+      this.#texts.set(key, text);
+    }
+    return text;
+  }
+
+  set(key: string, text: string): void {
+    if (text.length > this.maxChars / 100 || this.#texts.has(key)) return;
+    this.#texts.set(key, text);
+    this.#chars += text.length;
+    for (const [k, t] of this.#texts) {
+      if (this.#chars <= this.maxChars) break;
+      this.#texts.delete(k);
+      this.#chars -= t.length;
+    }
+  }
+}
+
 /**
  * CalDAV's view of one user's records (RFC 4791): collections (one per live calendar, and the
  * tasks), their objects as iCalendar, and writes that go through the sync engine like any push.
@@ -62,6 +109,7 @@ export class DavObjects {
     private readonly sync: Pick<SyncApi, 'readObjects' | 'readObjectsChangedSince' | 'readCollectionVersions' | 'push'>,
     readonly userId: number,
     private readonly deviceUid: string,
+    private readonly rendered: RenderCache = new RenderCache(0),
   ) {}
 
   /** The user's live calendars. */
@@ -178,6 +226,15 @@ export class DavObjects {
 
   /** The iCalendar text of an object. */
   async render(object: IcalObject, within: Collection, collection: string): Promise<string> {
+    const key = RenderCache.keyOf(this.userId, collection, within.zone, object);
+    const kept = key === null ? undefined : this.rendered.get(key);
+    if (kept !== undefined) return kept;
+    const text = await this.renderAfresh(object, within, collection);
+    if (key !== null) this.rendered.set(key, text);
+    return text;
+  }
+
+  private async renderAfresh(object: IcalObject, within: Collection, collection: string): Promise<string> {
     if (collection !== TASKS) return renderCalendar({ events: [eventObjectOf(object)], calendarZone: within.zone });
     let tasks = within.tasks;
     const parentUid = object.root.fields.parentTaskUid;

@@ -4,7 +4,7 @@ import { icalShape as shape, seriesFixture } from '@calsync/ical/test-support';
 import type { FastifyInstance } from 'fastify';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { build } from '../../test-support/index.js';
-import { icalUidHint } from './dav-objects.js';
+import { icalUidHint, RenderCache } from './dav-objects.js';
 
 const PHONE = '+15550001111';
 const OTHER = '+15550002222';
@@ -169,6 +169,52 @@ describe('CalDAV', () => {
     expect(after[1]).toEqual(before[1]);
   });
 
+  it('answers a read of an unchanged object from its kept render, and an edit through the sync API (root, override, reminder, calendar zone) from a new one', async () => {
+    const href = `/dav/calendars/${w.userId}/home/standup-1.ics`;
+    await dav('PUT', href, SERIES);
+    const get = async () => {
+      const res = await dav('GET', href);
+      expect(res.statusCode).toBe(200);
+      return res.body;
+    };
+    const first = await get();
+    expect(await get()).toBe(first);
+    const multiget = await dav('REPORT', `/dav/calendars/${w.userId}/home/`, `<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><c:calendar-data/></d:prop><d:href>${href}</d:href></c:calendar-multiget>`);
+    expect(multiget.body).toContain('SUMMARY:Stand-up');
+
+    const rows = () => w.sync.pull(w.userId, { limit: 100 });
+    let pulled = await rows();
+    const root = pulled.events.find((e) => e.recurringEventUid === null)!;
+    await w.sync.push(w.userId, { events: [{ uid: root.uid, op: 'upsert', baseVersion: root.version, fields: { title: 'Daily sync' } }] });
+    const afterRoot = await get();
+    expect(afterRoot).toContain('SUMMARY:Daily sync');
+
+    pulled = await rows();
+    const override = pulled.events.find((e) => e.recurringEventUid !== null)!;
+    await w.sync.push(w.userId, { events: [{ uid: override.uid, op: 'delete', baseVersion: override.version, fields: {} }] });
+    const afterOverride = await get();
+    expect(afterOverride).not.toContain('RECURRENCE-ID');
+    expect(afterRoot).toContain('RECURRENCE-ID');
+
+    pulled = await rows();
+    const reminder = pulled.reminders[0]!;
+    expect(afterOverride).toContain('BEGIN:VALARM');
+    await w.sync.push(w.userId, { reminders: [{ uid: reminder.uid, op: 'delete', baseVersion: reminder.version, fields: {} }] });
+    expect(await get()).not.toContain('BEGIN:VALARM');
+
+    // The calendar's zone is read by a render (for times without a zone of their own): a floating event moves with it.
+    const floating = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:x', 'BEGIN:VEVENT', 'UID:float-1', 'DTSTAMP:20260101T000000Z', 'SUMMARY:Walk', 'DTSTART:20260601T090000', 'DTEND:20260601T100000', 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
+    const floatHref = `/dav/calendars/${w.userId}/home/float-1.ics`;
+    expect((await dav('PUT', floatHref, floating)).statusCode).toBe(201);
+    const inBerlin = (await dav('GET', floatHref)).body;
+    pulled = await rows();
+    const home = pulled.calendars.find((c) => c.uid === 'home')!;
+    await w.sync.push(w.userId, { calendars: [{ uid: 'home', op: 'upsert', baseVersion: home.version, fields: { timezone: 'America/New_York' } }] });
+    const inNewYork = (await dav('GET', floatHref)).body;
+    expect(inNewYork).not.toBe(inBerlin);
+    expect(inNewYork).toContain('America/New_York');
+  });
+
   it('answers calendar-query by time range through the expander, multiget by href, and sync-collection with changes and deletions since a token', async () => {
     const base = `/dav/calendars/${w.userId}/home/`;
     await dav('PUT', `${base}standup-1.ics`, SERIES);
@@ -253,5 +299,22 @@ describe('CalDAV', () => {
     expect((await dav('PUT', `/dav/calendars/${w.userId}/tasks/t1.ics`, todo)).statusCode).toBe(201);
     const big = `${SERIES.replace('SUMMARY:Stand-up\r\n', `SUMMARY:Stand-up\r\nDESCRIPTION:${'x'.repeat(10 * 1024 * 1024)}\r\n`)}`;
     expect((await dav('PUT', `${base}big.ics`, big)).statusCode).toBe(413);
+  });
+});
+
+describe('RenderCache', () => {
+  it('keeps at most its characters, dropping the least recently used first, and nothing with no room', () => {
+    const cache = new RenderCache(1000);
+    for (let i = 0; i < 100; i++) cache.set(`k${i}`, `text ${String(i).padStart(5, '0')}`);
+    expect(cache.get('k0')).toBe('text 00000');
+    cache.set('k100', 'text 00100');
+    expect(cache.get('k0')).toBe('text 00000');
+    expect(cache.get('k1')).toBeUndefined();
+    expect(cache.get('k100')).toBe('text 00100');
+    cache.set('big', 'x'.repeat(11));
+    expect(cache.get('big')).toBeUndefined();
+    const none = new RenderCache(0);
+    none.set('k', 'a');
+    expect(none.get('k')).toBeUndefined();
   });
 });

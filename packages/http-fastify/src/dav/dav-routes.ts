@@ -2,7 +2,7 @@ import { DomainError, expandOccurrences, type AppPasswordIdentity, type AppPassw
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { etagOf, type IcalObject } from '../ical/objects.js';
 import { BasicAuthenticator, refuse, type BasicLimits } from './dav-auth.js';
-import { collectionVersion, DavObjects, DavWriteError, hrefNameOf, TASKS, type Collection } from './dav-objects.js';
+import { collectionVersion, DavObjects, DavWriteError, hrefNameOf, RenderCache, TASKS, type Collection } from './dav-objects.js';
 import {
   collectionProps,
   homeProps,
@@ -122,6 +122,7 @@ function timeRangeOf(filter: XmlNode | undefined): { from: string; to: string } 
 export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise<void> {
   for (const method of METHODS) if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
   const auth = new BasicAuthenticator(opts.appPasswords, opts.limits);
+  const rendered = new RenderCache();
   // Bodies are XML or iCalendar: read as text here (the JSON API keeps its parser).
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   app.removeContentTypeParser('application/json');
@@ -150,7 +151,7 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
   app.route({ method: ['OPTIONS', 'GET', 'PUT', 'DELETE', ...METHODS], url: '/dav/*', schema: { hide: true }, handler });
 
   async function serve(request: FastifyRequest, reply: FastifyReply, identity: AppPasswordIdentity): Promise<FastifyReply> {
-    const objects = new DavObjects(opts.sync, identity.userId, identity.deviceUid);
+    const objects = new DavObjects(opts.sync, identity.userId, identity.deviceUid, rendered);
     const target = targetOf(request.url, identity.userId);
     const p = paths(identity.userId);
     const method = request.method;
