@@ -1,14 +1,15 @@
-import { fieldsOfWireRecord, RECORD_TYPES, type FieldValue } from '@calsync/domain/rules';
+import { fieldsOfWireRecord, RECORD_TYPES, type FieldValue, type RecordType } from '@calsync/domain/rules';
 import type { OutboxItem, StoredRecord, StoreWrite } from '../store/local-store.js';
 import type { WirePullResponse } from '../wire.js';
 import { META, type LocalState } from './local-state.js';
 import { itemsOf } from './outbox.js';
-import { withDescendants } from './references.js';
+import { underQueuedDelete, withDescendants } from './references.js';
 
 /**
  * Applies one pull page to the local state. A live record replaces the local copy, with the
  * device's own unsent edits laid over it (they win locally until their push answers); a record
- * with a delete queued here stays gone. A tombstone removes the record and its local descendants;
+ * with a delete queued here stays gone, and so does one below it (a subtask of a task deleted here:
+ * the local delete took it, and the server's cascade will once the delete arrives). A tombstone removes the record and its local descendants;
  * an edit queued for a record the server knew is kept, so its push records a conflict that keeps
  * the edit (nothing written is lost silently); a create that never left, under a deleted parent,
  * is dropped, as the server's cascade would have deleted it.
@@ -19,6 +20,15 @@ export function planPullPage(state: LocalState, page: WirePullResponse): StoreWr
   const putOutbox = new Map<number, OutboxItem>();
   const deleteOutbox = new Set<number>();
   const key = snapshotKey;
+  const queuedDeletes = new Set(state.outbox.filter((i) => i.op === 'delete').map((i) => key(i.type, i.uid)));
+  const deleteQueued = (type: RecordType, uid: string): boolean => queuedDeletes.has(key(type, uid));
+  // A parent no longer here (the local delete took it) is looked up in the page itself.
+  const pulledFields = (type: RecordType, uid: string): Readonly<Record<string, unknown>> | undefined => {
+    const local = state.records[type].get(uid);
+    if (local !== undefined) return local.fields;
+    const wire = page[type].find((r) => r.uid === uid);
+    return wire === undefined || wire.deleted != null ? undefined : fieldsOfWireRecord(type, wire);
+  };
   for (const type of RECORD_TYPES) {
     for (const wire of page[type]) {
       const uid = wire.uid;
@@ -46,6 +56,7 @@ export function planPullPage(state: LocalState, page: WirePullResponse): StoreWr
         continue;
       }
       const fields: Record<string, FieldValue> = { ...fieldsOfWireRecord(type, wire) };
+      if (queuedDeletes.size > 0 && underQueuedDelete(type, fields, deleteQueued, pulledFields)) continue;
       for (const item of items) Object.assign(fields, item.patch);
       deleted.delete(key(type, uid));
       putRecords.set(key(type, uid), { type, uid, fields, version: wire.version });
