@@ -115,7 +115,7 @@ async function main(): Promise<void> {
     if (occurrencesOnly) {
       figures.occurrences = await runOccurrences(server.baseUrl, gateway, { requests: quick ? 120 : 600 });
     } else if (caldavOnly) {
-      figures.caldav = await runCaldav(server.baseUrl, gateway, { events: caldavEvents });
+      figures.caldav = await runCaldav(server.baseUrl, gateway, { events: caldavEvents, serverCpuSeconds: () => server.cpuSeconds() });
     } else if (peerOnly) {
       figures.peer = await runPeer(server.baseUrl, gateway, peerSizes);
     } else if (manyOnly) {
@@ -161,7 +161,7 @@ async function main(): Promise<void> {
     figures.openLoop = await runOpenLoop(server.baseUrl, fleet, many.roundTripsPerSecond, { seconds: sizes.openSeconds, fractions: openFractions });
     figures.conflicts = await runConflicts(server.baseUrl, gateway, { seconds: sizes.conflictSeconds });
     figures.occurrences = await runOccurrences(server.baseUrl, gateway, { requests: quick ? 120 : 600 });
-    figures.caldav = await runCaldav(server.baseUrl, gateway, { events: caldavEvents });
+    figures.caldav = await runCaldav(server.baseUrl, gateway, { events: caldavEvents, serverCpuSeconds: () => server.cpuSeconds() });
     if (client) figures.peer = await runPeer(server.baseUrl, gateway, peerSizes);
   }
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import type { StandInSmsGateway } from '@calsync/testkit';
 import { agent, call, signIn } from '../lib/client.js';
+import { processCpuSeconds } from '../lib/server.js';
 import { msSince, percentile } from '../lib/stats.js';
 
 /** One CalDAV server's figures, measured the way DAVx5 and Thunderbird sync. */
@@ -16,6 +17,12 @@ export interface DavFigures {
   initialSyncPerSecond: number;
   /** Incremental sync after 100 events changed: sync-collection from the last token plus one multiget of the changed hrefs (median of 3 rounds). */
   incrementalMs: number;
+  /**
+   * CPU of the server process (user + system, /proc; calsync's PostgreSQL backends not counted) per
+   * PUT, per object of the initial sync, and per incremental round: what the machine's load does not
+   * change as much as it changes the rates. Null when the process is not known.
+   */
+  cpuMs: { perPut: number; perSyncedObject: number; perIncrementalRound: number } | null;
 }
 
 /** The CalDAV workload on calsync and, in the same run, on Radicale (Debian's `radicale`) when it is installed. */
@@ -89,12 +96,15 @@ const MULTIGET = (hrefs: readonly string[]) =>
   `<?xml version="1.0" encoding="utf-8"?><c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop>${hrefs.map((h) => `<d:href>${h}</d:href>`).join('')}</c:calendar-multiget>`;
 
 /** PUT, initial sync and incremental sync on one server. */
-async function measure(target: DavTarget, events: number): Promise<DavFigures> {
+async function measure(target: DavTarget, events: number, cpuSeconds: (() => number) | null): Promise<DavFigures> {
+  const cpu = cpuSeconds ?? (() => 0);
+  const cpuAtStart = cpu();
   let started = performance.now();
   await inFlight(events, async (i) => {
     await dav(target, 'PUT', `${target.collection}bench-${i}.ics`, vevent(i, `Event ${i}`), { 'if-none-match': '*' });
   });
   const putPerSecond = events / (msSince(started) / 1000);
+  const cpuAfterPuts = cpu();
 
   started = performance.now();
   const first = multistatusOf((await dav(target, 'REPORT', target.collection, SYNC(''), { depth: '1' })).text);
@@ -107,22 +117,30 @@ async function measure(target: DavTarget, events: number): Promise<DavFigures> {
   });
   const initialSyncPerSecond = fetched / (msSince(started) / 1000);
   if (fetched !== events) throw new Error(`initial sync fetched ${fetched} of ${events} events`);
+  const cpuAfterInitialSync = cpu();
 
   let token = first.token ?? '';
   const rounds: number[] = [];
+  let roundsCpu = 0;
   for (let round = 0; round < 3; round++) {
     await inFlight(100, async (k) => {
       const i = (round * 100 + k * 7) % events;
       await dav(target, 'PUT', `${target.collection}bench-${i}.ics`, vevent(i, `Event ${i} (round ${round})`));
     });
     const t = performance.now();
+    const cpuBefore = cpu();
     const changed = multistatusOf((await dav(target, 'REPORT', target.collection, SYNC(token), { depth: '1' })).text);
     const got = await dav(target, 'REPORT', target.collection, MULTIGET(changed.hrefs.map((h) => (h.startsWith('http') ? new URL(h).pathname : h))), { depth: '1' });
     rounds.push(msSince(t));
+    roundsCpu += cpu() - cpuBefore;
     if ((got.text.match(/BEGIN:VEVENT/g) ?? []).length !== 100) throw new Error(`incremental sync saw ${(got.text.match(/BEGIN:VEVENT/g) ?? []).length} of 100 changes`);
     token = changed.token ?? token;
   }
-  return { putPerSecond, initialSyncPerSecond, incrementalMs: percentile(rounds, 50) };
+  const cpuMs =
+    cpuSeconds === null
+      ? null
+      : { perPut: ((cpuAfterPuts - cpuAtStart) * 1000) / events, perSyncedObject: ((cpuAfterInitialSync - cpuAfterPuts) * 1000) / events, perIncrementalRound: (roundsCpu * 1000) / rounds.length };
+  return { putPerSecond, initialSyncPerSecond, incrementalMs: percentile(rounds, 50), cpuMs };
 }
 
 async function freePort(): Promise<number> {
@@ -136,7 +154,7 @@ async function freePort(): Promise<number> {
 }
 
 /** Radicale 3 on a scratch folder, no authentication (any user name owns its own collections). */
-async function startRadicale(): Promise<{ url: string; stop: () => void } | null> {
+async function startRadicale(): Promise<{ url: string; cpuSeconds: () => number; stop: () => void } | null> {
   const binary = ['/usr/bin/radicale', '/usr/local/bin/radicale'].find((p) => existsSync(p));
   if (binary === undefined) return null;
   const dir = mkdtempSync(join(tmpdir(), 'calsync-radicale-'));
@@ -152,6 +170,7 @@ async function startRadicale(): Promise<{ url: string; stop: () => void } | null
       await fetch(`${url}/.web/`);
       return {
         url,
+        cpuSeconds: () => processCpuSeconds(child.pid!),
         stop: () => {
           child.kill('SIGTERM');
           rmSync(dir, { recursive: true, force: true });
@@ -166,13 +185,13 @@ async function startRadicale(): Promise<{ url: string; stop: () => void } | null
 }
 
 /** The CalDAV workload: calsync (an app password of a fresh user, a new calendar by MKCALENDAR) and Radicale the same way. */
-export async function runCaldav(baseUrl: string, gateway: StandInSmsGateway, opts: { events: number }): Promise<CaldavFigures> {
+export async function runCaldav(baseUrl: string, gateway: StandInSmsGateway, opts: { events: number; serverCpuSeconds?: () => number }): Promise<CaldavFigures> {
   const phone = '+15550007001';
   const session = await signIn(baseUrl, gateway, phone, 'bench-caldav');
   const { password } = await call<{ password: string }>(baseUrl, 'POST', '/api/auth/app-passwords', { token: session.token, body: { name: 'bench' } });
   const ours: DavTarget = { collection: `${baseUrl}/dav/calendars/${session.userId}/bench/`, authorization: `Basic ${Buffer.from(`${phone}:${password}`).toString('base64')}` };
   await dav(ours, 'MKCALENDAR', ours.collection, '');
-  const calsync = await measure(ours, opts.events);
+  const calsync = await measure(ours, opts.events, opts.serverCpuSeconds ?? null);
   console.log(`bench: caldav on calsync: ${JSON.stringify(calsync)}`);
 
   let radicale: DavFigures | null = null;
@@ -182,7 +201,7 @@ export async function runCaldav(baseUrl: string, gateway: StandInSmsGateway, opt
     try {
       const theirs: DavTarget = { collection: `${peer.url}/bench/bench/`, authorization: `Basic ${Buffer.from('bench:x').toString('base64')}` };
       await dav(theirs, 'MKCALENDAR', theirs.collection, '');
-      radicale = await measure(theirs, opts.events);
+      radicale = await measure(theirs, opts.events, peer.cpuSeconds);
       console.log(`bench: caldav on radicale: ${JSON.stringify(radicale)}`);
     } finally {
       peer.stop();
