@@ -135,7 +135,7 @@ export function lockRowsAndReceiptsQuery(
     (type) => sql`select cast(${type} as text) as t, cast(null as text) as r_entity, cast(null as text) as r_uid, cast(null as text) as r_fingerprint,
       cast(null as jsonb) as r_result, ${branchColumns(type)} from ${sql.ref(`w_${type}`)}`,
   );
-  const receipts = sql`select cast(null as text) as t, r.entity_type as r_entity, r.uid as r_uid, r.fingerprint as r_fingerprint, r.result as r_result,
+  const receipts = sql`select cast(null as text) as t, r.entity_type as r_entity, r.uid as r_uid, encode(r.fingerprint, 'hex') as r_fingerprint, r.result as r_result,
       ${nullColumns()}
     ${matchingReceipts(userId, keys)}`;
   return sql<SqlRecordRow>`with ${sql.join(ctes)} ${sql.join(branches, sql` union all `)} union all ${receipts}`;

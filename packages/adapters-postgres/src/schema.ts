@@ -112,7 +112,8 @@ export interface PushReceiptsTable {
   user_id: number;
   entity_type: string;
   uid: string;
-  fingerprint: string;
+  /** sha256 of the pushed item, its 32 bytes (the domain's fingerprint is their hex). */
+  fingerprint: Buffer;
   result: Json<unknown>;
   created_at: DefaultTimestamp;
 }

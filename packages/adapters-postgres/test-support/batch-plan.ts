@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import pg from 'pg';
 import { RECORD_TYPES, perRecordType, type RecordRow } from '@calsync/domain';
@@ -9,6 +10,9 @@ import { UNIT_PLANNER_SETTINGS } from '../src/postgres-unit-of-work.js';
 import { insertRowsQuery, updateRowsQuery } from '../src/set-based-writes.js';
 import { sqlLiteral, topBuffers } from './push-plan.js';
 
+/** A fingerprint as the domain makes them; the fixture's receipts hold sha256 of the row number. */
+const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex');
+
 /** Gives `userId` events `own-<from>` … `own-<to>` in `calendarUid`, each with a receipt, in two set-based statements (no ANALYZE). */
 export async function addOwnEvents(db: Kysely<DB>, userId: number, calendarUid: string, from: number, to: number): Promise<void> {
   await sql`
@@ -18,7 +22,7 @@ export async function addOwnEvents(db: Kysely<DB>, userId: number, calendarUid: 
     from generate_series(${from}::integer, ${to}::integer) g`.execute(db);
   await sql`
     insert into push_receipts (user_id, entity_type, uid, fingerprint, result)
-    select ${userId}::integer, 'EVENT', 'own-' || g, md5(g::text), '{"status":"created"}'::jsonb
+    select ${userId}::integer, 'EVENT', 'own-' || g, sha256(g::text::bytea), '{"status":"created"}'::jsonb
     from generate_series(${from}::integer, ${to}::integer) g`.execute(db);
 }
 
@@ -50,13 +54,13 @@ export async function batchStatements(db: Kysely<DB>, userId: number, size: numb
     fields: { eventUid: e.uid, taskUid: null, minutesBefore: 10, remindAt: null },
   }));
   const wanted = perRecordType((t): string[] => (t === 'events' ? [...existing, ...created].map((r) => r.uid) : []));
-  const keys = [...existing, ...created].map((r, i) => ({ type: 'events' as const, uid: r.uid, fingerprint: i < half ? `${i + 1}` : 'f' }));
+  const keys = [...existing, ...created].map((r, i) => ({ type: 'events' as const, uid: r.uid, fingerprint: sha256Hex(i < half ? `${i + 1}` : 'f') }));
   return {
     prefetch: lockRowsAndReceiptsQuery(userId, wanted, keys),
     insertEvents: insertRowsQuery(userId, 'events', created),
     updateEvents: updateRowsQuery(userId, 'events', updated),
     insertReminders: insertRowsQuery(userId, 'reminders', reminders),
-    saveReceipts: saveReceiptsQuery(userId, created.map((r) => ({ type: 'events' as const, uid: r.uid, fingerprint: 'f', result: { status: 'created' } }))),
+    saveReceipts: saveReceiptsQuery(userId, created.map((r) => ({ type: 'events' as const, uid: r.uid, fingerprint: sha256Hex('f'), result: { status: 'created' } }))),
     referencing: liveReferencingQuery('reminders', userId, 'event_uid', existing.map((r) => r.uid)),
     pull: readAllChangesQuery(userId, Object.fromEntries(RECORD_TYPES.map((t) => [t, next - 1_000_000n - BigInt(size)])) as Record<(typeof RECORD_TYPES)[number], bigint>, size),
   };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { RECORD_TYPES, perRecordType } from '@calsync/domain';
 export { sqlLiteral } from '../src/pg-driver.js';
@@ -7,6 +8,9 @@ import { recordFromSql } from '../src/record-mapping.js';
 import { liveReferencingQuery, lockRowsAndReceiptsQuery, readAllChangesQuery, recordQuery } from '../src/record-queries.js';
 import type { DB } from '../src/schema.js';
 import { insertRowsQuery, updateRowsQuery } from '../src/set-based-writes.js';
+
+/** A fingerprint as the domain makes them; the fixture's receipts hold sha256 of the row number. */
+const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /**
  * Fills `events` with `otherRows` rows of 1,000 other users and `ownRows` rows of one new user,
@@ -33,7 +37,7 @@ export async function seedPushPlanData(db: Kysely<DB>, otherRows: number, ownRow
     from generate_series(1, ${ownRows}::integer) g`.execute(db);
   await sql`
     insert into push_receipts (user_id, entity_type, uid, fingerprint, result)
-    select ${user.id}::integer, 'EVENT', 'own-' || g, md5(g::text), '{"status":"created"}'::jsonb
+    select ${user.id}::integer, 'EVENT', 'own-' || g, sha256(g::text::bytea), '{"status":"created"}'::jsonb
     from generate_series(1, ${ownRows}::integer) g`.execute(db);
   // A reminder on each of the user's events: deleting one event looks up its live reminders.
   await sql`
@@ -90,15 +94,15 @@ export async function hotStatements(db: Kysely<DB>, seed: { userId: number }): P
   const near = BigInt(top[0]!.v) - 10n;
   const wanted = perRecordType((t): string[] => (t === 'events' ? ['own-17', 'new-1'] : []));
   const keys = [
-    { type: 'events' as const, uid: 'own-17', fingerprint: '70efdf2ec9b086079795c442636b55fb' },
-    { type: 'events' as const, uid: 'new-1', fingerprint: 'f' },
+    { type: 'events' as const, uid: 'own-17', fingerprint: sha256Hex('17') },
+    { type: 'events' as const, uid: 'new-1', fingerprint: sha256Hex('f') },
   ];
   return {
     prefetch: lockRowsAndReceiptsQuery(userId, wanted, keys),
     defaultCalendars: recordQuery('calendars', userId, sql`is_default and deleted is null`, sql`order by id for update`),
     insertRows: insertRowsQuery(userId, 'events', [{ ...existing, id: existing.id + 1_000_000_000, uid: 'new-1', version: BigInt(top[0]!.v) + 1n }]),
     updateRows: updateRowsQuery(userId, 'events', [{ ...existing, version: BigInt(top[0]!.v) + 2n }]),
-    saveReceipts: saveReceiptsQuery(userId, [{ type: 'events', uid: 'new-1', fingerprint: 'f', result: { status: 'created' } }]),
+    saveReceipts: saveReceiptsQuery(userId, [{ type: 'events', uid: 'new-1', fingerprint: sha256Hex('f'), result: { status: 'created' } }]),
     referencing: liveReferencingQuery('reminders', userId, 'event_uid', ['own-17']),
     pull: readAllChangesQuery(userId, Object.fromEntries(RECORD_TYPES.map((t) => [t, near])) as Record<(typeof RECORD_TYPES)[number], bigint>, 1000),
   };

@@ -50,6 +50,7 @@ export type NewConflict = Omit<ConflictRecord, 'resolvedAt'>;
 export interface PushReceipt {
   readonly type: RecordType;
   readonly uid: string;
+  /** The item's SHA-256 as 64 lowercase hex digits (`checkPushItem`); a store may keep its bytes. */
   readonly fingerprint: string;
   readonly result: unknown;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConflictRecord, NewConflict, SyncUnitOfWork } from '@calsync/domain';
-import { T1, T2, receiptsOf, type StoreHarness } from './fixtures.js';
+import { T1, T2, receiptsOf, type StoreHarness, fp } from './fixtures.js';
 
 function conflict(userId: number, uid: string, winner: bigint): Omit<NewConflict, 'conflictId'> {
   return {
@@ -27,16 +27,16 @@ export function conflictCases(harness: () => StoreHarness): void {
     it('saves a receipt once: a second save of the same key keeps the first result', async () => {
       const { store, createUser } = harness();
       const [user, other] = [await createUser(), await createUser()];
-      const key = { type: 'events' as const, uid: 'rcp-1', fingerprint: 'f1' };
+      const key = { type: 'events' as const, uid: 'rcp-1', fingerprint: fp('f1') };
       const result = { uid: 'rcp-1', status: 'created', id: 7, version: '12', nested: { a: [1, 'x', null] } };
       await store.inUserTransaction(user, (uow) => uow.saveReceipts([{ ...key, result }]));
-      await store.inUserTransaction(user, (uow) => uow.saveReceipts([{ ...key, result: { status: 'other' } }, { ...key, fingerprint: 'f2', result: 2 }]));
+      await store.inUserTransaction(user, (uow) => uow.saveReceipts([{ ...key, result: { status: 'other' } }, { ...key, fingerprint: fp('f2'), result: 2 }]));
       await store.inUserTransaction(user, async (uow) => {
-        const found = await receiptsOf(uow, [key, { ...key, fingerprint: 'f2' }, { ...key, fingerprint: 'f3' }, { ...key, type: 'tasks' }]);
+        const found = await receiptsOf(uow, [key, { ...key, fingerprint: fp('f2') }, { ...key, fingerprint: fp('f3') }, { ...key, type: 'tasks' }]);
         const byFingerprint = Object.fromEntries(found.map((r) => [r.fingerprint, r]));
         expect(found).toHaveLength(2);
-        expect(byFingerprint.f1).toEqual({ ...key, result });
-        expect(byFingerprint.f2!.result).toBe(2);
+        expect(byFingerprint[fp('f1')]).toEqual({ ...key, result });
+        expect(byFingerprint[fp('f2')]!.result).toBe(2);
         expect(await receiptsOf(uow, [])).toEqual([]);
       });
       await store.inUserTransaction(other, async (uow) => expect(await receiptsOf(uow, [key])).toEqual([]));
@@ -45,9 +45,9 @@ export function conflictCases(harness: () => StoreHarness): void {
     it('a receipt saved in a unit of work is found by a later prefetch of the same unit, and survives its commit intact', async () => {
       const { store, createUser } = harness();
       const user = await createUser();
-      // Quotes, backslashes, a dollar-quote look-alike and non-ASCII text: a store may carry
+      // Quotes, backslashes, a dollar-quote look-alike and non-ASCII text (in the uid and the result): a store may carry
       // receipts inside another statement's text, and they must come back byte for byte.
-      const key = { type: 'tasks' as const, uid: "rw-'1\\", fingerprint: 'f$$x' };
+      const key = { type: 'tasks' as const, uid: "rw-'1\\", fingerprint: fp('f$$x') };
       const result = { uid: key.uid, status: 'created', note: "it's \\ \"quoted\" $$ é 😀", version: '9007199254740993' };
       await store.inUserTransaction(user, async (uow) => {
         await uow.saveReceipts([{ ...key, result }]);

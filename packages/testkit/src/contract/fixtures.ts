@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { countPerType, perRecordType, reservedIdTaker, type ChangeFeed, type FieldValues, type PushReceipt, type ReceiptKey, type RecordRow, type RecordType, type RowWrite, type SyncStore, type SyncUnitOfWork } from '@calsync/domain';
 
 /** What the contract suite needs from one store under test. */
@@ -19,6 +20,11 @@ export const T1 = '2024-03-01T08:30:00.123Z';
 export const T2 = '2024-03-02T09:45:10.500Z';
 
 /** Fields of a record of each type using every field kind, references pointing at `refs`. */
+/** A receipt fingerprint as the domain makes them (64 hex digits of a SHA-256), named by `label`. */
+export function fp(label: string): string {
+  return createHash('sha256').update(label).digest('hex');
+}
+
 export function sampleFields(type: RecordType, refs: { calendarUid?: string; eventUid?: string; taskUid?: string } = {}): FieldValues {
   switch (type) {
     case 'calendars':

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { perRecordType, type OtpStore, type RetentionKind, type RetentionStore, type SessionStore, type SyncStore, type UserStore } from '@calsync/domain';
-import { deferred, insertRows, receiptsOf, sampleFields } from './fixtures.js';
+import { deferred, insertRows, receiptsOf, sampleFields, fp } from './fixtures.js';
 
 /** What the retention contract needs: the store under test, a second node's on the same database, and the stores that fill it. */
 export interface RetentionHarness {
@@ -59,7 +59,7 @@ export function runRetentionStoreContract(name: string, open: () => Promise<Rete
     it('removes receipts stored before the horizon and keeps newer ones', async () => {
       const { store, retention } = h();
       const user = await newUser();
-      const keys = [{ type: 'events' as const, uid: 'r1', fingerprint: 'f' }, { type: 'tasks' as const, uid: 'r2', fingerprint: 'f' }];
+      const keys = [{ type: 'events' as const, uid: 'r1', fingerprint: fp('f') }, { type: 'tasks' as const, uid: 'r2', fingerprint: fp('f') }];
       await store.inUserTransaction(user, (uow) => uow.saveReceipts(keys.map((k) => ({ ...k, result: { status: 'created' } }))));
       await purgeAll(retention, 'receipts', PAST);
       expect(await store.inUserTransaction(user, (uow) => receiptsOf(uow, keys))).toHaveLength(2);

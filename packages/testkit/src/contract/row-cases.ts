@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { perRecordType, type RecordRow } from '@calsync/domain';
-import { T2, insertFamily, insertRows, insertsOf, nextVersions, noUids, rowsOf, sampleFields, type StoreHarness } from './fixtures.js';
+import { T2, insertFamily, insertRows, insertsOf, nextVersions, noUids, rowsOf, sampleFields, type StoreHarness, fp } from './fixtures.js';
 
 /** Row round-trip, update, lookup, reference and default-calendar cases. */
 export function rowCases(harness: () => StoreHarness): void {
@@ -49,12 +49,12 @@ export function rowCases(harness: () => StoreHarness): void {
         { type: 'calendars', uid: 'lr-cal', fields: sampleFields('calendars') },
       ]);
       await insertRows(store, other, [{ type: 'tasks', uid: 'lr-o', fields: sampleFields('tasks') }]);
-      const key = { type: 'tasks' as const, uid: 'lr-a', fingerprint: 'fp' };
+      const key = { type: 'tasks' as const, uid: 'lr-a', fingerprint: fp('fp') };
       await store.inUserTransaction(user, (uow) => uow.saveReceipts([{ ...key, result: { status: 'created' } }]));
       await store.inUserTransaction(other, (uow) => uow.saveReceipts([{ ...key, uid: 'lr-o', result: 1 }]));
       await store.inUserTransaction(user, async (uow) => {
         const wanted = { ...noUids(), tasks: ['lr-b', 'lr-a', 'lr-unknown', 'lr-c', 'lr-o'], calendars: ['lr-cal', 'lr-a'] };
-        const found = await uow.prefetch(wanted, [key, { ...key, fingerprint: 'other' }, { ...key, uid: 'lr-o' }]);
+        const found = await uow.prefetch(wanted, [key, { ...key, fingerprint: fp('other') }, { ...key, uid: 'lr-o' }]);
         expect(found.rows.tasks).toEqual(written.filter((r) => r.type === 'tasks').sort((a, b) => a.id - b.id));
         expect(found.rows.tasks.find((r) => r.uid === 'lr-b')!.deleted).toBe(T2);
         expect(found.rows.calendars.map((r) => r.uid)).toEqual(['lr-cal']);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { T1, deferred, insertRows, insertsOf, newRow, nextVersions, receiptsOf, rowsOf, sampleFields, type StoreHarness } from './fixtures.js';
+import { T1, deferred, insertRows, insertsOf, newRow, nextVersions, receiptsOf, rowsOf, sampleFields, type StoreHarness, fp } from './fixtures.js';
 
 /** Options of the contract suite. */
 export interface ContractOptions {
@@ -25,7 +25,7 @@ export function transactionCases(harness: () => StoreHarness, options: ContractO
           const { versions, conflictIds } = await uow.reserve({ versions: 1, conflictIds: 1 });
           const v = versions[0]!;
           await uow.applyWrites(await insertsOf(uow, [newRow('tasks', user, 'rb-1', v, sampleFields('tasks'))]));
-          await uow.saveReceipts([{ type: 'tasks', uid: 'rb-1', fingerprint: 'f', result: { ok: true } }]);
+          await uow.saveReceipts([{ type: 'tasks', uid: 'rb-1', fingerprint: fp('f'), result: { ok: true } }]);
           await uow.insertConflicts([{ conflictId: conflictIds[0]!, userId: user, type: 'tasks', uid: 'rb-1', winnerVersion: v, loserSnapshot: { uid: 'rb-1', version: null }, createdAt: T1 }]);
           expect(await rowsOf(uow, 'tasks', ['rb-1'])).toHaveLength(1);
           throw failure;
@@ -33,7 +33,7 @@ export function transactionCases(harness: () => StoreHarness, options: ContractO
       ).rejects.toBe(failure);
       await store.inUserTransaction(user, async (uow) => {
         expect(await rowsOf(uow, 'tasks', ['rb-1'])).toEqual([]);
-        expect(await receiptsOf(uow, [{ type: 'tasks', uid: 'rb-1', fingerprint: 'f' }])).toEqual([]);
+        expect(await receiptsOf(uow, [{ type: 'tasks', uid: 'rb-1', fingerprint: fp('f') }])).toEqual([]);
         expect(await uow.listUnresolvedConflicts(0, 50)).toEqual([]);
       });
     });
@@ -72,14 +72,14 @@ export function transactionCases(harness: () => StoreHarness, options: ContractO
         store.inUserTransaction(user, async (uow) => {
           const [v1, v2] = await nextVersions(uow, 2);
           await uow.applyWrites(await insertsOf(uow, [newRow('tasks', user, 'kept-out', v1!, sampleFields('tasks'))]));
-          await uow.saveReceipts([{ type: 'tasks', uid: 'kept-out', fingerprint: 'f', result: 1 }]);
+          await uow.saveReceipts([{ type: 'tasks', uid: 'kept-out', fingerprint: fp('f'), result: 1 }]);
           // A second live row with the same (user, uid): the unique key refuses it.
           await uow.applyWrites(await insertsOf(uow, [newRow('tasks', user, 'dup', v2!, sampleFields('tasks'))]));
         }),
       ).rejects.toThrow();
       await store.inUserTransaction(user, async (uow) => {
         expect(await rowsOf(uow, 'tasks', ['kept-out'])).toEqual([]);
-        expect(await receiptsOf(uow, [{ type: 'tasks', uid: 'kept-out', fingerprint: 'f' }])).toEqual([]);
+        expect(await receiptsOf(uow, [{ type: 'tasks', uid: 'kept-out', fingerprint: fp('f') }])).toEqual([]);
         expect((await rowsOf(uow, 'tasks', ['dup'])).map((r) => r.version)).toHaveLength(1);
       });
     });
