@@ -70,7 +70,7 @@ function multistatusOf(text: string): { hrefs: string[]; token: string | null } 
   return { hrefs, token };
 }
 
-function vevent(i: number, summary: string): string {
+function vevent(i: number, summary: string, prefix = 'bench'): string {
   const start = new Date(Date.UTC(2027, 0, 1) + i * 3_600_000);
   const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
   return [
@@ -78,7 +78,7 @@ function vevent(i: number, summary: string): string {
     'VERSION:2.0',
     'PRODID:-//calsync bench//EN',
     'BEGIN:VEVENT',
-    `UID:bench-${i}@example.org`,
+    `UID:${prefix}-${i}@example.org`,
     'DTSTAMP:20260101T000000Z',
     `SUMMARY:${summary}`,
     `DTSTART:${stamp(start)}`,
@@ -103,10 +103,10 @@ const SYNC = (token: string) => `<?xml version="1.0" encoding="utf-8"?><d:sync-c
 const MULTIGET = (hrefs: readonly string[]) =>
   `<?xml version="1.0" encoding="utf-8"?><c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop>${hrefs.map((h) => `<d:href>${h}</d:href>`).join('')}</c:calendar-multiget>`;
 
-/** PUTs `events` new events into a collection, 4 in flight. */
-async function putAll(target: DavTarget, events: number): Promise<void> {
+/** PUTs `events` new events into a collection, 4 in flight, named and with UIDs `<prefix>-<i>` (a name is one record of the account: see docs/caldav.md). */
+async function putAll(target: DavTarget, events: number, prefix = 'bench'): Promise<void> {
   await inFlight(events, async (i) => {
-    await dav(target, 'PUT', `${target.collection}bench-${i}.ics`, vevent(i, `Event ${i}`), { 'if-none-match': '*' });
+    await dav(target, 'PUT', `${target.collection}${prefix}-${i}.ics`, vevent(i, `Event ${i}`, prefix), { 'if-none-match': '*' });
   });
 }
 
@@ -215,7 +215,7 @@ export async function runCaldav(baseUrl: string, gateway: StandInSmsGateway, opt
   const calsync = await measure(ours, opts.events, opts.serverCpuSeconds ?? null);
   const second: DavTarget = { ...ours, collection: `${baseUrl}/dav/calendars/${session.userId}/bench-warm/` };
   await dav(second, 'MKCALENDAR', second.collection, '');
-  await putAll(second, opts.events);
+  await putAll(second, opts.events, 'warm');
   const initialSyncWarmPerSecond = (await initialSync(second, opts.events)).perSecond;
   const initialSyncRepeatPerSecond = (await initialSync(ours, opts.events)).perSecond;
   console.log(`bench: caldav on calsync: ${JSON.stringify({ ...calsync, initialSyncWarmPerSecond, initialSyncRepeatPerSecond })}`);
