@@ -179,31 +179,63 @@ export class DavObjects {
     rows?: ObjectRows,
     /** Uids of other roots to read along with the name's first uid (a PUT's UID, for `newUid`). */
     alsoUids: readonly string[] = [],
-  ): Promise<{ rows: ObjectRows; found: IcalObject | null; taken: boolean; freeUid: string; firstRead: ObjectRows } | null> {
+    /**
+     * Also read the other calendars' events under those uids (a PUT): a record uid is the
+     * account's, not a calendar's, so a name or UID whose record lives (or lived) in another
+     * calendar must be seen, or a PUT here would create an existing record, which the engine
+     * answers by keeping its copy and storing nothing (docs/protocol.md).
+     */
+    across = false,
+  ): Promise<{ rows: ObjectRows; found: IcalObject | null; taken: boolean; elsewhere: string | null; freeUid: string; firstRead: ObjectRows } | null> {
+    const readUids = (uids: string[]): Promise<ObjectRows> => this.readRoots(collection, uids, across);
     let uid = recordUidFor(stemOf(name));
-    let read = rows ?? (await this.sync.readObjects(this.userId, scopeOf(collection), [uid, ...alsoUids.filter((u) => u !== uid)]));
+    const wanted = [uid, ...alsoUids.filter((u) => u !== uid)];
+    let read = rows ?? (await readUids(wanted));
     const firstRead = read;
     if (collection !== TASKS && !read.calendars.some((c) => c.uid === collection)) return null;
     for (let step = 0; step < 20; step++) {
       const object = groupObjects(read).find((o) => o.root.uid === uid);
-      if (object === undefined) return { rows: read, found: null, taken: false, freeUid: uid, firstRead };
+      if (object === undefined) return { rows: read, found: null, taken: false, elsewhere: null, freeUid: uid, firstRead };
       if (object.root.deleted === null) {
+        const calendar = collection === TASKS ? collection : String(object.root.fields.calendarUid);
+        if (calendar !== collection) return { rows: read, found: null, taken: true, elsewhere: calendar, freeUid: uid, firstRead };
         const listed = hrefNameOf(object.root) === name;
-        return { rows: read, found: listed ? object : null, taken: !listed, freeUid: uid, firstRead };
+        return { rows: read, found: listed ? object : null, taken: !listed, elsewhere: null, freeUid: uid, firstRead };
       }
       uid = recordUidFor(`${stemOf(name)}/${object.root.version}`);
-      read = await this.sync.readObjects(this.userId, scopeOf(collection), [uid]);
+      read = await readUids([uid]);
     }
-    return { rows: read, found: null, taken: true, freeUid: uid, firstRead };
+    return { rows: read, found: null, taken: true, elsewhere: null, freeUid: uid, firstRead };
   }
 
-  /** The live object a resource name names in a collection, or null. */
+  /**
+   * `readObjects` of `uids` in a collection and, `across`, in every other calendar too (merged;
+   * the collection's read first, then the others in parallel). Tasks are one collection.
+   */
+  private async readRoots(collection: string, uids: readonly string[], across: boolean): Promise<ObjectRows> {
+    const here = await this.sync.readObjects(this.userId, scopeOf(collection), uids);
+    if (!across || collection === TASKS) return here;
+    const others = await Promise.all(here.calendars.filter((c) => c.uid !== collection).map((c) => this.sync.readObjects(this.userId, { calendarUid: c.uid }, uids)));
+    return {
+      calendars: here.calendars,
+      roots: [...here.roots, ...others.flatMap((o) => o.roots)],
+      overrides: [...here.overrides, ...others.flatMap((o) => o.overrides)],
+      reminders: [...here.reminders, ...others.flatMap((o) => o.reminders)],
+    };
+  }
+
+  /**
+   * The live object a resource name names in a collection, or null. A name not found in the
+   * collection's own read is looked up across the calendars: its chain of uids may pass through a
+   * tombstone another calendar holds (an event moved here by DELETE there, then PUT here).
+   */
   async find(collection: string, name: string): Promise<{ object: IcalObject; within: Collection } | null> {
-    const r = await this.resolve(collection, name);
-    return r?.found ? { object: r.found, within: this.toCollection(collection, r.rows) } : null;
+    const r = (await this.resolve(collection, name)) ?? null;
+    const found = r?.found ? r : r === null ? null : await this.resolve(collection, name, undefined, [], true);
+    return found?.found ? { object: found.found, within: this.toCollection(collection, found.rows) } : null;
   }
 
-  /** The objects `names` name in a collection (a multiget): one read for all, a point read per re-created name. */
+  /** The objects `names` name in a collection (a multiget): one read for all, a read across the calendars per re-created or missing name. */
   async findMany(collection: string, names: readonly string[]): Promise<{ found: Map<string, IcalObject>; within: Collection } | null> {
     const uids = names.map((n) => recordUidFor(stemOf(n)));
     const rows = await this.sync.readObjects(this.userId, scopeOf(collection), uids);
@@ -213,12 +245,12 @@ export class DavObjects {
     const found = new Map<string, IcalObject>();
     for (const [i, name] of names.entries()) {
       const direct = byUid.get(uids[i]!);
-      if (direct === undefined) continue;
-      if (direct.root.deleted === null) {
+      if (direct !== undefined && direct.root.deleted === null) {
         if (hrefNameOf(direct.root) === name) found.set(name, direct);
         continue;
       }
-      const again = await this.resolve(collection, name, rows);
+      // Re-created under the name (a tombstone first, here or in another calendar): follow its chain.
+      const again = await this.resolve(collection, name, undefined, [], true);
       if (again?.found) found.set(name, again.found);
     }
     return { found, within };
@@ -256,9 +288,12 @@ export class DavObjects {
     // derives from (for newUid, when the name is no UID: `<uuid>.ics` with UID `…@host`), and the
     // calendars (the collection exists, its zone).
     const hint = icalUidHint(text);
-    const named = await this.resolve(collection, name, undefined, hint === null ? [] : [recordUidFor(hint)]);
+    const named = await this.resolve(collection, name, undefined, hint === null ? [] : [recordUidFor(hint)], true);
     if (named === null) throw new DavWriteError(409, 'no such calendar collection');
     const { rows, found } = named;
+    if (named.elsewhere !== null) {
+      throw new DavWriteError(409, `the event ${name} lives in calendar ${named.elsewhere} (an event is in one calendar): delete it there before putting it here`, 'no-uid-conflict');
+    }
     if (conditions.ifNoneMatch !== undefined && conditions.ifNoneMatch.trim() === '*' && found !== null) throw new DavWriteError(412, 'the resource exists');
     if (conditions.ifMatch !== undefined && (found === null || !matchesEtag(conditions.ifMatch, `"${found.version}"`))) {
       throw new DavWriteError(412, 'the resource changed (If-Match)');
@@ -332,7 +367,7 @@ export class DavObjects {
     const byUid = recordUidFor(icalUid);
     if (byUid !== named.freeUid) {
       // Read along with the name when the hint was right; else read now.
-      const rows = readAlong.includes(byUid) ? named.firstRead : await this.sync.readObjects(this.userId, scopeOf(collection), [byUid]);
+      const rows = readAlong.includes(byUid) ? named.firstRead : await this.readRoots(collection, [byUid], true);
       const other = rows.roots.find((r) => r.uid === byUid);
       if (other !== undefined && other.deleted === null) throw conflict();
     }

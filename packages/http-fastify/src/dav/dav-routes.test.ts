@@ -117,6 +117,32 @@ describe('CalDAV', () => {
     expect((await dav('GET', `${base}second-name.ics`)).body).toContain('SUMMARY:Lunch again');
   });
 
+  it('refuses an event that lives in another calendar (409 no-uid-conflict) instead of answering 201 and storing nothing; after a DELETE there it may move', async () => {
+    expect((await dav('MKCALENDAR', `/dav/calendars/${w.userId}/trips/`)).statusCode).toBe(201);
+    const home = `/dav/calendars/${w.userId}/home/`;
+    const trips = `/dav/calendars/${w.userId}/trips/`;
+    const flight = (summary: string) =>
+      ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:x', 'BEGIN:VEVENT', 'UID:flight-7@example.org', 'DTSTAMP:20260101T000000Z', `SUMMARY:${summary}`, 'DTSTART:20260701T060000Z', 'DTEND:20260701T080000Z', 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
+    expect((await dav('PUT', `${home}flight-7@example.org.ics`, flight('Flight'))).statusCode).toBe(201);
+    // The same name (a move by PUT, then DELETE), and another name with the same UID.
+    for (const name of ['flight-7@example.org.ics', 'copy.ics']) {
+      const put = await dav('PUT', `${trips}${name}`, flight('Flight (trip)'));
+      expect([name, put.statusCode]).toEqual([name, 409]);
+      expect(put.body).toContain('no-uid-conflict');
+      expect((await dav('GET', `${trips}${name}`)).statusCode).toBe(404);
+    }
+    expect((await dav('GET', `${home}flight-7@example.org.ics`)).body).toContain('SUMMARY:Flight\r\n');
+    // Deleted from home, it may be put into trips.
+    expect((await dav('DELETE', `${home}flight-7@example.org.ics`)).statusCode).toBe(204);
+    expect((await dav('PUT', `${trips}flight-7@example.org.ics`, flight('Flight (trip)'))).statusCode).toBe(201);
+    expect((await dav('GET', `${trips}flight-7@example.org.ics`)).body).toContain('SUMMARY:Flight (trip)');
+    expect((await dav('GET', `${home}flight-7@example.org.ics`)).statusCode).toBe(404);
+    const multiget = await dav('REPORT', trips, `<?xml version="1.0"?><c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop><d:href>${trips}flight-7@example.org.ics</d:href></c:calendar-multiget>`);
+    expect(multiget.body).toContain('SUMMARY:Flight (trip)');
+    const { occurrences } = await w.sync.occurrences(w.userId, { from: '2026-07-01T00:00:00Z', to: '2026-07-02T00:00:00Z' });
+    expect(occurrences.map((o) => [o.title, o.calendarUid])).toEqual([['Flight (trip)', 'trips']]);
+  });
+
   it('reads the UID of a text without parsing it only as a hint: unfolded and unescaped, null when there is none', () => {
     expect(icalUidHint('BEGIN:VEVENT\r\nUID:a@b\r\nEND:VEVENT')).toBe('a@b');
     expect(icalUidHint('BEGIN:VEVENT\r\nUID:a\r\n @b\\,c\r\nEND:VEVENT')).toBe('a@b,c');
