@@ -35,7 +35,7 @@ describe.skipIf(!runs)('push and pull statement plans on PostgreSQL', () => {
       expect(plan).toMatch(/Index Scan using events_user_id_uid_key on events/);
       expect(plan).toMatch(/Index Cond: \(\(user_id = (\$\d+|\d+)\) AND \(uid = w(_\d+)?\.uid\)\)/);
       expect(plan).toMatch(/Index Scan using push_receipts_pkey on push_receipts/);
-      expect(plan).toMatch(/Index Cond: \(\(user_id = (\$\d+|\d+)\) AND \(entity_type = k\.entity_type\) AND \(uid = k\.uid\) AND \(fingerprint = k\.fingerprint\)\)/);
+      expect(plan).toMatch(/Index Cond: \(\(user_id = (\$\d+|\d+)\) AND \(entity_type = k\.entity_type\) AND \(uid = k\.uid\) AND \(fingerprint = decode\(k\.fingerprint, 'hex'::text\)\)\)/);
       expect(plan).not.toMatch(/events_user_version_idx|Seq Scan on (events|push_receipts)/);
       expect(plan).toMatch(/rows=2 loops=1/); // the existing event and its receipt
       expect(topBuffers(plan)).toBeLessThan(60);
