@@ -16,6 +16,12 @@ export interface OccurrenceFigures {
   serverMonthP99Ms: number;
   /** The first pass over the twelve months (a fresh process: cold code, nothing kept), median. */
   serverMonthFirstMs: number;
+  /**
+   * A month asked right after the user changed an event (so nothing kept for the month holds:
+   * the window is read and expanded again), median and p99, after the warm passes.
+   */
+  serverMonthChangedP50Ms: number;
+  serverMonthChangedP99Ms: number;
   /** client.occurrences() for a month window, median over the twelve months of the year, after one pass over them. */
   sdkMonthMs: number;
   /** The same, first pass (each year of each series expanded for the first time). */
@@ -101,7 +107,11 @@ export async function runOccurrences(baseUrl: string, gateway: StandInSmsGateway
   const calendars = await call<{ calendars: { uid: string; isDefault: boolean }[] }>(baseUrl, 'GET', '/api/sync/changes?limit=1000', { token: session.token });
   const calendarUid = calendars.calendars.find((c) => c.isDefault)!.uid;
   const { events, overrides } = eventItems(calendarUid);
-  for (let i = 0; i < events.length; i += 1000) await push(baseUrl, session.token, { events: events.slice(i, i + 1000) });
+  const versions = new Map<string, string>();
+  for (let i = 0; i < events.length; i += 1000) {
+    const answer = await push(baseUrl, session.token, { events: events.slice(i, i + 1000) });
+    for (const r of answer.events) if (r.status !== 'error' && r.version !== null) versions.set(r.uid, r.version);
+  }
   await push(baseUrl, session.token, { events: overrides });
 
   const server: number[] = [];
@@ -113,6 +123,22 @@ export async function runOccurrences(baseUrl: string, gateway: StandInSmsGateway
     const page = await call<{ occurrences: unknown[]; truncated: boolean }>(baseUrl, 'GET', `/api/occurrences?from=${from}&to=${to}&tz=Europe/Berlin`, { token: session.token });
     (r < 12 ? serverFirst : server).push(msSince(t0));
     if (r < 12) occurrences += page.occurrences.length;
+  }
+
+  // After a change: a one-event edit, then the month (the user's version moved, so it is read,
+  // expanded and serialized again). The edit is not timed.
+  const changed: number[] = [];
+  const edited = String(events[200]!.uid);
+  let version = versions.get(edited)!;
+  for (let r = 0; r < Math.min(120, opts.requests); r++) {
+    const answer = await push(baseUrl, session.token, { events: [{ uid: edited, op: 'upsert', baseVersion: version, title: `Event 200 (${r})` }] });
+    const result = answer.events[0]!;
+    if (result.status !== 'updated' || result.version === null) throw new Error(`the edit answered ${JSON.stringify(result)}`);
+    version = result.version;
+    const { from, to } = monthWindow(r % 12);
+    const t0 = performance.now();
+    await call(baseUrl, 'GET', `/api/occurrences?from=${from}&to=${to}&tz=Europe/Berlin`, { token: session.token });
+    changed.push(msSince(t0));
   }
 
   const device = await signedInDevice(baseUrl, gateway, phone, 'bench-occurrences-sdk');
@@ -138,6 +164,8 @@ export async function runOccurrences(baseUrl: string, gateway: StandInSmsGateway
       serverMonthP50Ms: percentile(server, 50),
       serverMonthP99Ms: percentile(server, 99),
       serverMonthFirstMs: percentile(serverFirst, 50),
+      serverMonthChangedP50Ms: percentile(changed, 50),
+      serverMonthChangedP99Ms: percentile(changed, 99),
       sdkMonthMs: percentile(months, 50),
       sdkMonthFirstMs: percentile(firstMonths, 50),
       sdkYearMs: percentile(years, 50),
