@@ -68,6 +68,17 @@ export async function startReminderListener(url: string, tokens: readonly string
   };
 }
 
+/** Reads a stream's `reminder` events until `stopped()`, each with the time it was heard. */
+export async function readReminders(stream: OpenedStream, stopped: () => boolean, onHeard: (due: { reminderUid: string; dueAt: string }, heardAt: number) => void): Promise<void> {
+  while (!stopped()) {
+    const item = await stream.nextEvent(1000).catch(() => null);
+    if (item?.event !== 'reminder') continue;
+    const heardAt = Date.now();
+    const due = JSON.parse(item.data) as { reminderUid: string; dueAt: string };
+    onHeard({ reminderUid: due.reminderUid, dueAt: due.dueAt }, heardAt);
+  }
+}
+
 /** The child's side. */
 function listen(): void {
   const delay = monitorEventLoopDelay({ resolution: 10 });
@@ -82,17 +93,7 @@ function listen(): void {
           const stream = await openEventStream(m.open.url, { authorization: `Bearer ${token}` });
           if (stream.status !== 200) throw new Error(`stream refused: ${stream.status}`);
           streams.push(stream);
-          reads.push(
-            (async () => {
-              while (!stop) {
-                const item = await stream.nextEvent(1000).catch(() => null);
-                if (item?.event !== 'reminder') continue;
-                const heardAt = Date.now();
-                const due = JSON.parse(item.data) as { reminderUid: string; dueAt: string };
-                heard.push({ reminderUid: due.reminderUid, dueAt: due.dueAt, heardAt });
-              }
-            })(),
-          );
+          reads.push(readReminders(stream, () => stop, (due, heardAt) => heard.push({ ...due, heardAt })));
         }
         delay.enable();
         process.send!({ opened: streams.length } satisfies FromChild);

@@ -4,7 +4,7 @@ import { pullAll } from '../lib/client.js';
 import { signedInDevice } from '../lib/sdk-device.js';
 import { newEvent, uid } from '../lib/ids.js';
 import { histogramDelta, sample, scrapeMetrics, type HistogramFigures } from '../lib/metrics.js';
-import { loopDelayOf, startReminderListener, type LoopDelay } from '../lib/reminder-listener.js';
+import { loopDelayOf, readReminders, startReminderListener, type LoopDelay } from '../lib/reminder-listener.js';
 import { msSince, percentile } from '../lib/stats.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
@@ -204,16 +204,7 @@ async function armReminders(baseUrl: string, devices: readonly SyncClient[], sec
   for (const token of readers) {
     const stream = await openEventStream(`${baseUrl}/api/sync/stream`, { authorization: `Bearer ${token}` });
     streams.push(stream);
-    reads.push(
-      (async () => {
-        while (!stop) {
-          const item = await stream.nextEvent(1000).catch(() => null);
-          if (item?.event !== 'reminder') continue;
-          const due = JSON.parse(item.data) as { reminderUid: string; dueAt: string };
-          heard.set(due.reminderUid, [...(heard.get(due.reminderUid) ?? []), Date.now() - Date.parse(due.dueAt)]);
-        }
-      })(),
-    );
+    reads.push(readReminders(stream, () => stop, (due, heardAt) => heard.set(due.reminderUid, [...(heard.get(due.reminderUid) ?? []), heardAt - Date.parse(due.dueAt)])));
   }
   // Due times from 2 s after the load starts (the writes below and their sync come first).
   const start = Date.now() + 3000;
