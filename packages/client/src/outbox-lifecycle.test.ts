@@ -150,6 +150,33 @@ describe('outbox lifecycle', () => {
     expect(a.status).toMatchObject({ pending: 0, failed: 0 });
   });
 
+  it('a new default made here after deleting the old one, the delete queued behind a frozen rename: the new default is not merged into the deleted one', async () => {
+    // Found by the convergence property (seed 535824413): the delete waited behind the rename's
+    // frozen push, so the promotion went first, the server merged it into the calendar being
+    // deleted, and the new calendar's later edits ended as a conflict with this device's own delete.
+    const faulty = new FaultyFetch(service.fetch);
+    const a = await clientOf(service, { fetch: faulty.fetch });
+    await signIn(service, a, '+15550001008');
+    const personal = a.calendars.list()[0]!.uid;
+    await a.calendars.put({ uid: personal, name: 'Renamed' });
+    faulty.next = () => 'network';
+    await expect(a.sync()).rejects.toMatchObject({ kind: 'network' }); // the rename's payload is frozen
+    faulty.next = () => null;
+    await a.calendars.remove(personal); // queued behind the frozen rename
+    const mine = await a.calendars.put({ name: 'Mine' });
+    await a.calendars.put({ uid: mine, isDefault: true });
+    await a.sync();
+    await a.calendars.put({ uid: mine, name: 'Mine!' });
+    await a.sync();
+    await a.sync();
+    const userId = a.auth.user()!.id;
+    expect(service.syncStore.snapshotConflicts(userId)).toEqual([]);
+    const live = service.syncStore.snapshotRows(userId, 'calendars').filter((r) => r.deleted === null);
+    expect(live.map((r) => [r.uid, r.fields.name, r.fields.isDefault])).toEqual([[mine, 'Mine!', true]]);
+    expect(a.calendars.list().map((c) => [c.uid, c.name, c.isDefault, c.version])).toEqual([[mine, 'Mine!', true, live[0]!.version.toString()]]);
+    expect(a.status).toMatchObject({ pending: 0, failed: 0 });
+  });
+
   it('a lost answer and a duplicated request: re-pushed unchanged, no conflict, no extra version', async () => {
     const faulty = new FaultyFetch(service.fetch);
     const a = await clientOf(service, { fetch: faulty.fetch });

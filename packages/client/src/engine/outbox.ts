@@ -111,6 +111,12 @@ export function isPromotion(item: OutboxItem): boolean {
 function withOnePromotion(state: LocalState, calendars: OutboxItem[]): OutboxItem[] {
   const promotion = calendars.find(isPromotion);
   if (!promotion) return calendars;
+  // A calendar delete still queued outside this batch (behind an earlier item of its record, e.g.
+  // a frozen rename) may be of the server's current default: a new default arriving first would
+  // be merged into it and then deleted with it. The promotion waits until the delete has gone
+  // (a delete of the promoted calendar itself queues behind the promotion, so it does not count).
+  const waitingDelete = state.outbox.some((i) => i.type === 'calendars' && i.op === 'delete' && i.state !== 'failed' && i.uid !== promotion.uid && !calendars.includes(i));
+  if (waitingDelete) return calendars.filter((i) => i !== promotion);
   return calendars.filter((i) => i === promotion || (i.op === 'delete' || !isDefaultCalendar('calendars', state.records.calendars.get(i.uid)?.fields ?? {})));
 }
 
