@@ -94,6 +94,22 @@ describe('this and following', () => {
   });
 });
 
+describe('edits into the repeated hour of a fall-back', () => {
+  // Found by the split property (seed 1665981232): moved a day later, 01:45-02:00 EDT became
+  // 05:45Z-06:00Z, i.e. 01:45 EDT to 01:00 EST. Read back from wall time, 01:00 is the first 01:00
+  // (EDT, RFC 5545 3.3.5), so the plan wrote an end 45 minutes before its start.
+  it('keeps the instants the patch asks for, even when their wall times repeat', () => {
+    const series: FieldValues = { calendarUid: 'c', title: 'Monthly', startTime: '2021-02-06T06:45:00.000Z', endTime: '2021-02-06T07:00:00.000Z', allDay: false, timezone: 'America/New_York', rrule: 'FREQ=MONTHLY;UNTIL=20211106T060000Z', exdate: null, recurringEventUid: null, originalStartTime: null };
+    const events = new Map<string, FieldValues>([['s', series]]);
+    const patch = { startTime: '2021-11-07T05:45:00.000Z', endTime: '2021-11-07T06:00:00.000Z' };
+    for (const scope of ['this', 'following'] as const) {
+      const plan = planOccurrenceEdit(stateOf(events, 's'), '2021-11-06T05:45:00.000Z', patch, scope, () => 'n');
+      const next = apply(events, plan);
+      expect(next.get(plan.target!)).toMatchObject(patch);
+    }
+  });
+});
+
 describe('this event and all events', () => {
   const series: FieldValues = { calendarUid: 'c', title: 'Weekly', startTime: '2026-01-05T08:00:00.000Z', endTime: '2026-01-05T09:00:00.000Z', allDay: false, timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY', exdate: null, recurringEventUid: null, originalStartTime: null };
   const month = (events: Map<string, FieldValues>) => occurrences(events, Date.parse('2026-07-01T00:00:00Z'), Date.parse('2026-08-01T00:00:00Z'));

@@ -134,6 +134,21 @@ function timeFields(t: SeriesTime, start: number, end: number): FieldValues {
   return { startTime: textOf(t, start), endTime: textOf(t, end) };
 }
 
+/**
+ * The moved occurrence's fields: a timed patch's own instants where it gives them. Its wall times
+ * cannot stand in for them in the repeated hour of a fall-back, where a wall time reads back as
+ * the first of the two (RFC 5545 3.3.5) and an end there could land before its start.
+ */
+function movedFields(t: SeriesTime, moved: { start: number; end: number }, patch: FieldValues): FieldValues {
+  const fields: Record<string, FieldValue> = { ...timeFields(t, moved.start, moved.end) };
+  if (t.allDay) return fields;
+  for (const name of ['startTime', 'endTime'] as const) {
+    const instant = typeof patch[name] === 'string' ? parseIsoInstant(patch[name]) : null;
+    if (instant !== null) fields[name] = instant.toISOString();
+  }
+  return fields;
+}
+
 /** A patch without the fields the plan decides itself (times, the override pair, rule and exdate). */
 function plainPatch(patch: FieldValues): Record<string, FieldValue> {
   const out: Record<string, FieldValue> = {};
@@ -222,7 +237,7 @@ export function planOccurrenceEdit(
   if (local === null) throw new RangeError(`occurrenceStart ${occurrenceStart} is not an instant or date of this series`);
   const moved = movedTimes(t, local, patch);
   const shift = moved.start - local;
-  const times = timeFields(t, moved.start, moved.end);
+  const times = movedFields(t, moved, patch);
   const plain = plainPatch(patch);
   const rule = String(sf.rrule ?? '');
 
