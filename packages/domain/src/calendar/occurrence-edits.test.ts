@@ -108,6 +108,18 @@ describe('edits into the repeated hour of a fall-back', () => {
       expect(next.get(plan.target!)).toMatchObject(patch);
     }
   });
+
+  it('"all events" keeps the moved occurrence\'s length in instants: the first occurrence itself, or a later one moving the series', () => {
+    const series: FieldValues = { calendarUid: 'c', title: 'Monthly', startTime: '2021-02-06T06:45:00.000Z', endTime: '2021-02-06T07:00:00.000Z', allDay: false, timezone: 'America/New_York', rrule: 'FREQ=MONTHLY;UNTIL=20211106T060000Z', exdate: null, recurringEventUid: null, originalStartTime: null };
+    const events = new Map<string, FieldValues>([['s', series]]);
+    const patch = { startTime: '2021-11-07T05:45:00.000Z', endTime: '2021-11-07T06:00:00.000Z' };
+    // The first occurrence moved onto the fall-back: the series now starts there, 15 minutes long.
+    const first = apply(events, planOccurrenceEdit(stateOf(events, 's'), '2021-02-06T06:45:00.000Z', patch, 'all', () => 'n'));
+    expect(first.get('s')).toMatchObject(patch);
+    // The November occurrence moved a day later: every occurrence a day later in wall time, each still 15 minutes.
+    const later = apply(events, planOccurrenceEdit(stateOf(events, 's'), '2021-11-06T05:45:00.000Z', patch, 'all', () => 'n'));
+    expect(later.get('s')).toMatchObject({ startTime: '2021-02-07T06:45:00.000Z', endTime: '2021-02-07T07:00:00.000Z' });
+  });
 });
 
 describe('this event and all events', () => {

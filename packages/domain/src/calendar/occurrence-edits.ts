@@ -149,6 +149,19 @@ function movedFields(t: SeriesTime, moved: { start: number; end: number }, patch
   return fields;
 }
 
+/**
+ * The series' own start and end when a move of one occurrence moves them all: its first occurrence
+ * at local `newStart`, lasting as long as the moved occurrence does. For a timed series that length
+ * is the instants' (`times`): the wall times of an end in a fall-back's repeated hour would give a
+ * negative one.
+ */
+function seriesTimeFields(t: SeriesTime, newStart: number, moved: { start: number; end: number }, times: FieldValues): FieldValues {
+  if (t.allDay) return timeFields(t, newStart, newStart + (moved.end - moved.start));
+  const startTime = String(textOf(t, newStart));
+  const length = Date.parse(String(times.endTime)) - Date.parse(String(times.startTime));
+  return { startTime, endTime: new Date(Date.parse(startTime) + length).toISOString() };
+}
+
 /** A patch without the fields the plan decides itself (times, the override pair, rule and exdate). */
 function plainPatch(patch: FieldValues): Record<string, FieldValue> {
   const out: Record<string, FieldValue> = {};
@@ -254,10 +267,9 @@ export function planOccurrenceEdit(
   const isFirst = local <= t.startLocal;
   if (scope === 'all' || isFirst) {
     const newStart = t.startLocal + shift;
-    const span = moved.end - moved.start;
     const seriesPatch: Record<string, FieldValue> = { ...plain };
     if (shift !== 0 || patch.endTime !== undefined) {
-      Object.assign(seriesPatch, timeFields(t, newStart, newStart + span));
+      Object.assign(seriesPatch, seriesTimeFields(t, newStart, moved, times));
       if (shift !== 0) {
         if (rule !== '') seriesPatch.rrule = patch.rrule !== undefined ? patch.rrule : shiftedUntil(t, rule, shift);
         const later = moveLater(state, t, Number.NEGATIVE_INFINITY, shift, state.series.uid, newUid);
