@@ -22,11 +22,15 @@ export function planPullPage(state: LocalState, page: WirePullResponse): StoreWr
   const key = snapshotKey;
   const queuedDeletes = new Set(state.outbox.filter((i) => i.op === 'delete').map((i) => key(i.type, i.uid)));
   const deleteQueued = (type: RecordType, uid: string): boolean => queuedDeletes.has(key(type, uid));
-  // A parent no longer here (the local delete took it) is looked up in the page itself.
+  // A parent no longer here (the local delete took it) is looked up in the page itself, indexed
+  // by uid the first time a type is asked.
+  const pageIndex = new Map<RecordType, Map<string, WirePullResponse[RecordType][number]>>();
   const pulledFields = (type: RecordType, uid: string): Readonly<Record<string, unknown>> | undefined => {
     const local = state.records[type].get(uid);
     if (local !== undefined) return local.fields;
-    const wire = page[type].find((r) => r.uid === uid);
+    let index = pageIndex.get(type);
+    if (index === undefined) pageIndex.set(type, (index = new Map(page[type].map((r) => [r.uid, r]))));
+    const wire = index.get(uid);
     return wire === undefined || wire.deleted != null ? undefined : fieldsOfWireRecord(type, wire);
   };
   for (const type of RECORD_TYPES) {

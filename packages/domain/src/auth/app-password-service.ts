@@ -1,5 +1,6 @@
 import type { ChangeFeed, SessionEnd } from '../ports/change-feed.js';
 import type { Clock } from '../ports/clock.js';
+import { SessionCheckCache } from './session-cache.js';
 import type { DeviceStore } from '../ports/device-store.js';
 import type { Random } from '../ports/random.js';
 import type { UserStore } from '../ports/user-store.js';
@@ -28,9 +29,6 @@ export interface AppPasswordDeps {
   readonly cacheMs?: number;
 }
 
-/** Verified sign-ins kept at most, per process. */
-const MAX_CACHED = 10_000;
-
 /** Random bytes of an app password: 144 bits. */
 const PASSWORD_BYTES = 18;
 
@@ -45,10 +43,12 @@ function base64url(bytes: Uint8Array): string {
  * being 144 random bits, it needs no slow hash, so every request of a calendar app can present it.
  */
 export class AppPasswordService {
-  /** Verified sign-ins by the hash of user name and password: the identity and until when it may be reused. */
-  readonly #verified = new Map<string, { readonly identity: AppPasswordIdentity; readonly until: number }>();
+  /** Verified sign-ins by the hash of user name and password. */
+  readonly #verified: SessionCheckCache;
 
-  constructor(private readonly deps: AppPasswordDeps) {}
+  constructor(private readonly deps: AppPasswordDeps) {
+    this.#verified = new SessionCheckCache(deps.clock, deps.cacheMs ?? 0);
+  }
 
   /** POST /api/auth/app-passwords: a new device and its password, shown this once. */
   async create(caller: Pick<AccessIdentity, 'userId' | 'deviceUid'>, name: string): Promise<{ password: string; device: DeviceDto }> {
@@ -66,14 +66,10 @@ export class AppPasswordService {
    */
   async authenticate(username: string, password: string): Promise<AppPasswordIdentity | null> {
     if (password.length === 0 || password.length > 200) return null;
-    const ttl = this.deps.cacheMs ?? 0;
-    const key = ttl > 0 ? hashRefreshToken(`${username}\u0000${password}`) : '';
-    const now = this.deps.clock.now().getTime();
-    if (ttl > 0) {
-      const hit = this.#verified.get(key);
-      if (hit !== undefined && hit.until > now) return hit.identity;
-      if (hit !== undefined) this.#verified.delete(key);
-    }
+    const caching = (this.deps.cacheMs ?? 0) > 0;
+    const key = caching ? hashRefreshToken(`${username}\u0000${password}`) : '';
+    const hit = caching ? this.#verified.identityOf(key) : undefined;
+    if (hit !== undefined && hit.deviceUid !== null) return { userId: hit.userId, deviceUid: hit.deviceUid };
     const device = await this.deps.devices.findByAppPassword(hashRefreshToken(password));
     if (device === null) return null;
     const user = await this.deps.users.findById(device.userId);
@@ -81,23 +77,18 @@ export class AppPasswordService {
     const name = username.trim();
     const matches = user.phone === name || (user.email !== null && name.includes('@') && user.email === normaliseEmail(name));
     if (!matches) return null;
-    const identity = { userId: user.id, deviceUid: device.uid };
-    if (ttl > 0) {
-      if (this.#verified.size >= MAX_CACHED) this.#verified.clear();
-      this.#verified.set(key, { identity, until: now + ttl });
-    }
-    return identity;
+    if (caching) this.#verified.remember(key, user.id, device.uid);
+    return { userId: user.id, deviceUid: device.uid };
   }
 
   /** Sessions ended (a device revoked, on any node): its verified sign-ins are not reused. */
   sessionEnded(end: SessionEnd): void {
-    if (!('deviceUid' in end)) return;
-    for (const [key, entry] of this.#verified) if (entry.identity.userId === end.userId && entry.identity.deviceUid === end.deviceUid) this.#verified.delete(key);
+    if ('deviceUid' in end) this.#verified.forgetDevice(end.userId, end.deviceUid);
   }
 
   /** Reuses no verified sign-in (the change feed may have missed a revoke). */
   forgetAll(): void {
-    this.#verified.clear();
+    this.#verified.forgetAll();
   }
 }
 

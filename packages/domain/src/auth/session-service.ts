@@ -35,12 +35,13 @@ function refreshInvalid(): DomainError {
   return new DomainError(ErrorCode.REFRESH_INVALID, 'refresh token is invalid; sign in again');
 }
 
+/** A device's lastSeenAt moves at most this often per node (each authenticated request would otherwise write). */
+export const LAST_SEEN_INTERVAL_MS = 60_000;
+
 /**
  * Refresh families: starting one per sign-in (per device, or legacy), rotating its refresh token,
  * detecting replays (which end the family), and checking that an access token's family is live.
  */
-/** A device's lastSeenAt moves at most this often per node (each authenticated request would otherwise write). */
-export const LAST_SEEN_INTERVAL_MS = 60_000;
 
 export class SessionService {
   private readonly cache: SessionCheckCache;

@@ -230,9 +230,10 @@ export class DavObjects {
    * tombstone another calendar holds (an event moved here by DELETE there, then PUT here).
    */
   async find(collection: string, name: string): Promise<{ object: IcalObject; within: Collection } | null> {
-    const r = (await this.resolve(collection, name)) ?? null;
-    const found = r?.found ? r : r === null ? null : await this.resolve(collection, name, undefined, [], true);
-    return found?.found ? { object: found.found, within: this.toCollection(collection, found.rows) } : null;
+    const here = await this.resolve(collection, name);
+    if (here === null) return null;
+    const r = here.found !== null ? here : await this.resolve(collection, name, undefined, [], true);
+    return r?.found ? { object: r.found, within: this.toCollection(collection, r.rows) } : null;
   }
 
   /** The objects `names` name in a collection (a multiget): one read for all, a read across the calendars per re-created or missing name. */
@@ -249,8 +250,9 @@ export class DavObjects {
         if (hrefNameOf(direct.root) === name) found.set(name, direct);
         continue;
       }
-      // Re-created under the name (a tombstone first, here or in another calendar): follow its chain.
-      const again = await this.resolve(collection, name, undefined, [], true);
+      // Re-created under the name (a tombstone first, here or in another calendar): follow its chain
+      // across the calendars, from this read when the tombstone is here.
+      const again = await this.resolve(collection, name, direct === undefined ? undefined : rows, [], true);
       if (again?.found) found.set(name, again.found);
     }
     return { found, within };
