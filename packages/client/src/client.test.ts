@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalValidationError, MemoryStore } from './index.js';
 import { startInMemoryService, type InMemoryService } from '../test-support/in-memory-service.js';
-import { clientOf, signIn } from '../test-support/clients.js';
+import { clientOf, signIn, twoDevicesWithTask } from '../test-support/clients.js';
 
 const times = { startTime: '2030-01-07T09:00:00.000Z', endTime: '2030-01-07T10:00:00.000Z' };
 let service: InMemoryService;
@@ -47,13 +47,7 @@ describe('@calsync/client against the in-memory service', () => {
   });
 
   it('surfaces a conflict, lists it, restores it, and both devices converge on the restored version', async () => {
-    const a = await clientOf(service);
-    const b = await clientOf(service);
-    await signIn(service, a, '+15550000003');
-    await signIn(service, b, '+15550000003');
-    const t = await a.tasks.put({ title: 'Plan' });
-    await a.sync();
-    await b.sync();
+    const { a, b, uid: t } = await twoDevicesWithTask(service, '+15550000003', 'Plan');
     await a.tasks.put({ uid: t, title: 'by a' });
     await b.tasks.put({ uid: t, title: 'by b' });
     await a.sync();

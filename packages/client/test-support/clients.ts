@@ -25,3 +25,15 @@ export async function signIn(service: Pick<InMemoryService, 'sms'>, client: Sync
   await client.auth.sendOtp(phone);
   await client.auth.verifyOtp(phone, service.sms.lastCode(phone));
 }
+
+/** Two devices of one phone number, both holding a task `title` that A made (synced on both): the start of a conflict. */
+export async function twoDevicesWithTask(service: Pick<InMemoryService, 'fetch' | 'sms'>, phone: string, title: string): Promise<{ a: SyncClient; b: SyncClient; uid: string }> {
+  const a = await clientOf(service);
+  const b = await clientOf(service);
+  await signIn(service, a, phone);
+  await signIn(service, b, phone);
+  const uid = await a.tasks.put({ title });
+  await a.sync();
+  await b.sync();
+  return { a, b, uid };
+}

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
-import { clientOf, signIn, startInMemoryService, type InMemoryService } from '@calsync/client/test-support';
+import { clientOf, signIn, startInMemoryService, twoDevicesWithTask, type InMemoryService } from '@calsync/client/test-support';
 import type { SyncClient } from '@calsync/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SyncProvider, useConflicts, useOccurrences, useOutbox, useRecord, useRecords, useSyncStatus } from './index.js';
@@ -68,13 +68,7 @@ describe('@calsync/react hooks over a real client', () => {
   });
 
   it('useConflicts lists a conflict another device made, with mine, and drops it once resolved', async () => {
-    const a = await clientOf(service);
-    const b = await clientOf(service);
-    await signIn(service, a, '+15550001002');
-    await signIn(service, b, '+15550001002');
-    const uid = await a.tasks.put({ title: 'Plan' });
-    await a.sync();
-    await b.sync();
+    const { a, b, uid } = await twoDevicesWithTask(service, '+15550001002', 'Plan');
     mount(a);
     await a.tasks.put({ uid, title: 'by a' });
     await b.tasks.put({ uid, title: 'by b' });
@@ -90,13 +84,7 @@ describe('@calsync/react hooks over a real client', () => {
   });
 
   it('useConflicts: two components of one client share one list (a badge and the screen agree); loaded after the first listing', async () => {
-    const a = await clientOf(service);
-    const b = await clientOf(service);
-    await signIn(service, a, '+15550001003');
-    await signIn(service, b, '+15550001003');
-    const uid = await a.tasks.put({ title: 'Plan' });
-    await a.sync();
-    await b.sync();
+    const { a, b, uid } = await twoDevicesWithTask(service, '+15550001003', 'Plan');
     function Badge() {
       const { conflicts, loaded } = useConflicts();
       return <p>badge: {loaded ? conflicts.length : 'loading'}</p>;
