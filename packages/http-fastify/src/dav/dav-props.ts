@@ -25,14 +25,20 @@ const PRIVILEGES: readonly OutElement[] = ['read', 'write', 'write-properties', 
   el(d('privilege'), [el(d(p))]),
 );
 
+/** The last user's `common` (a multistatus lists many resources of one user). */
+let lastCommon: { userId: number; props: ReadonlyArray<readonly [string, PropValue]> } | null = null;
+
 /** Properties every resource of the user answers. */
-function common(userId: number): Array<[string, PropValue]> {
+function common(userId: number): ReadonlyArray<readonly [string, PropValue]> {
+  if (lastCommon?.userId === userId) return lastCommon.props;
   const p = paths(userId);
-  return [
+  const props: ReadonlyArray<readonly [string, PropValue]> = [
     [d('current-user-principal'), [el(d('href'), p.principal)]],
     [d('owner'), [el(d('href'), p.principal)]],
     [d('current-user-privilege-set'), PRIVILEGES],
   ];
+  lastCommon = { userId, props };
+  return props;
 }
 
 /** The DAV root and the principal: where the calendars are (RFC 6764 discovery, RFC 4791 §6.2.1). */

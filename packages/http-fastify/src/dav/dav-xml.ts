@@ -29,13 +29,24 @@ type Ordered = Record<string, unknown> & { ':@'?: Record<string, string> };
 const parser = new XMLParser({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '', processEntities: false, parseTagValue: false, trimValues: true });
 
 function toNode(entry: Ordered, inherited: ReadonlyMap<string, string>): XmlNode | null {
-  const tag = Object.keys(entry).find((k) => k !== ':@');
+  let tag: string | undefined;
+  for (const k in entry) {
+    if (k !== ':@') {
+      tag = k;
+      break;
+    }
+  }
   if (tag === undefined || tag === '#text' || tag.startsWith('?')) return null;
   const attrs = entry[':@'] ?? {};
-  const scope = new Map(inherited);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'xmlns') scope.set('', v);
-    else if (k.startsWith('xmlns:')) scope.set(k.slice(6), v);
+  // A new scope only for an element that declares namespaces (most declare none).
+  let scope = inherited;
+  const attributes: Record<string, string> = {};
+  for (const k in attrs) {
+    const v = attrs[k]!;
+    if (k === 'xmlns' || k.startsWith('xmlns:')) {
+      if (scope === inherited) scope = new Map(inherited);
+      (scope as Map<string, string>).set(k === 'xmlns' ? '' : k.slice(6), v);
+    } else attributes[k.includes(':') ? k.slice(k.indexOf(':') + 1) : k] = String(v);
   }
   const colon = tag.indexOf(':');
   const prefix = colon < 0 ? '' : tag.slice(0, colon);
@@ -44,12 +55,14 @@ function toNode(entry: Ordered, inherited: ReadonlyMap<string, string>): XmlNode
   const children: XmlNode[] = [];
   let text = '';
   for (const child of raw) {
-    if (typeof child['#text'] === 'string' || typeof child['#text'] === 'number') text += String(child['#text']);
+    const t = child['#text'];
+    if (typeof t === 'string' || typeof t === 'number') {
+      text += String(t);
+      continue;
+    }
     const node = toNode(child, scope);
     if (node !== null) children.push(node);
   }
-  const attributes: Record<string, string> = {};
-  for (const [k, v] of Object.entries(attrs)) if (!k.startsWith('xmlns')) attributes[k.includes(':') ? k.slice(k.indexOf(':') + 1) : k] = String(v);
   return { name: qname(scope.get(prefix) ?? '', local), attributes, children, text };
 }
 
@@ -92,19 +105,39 @@ export function el(name: string, content?: string | readonly OutElement[], attri
   return typeof content === 'string' ? { name, text: content, ...(attributes ? { attributes } : {}) } : { name, children: content ?? [], ...(attributes ? { attributes } : {}) };
 }
 
+/** `{namespace}local` split, and prefixed when the namespace is one of ours (by name: a response names the same few hundred elements again and again). */
+const splitNames = new Map<string, { ns: string; local: string; prefixed: string | undefined } | null>();
+
+function splitName(name: string): { ns: string; local: string; prefixed: string | undefined } | null {
+  let split = splitNames.get(name);
+  if (split === undefined) {
+    const m = /^\{([^}]*)\}(.*)$/.exec(name);
+    const known = m === null ? undefined : PREFIX[m[1]!];
+    split = m === null ? null : { ns: m[1]!, local: m[2]!, prefixed: known === undefined ? undefined : `${known}:${m[2]}` };
+    // Names come from requests too (a PROPFIND may name any property): only so many are kept.
+    if (splitNames.size < 10_000) splitNames.set(name, split);
+  }
+  return split;
+}
+
 const builder = new XMLBuilder({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '@_', suppressEmptyNode: true, processEntities: true });
 
 /** Writes a tree as an XML document (the builder escapes text and attributes), declaring every namespace used at the root. */
 export function writeXml(root: OutElement): string {
   const used = new Map<string, string>();
   const prefixed = (name: string): string => {
-    const m = /^\{([^}]*)\}(.*)$/.exec(name);
-    if (!m) return name;
-    const ns = m[1]!;
-    let prefix = PREFIX[ns] ?? used.get(ns);
+    const split = splitName(name);
+    if (split === null) return name;
+    const known = PREFIX[split.ns];
+    if (known !== undefined) {
+      // The usual case: a namespace of ours, its prefixed name made once.
+      used.set(split.ns, known);
+      return split.prefixed!;
+    }
+    let prefix = used.get(split.ns);
     if (prefix === undefined) prefix = `x${used.size}`;
-    used.set(ns, prefix);
-    return `${prefix}:${m[2]}`;
+    used.set(split.ns, prefix);
+    return `${prefix}:${split.local}`;
   };
   const convert = (e: OutElement): Record<string, unknown> => {
     const tag = prefixed(e.name);
