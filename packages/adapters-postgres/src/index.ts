@@ -11,5 +11,6 @@ export * from './database-faults.js';
 export * from './pglite-folder-lock.js';
 export * from './statement-timeout.js';
 export * from './feeds/postgres-feed-store.js';
+export * from './dav/postgres-render-store.js';
 export * from './postgres-retention-store.js';
 export * from './reminders/index.js';

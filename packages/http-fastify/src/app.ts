@@ -2,7 +2,7 @@ import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Redis } from 'ioredis';
-import type { AuthApi, ChangeFeed, LegacyStatsStore, SyncApi } from '@calsync/domain';
+import type { AuthApi, ChangeFeed, LegacyStatsStore, RenderStore, SyncApi } from '@calsync/domain';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppConfig } from './config-types.js';
@@ -64,7 +64,7 @@ export interface BuildAppDeps {
   /** Folder of the built web client, served at /app/ (with / redirecting there); none when absent. */
   readonly webClientDir?: string | undefined;
   /** App passwords and subscription feeds (and with them CalDAV); the routes are absent without. */
-  readonly interop?: Omit<InteropRoutesOptions, 'sync'> | undefined;
+  readonly interop?: (Omit<InteropRoutesOptions, 'sync'> & { /** CalDAV's rendered objects kept across processes. */ readonly renders?: RenderStore }) | undefined;
 }
 
 function isLoggerInstance(logger: BuildAppDeps['logger']): logger is FastifyBaseLogger {
@@ -136,8 +136,8 @@ export const calsync: FastifyPluginAsync<CalsyncPluginOptions> = async (instance
   await app.register(syncRoutes, { sync: deps.sync, config });
   await app.register(occurrenceRoutes, { sync: deps.sync });
   if (deps.interop) {
-    await app.register(interopRoutes, { ...deps.interop, sync: deps.sync });
-    await app.register(davRoutes, { appPasswords: deps.interop.appPasswords, sync: deps.sync });
+    await app.register(interopRoutes, { appPasswords: deps.interop.appPasswords, feeds: deps.interop.feeds, sync: deps.sync });
+    await app.register(davRoutes, { appPasswords: deps.interop.appPasswords, sync: deps.sync, ...(deps.interop.renders ? { renders: deps.interop.renders } : {}) });
   }
   if (deps.changes) await registerStreams(app, deps, deps.changes);
   await app.register(legacyRoutes, { stats: deps.stats, config });

@@ -1,5 +1,6 @@
 import {
   PostgresFeedStore,
+  PostgresRenderStore,
   PostgresReminderStore,
   PostgresSchedulerLease,
   PostgresLegacyStatsStore,
@@ -238,6 +239,7 @@ async function main(): Promise<void> {
   const interop = {
     appPasswords,
     feeds: new FeedService({ feeds: new PostgresFeedStore(database.db), sync, random, clock }),
+    renders: new PostgresRenderStore(database.db),
   };
   const app = await buildApp({ config, logger, metrics, sync: withConflictAlerts(sync, conflictAlerts), stats, auth, readiness: () => database.ping(), databaseGauges: database, redis, webClientDir, changes: feed, interop });
   const retention = new RetentionJob({

@@ -1,5 +1,5 @@
 import { CryptoRandom, ScryptPasswordHasher, SystemClock } from '@calsync/adapters-node';
-import { PostgresFeedStore, PostgresLegacyStatsStore, PostgresSyncStore, postgresAuthStores, type Database } from '@calsync/adapters-postgres';
+import { PostgresFeedStore, PostgresLegacyStatsStore, PostgresRenderStore, PostgresSyncStore, postgresAuthStores, type Database } from '@calsync/adapters-postgres';
 import {
   AppPasswordService,
   CursorCodec,
@@ -10,13 +10,14 @@ import {
   type DeviceStore,
   type ItemFailure,
   type Random,
+  type RenderStore,
   type SyncApi,
   type SyncStore,
   type TokenSigner,
   type UserStore,
 } from '@calsync/domain';
 import { HttpSmsSender } from '@calsync/adapters-sms';
-import { CapturingSmsSender, CheapPasswordHasher, FixedClock, InMemoryFeedStore, InMemorySyncStore, SeededRandom, inMemoryAuthStores } from '@calsync/testkit';
+import { CapturingSmsSender, CheapPasswordHasher, FixedClock, InMemoryFeedStore, InMemoryRenderStore, InMemorySyncStore, SeededRandom, inMemoryAuthStores } from '@calsync/testkit';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, calsync, type BuildAppDeps } from '../src/app.js';
 import { createAuthService } from '../src/auth/create-auth-service.js';
@@ -79,7 +80,7 @@ interface Services<Store extends SyncStore> {
   readonly auth: AuthService;
   readonly sms: CapturingSmsSender;
   readonly itemFailures: ItemFailure[];
-  readonly interop: { readonly appPasswords: AppPasswordService; readonly feeds: FeedService };
+  readonly interop: { readonly appPasswords: AppPasswordService; readonly feeds: FeedService; readonly renders: RenderStore };
 }
 
 /** What `build` made: the app (ready, not listening) and the parts a test looks into. */
@@ -178,6 +179,7 @@ function servicesFor(config: AppConfig, options: Pick<BuildOptions, 'database' |
   const interop = {
     appPasswords: new AppPasswordService({ users: stores.users, devices: stores.devices, random, clock }),
     feeds: new FeedService({ feeds: database ? new PostgresFeedStore(database.db) : new InMemoryFeedStore(), sync, random, clock }),
+    renders: database ? new PostgresRenderStore(database.db) : new InMemoryRenderStore(),
   };
   return { store, users: stores.users, devices: stores.devices, sync, recording: new RecordingSyncApi(), auth, sms, itemFailures, interop };
 }

@@ -7,3 +7,4 @@ export * from './auth/device-store-contract.js';
 export * from './auth/session-store-contract.js';
 export * from './auth/otp-store-contract.js';
 export * from './feeds/feed-store-contract.js';
+export * from './renders/render-store-contract.js';

@@ -6,6 +6,7 @@ export * from './push-item-by-item.js';
 export * from './arbitraries.js';
 export * from './auth/index.js';
 export * from './feeds/index.js';
+export * from './renders/index.js';
 export * from './notify/stand-in-fcm.js';
 export * from './notify/event-stream-reader.js';
 export * from './http/write-all-then-read.js';

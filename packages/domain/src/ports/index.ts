@@ -5,6 +5,7 @@ export * from './legacy-stats-store.js';
 export * from './auth.js';
 export * from './change-feed.js';
 export * from './feed-store.js';
+export * from './render-store.js';
 export * from './retention-store.js';
 export * from './reminder-store.js';
 export * from './scheduler-lease.js';

@@ -1,4 +1,4 @@
-import { RECORD_TYPES, type CollectionVersions, type ObjectRows, type ObjectScope, type PushChangeset, type PushItem, type RecordRow, type RecordType, type SyncApi } from '@calsync/domain';
+import { RECORD_TYPES, type CollectionVersions, type KeptRender, type ObjectRows, type ObjectScope, type PushChangeset, type PushItem, type RecordRow, type RecordType, type RenderStore, type SyncApi } from '@calsync/domain';
 import { parseCalendar, planEventObject, planTaskObject, recordUidFor, renderCalendar, type ObjectWrite, type ParsedObject } from '@calsync/ical';
 import { calendarZoneOf, eventObjectOf, groupObjects, taskObjectOf, type IcalObject } from '../ical/objects.js';
 
@@ -56,6 +56,9 @@ export class DavWriteError extends Error {
 /** Characters of rendered text a `RenderCache` keeps at most (about 16 MB). */
 const RENDER_CACHE_CHARS = 8_000_000;
 
+/** The longest render a `RenderStore` keeps (a kept VEVENT is at most 64 KiB; longer ones are rendered each time). */
+const KEPT_RENDER_CHARS = 80_000;
+
 /**
  * Rendered iCalendar texts of objects, by everything a render reads: the user, the collection, the
  * calendar's zone and the uid and version of the root and of each live override and reminder (a
@@ -75,7 +78,12 @@ export class RenderCache {
     if (collection === TASKS && typeof object.root.fields.parentTaskUid === 'string') return null;
     const parts = [String(userId), collection, zone ?? '', object.root.uid, String(object.root.version)];
     for (const r of [...object.overrides, ...object.reminders]) if (r.deleted === null) parts.push(r.uid, String(r.version));
-    return parts.join('\u0000');
+    // Unambiguous, and storable as text (PostgreSQL's text holds no NUL).
+    return JSON.stringify(parts);
+  }
+
+  has(key: string): boolean {
+    return this.#texts.has(key);
   }
 
   get(key: string): string | undefined {
@@ -110,7 +118,12 @@ export class DavObjects {
     readonly userId: number,
     private readonly deviceUid: string,
     private readonly rendered: RenderCache = new RenderCache(0),
+    /** Renders kept across processes (a fresh process's first sync reads them instead of rendering); none when absent. */
+    private readonly kept?: RenderStore,
   ) {}
+
+  /** Renders made afresh since the last `keepRenders`, to be written to the store. */
+  #fresh: KeptRender[] = [];
 
   /** The user's live calendars. */
   async calendars(): Promise<RecordRow[]> {
@@ -258,14 +271,41 @@ export class DavObjects {
     return { found, within };
   }
 
-  /** The iCalendar text of an object. */
+  /** The iCalendar text of an object (see `loadRenders` and `keepRenders` for the kept texts across processes). */
   async render(object: IcalObject, within: Collection, collection: string): Promise<string> {
     const key = RenderCache.keyOf(this.userId, collection, within.zone, object);
     const kept = key === null ? undefined : this.rendered.get(key);
     if (kept !== undefined) return kept;
     const text = await this.renderAfresh(object, within, collection);
-    if (key !== null) this.rendered.set(key, text);
+    if (key !== null) {
+      this.rendered.set(key, text);
+      if (this.kept !== undefined && text.length <= KEPT_RENDER_CHARS) this.#fresh.push({ uid: object.root.uid, key, text });
+    }
     return text;
+  }
+
+  /**
+   * Before rendering `objects`: the texts the store keeps for those this process has not rendered
+   * yet, taken when their key is still the objects' own (one read for all of them).
+   */
+  async loadRenders(objects: readonly IcalObject[], within: Collection, collection: string): Promise<void> {
+    if (this.kept === undefined) return;
+    const wanted = new Map<string, string>();
+    for (const o of objects) {
+      if (o.root.deleted !== null) continue;
+      const key = RenderCache.keyOf(this.userId, collection, within.zone, o);
+      if (key !== null && !this.rendered.has(key)) wanted.set(o.root.uid, key);
+    }
+    if (wanted.size === 0) return;
+    for (const r of await this.kept.readRenders(this.userId, [...wanted.keys()])) if (wanted.get(r.uid) === r.key) this.rendered.set(r.key, r.text);
+  }
+
+  /** Writes the renders made afresh since the last call to the store (one write for all of them). */
+  async keepRenders(): Promise<void> {
+    if (this.kept === undefined || this.#fresh.length === 0) return;
+    const fresh = this.#fresh;
+    this.#fresh = [];
+    await this.kept.keepRenders(this.userId, fresh);
   }
 
   private async renderAfresh(object: IcalObject, within: Collection, collection: string): Promise<string> {
@@ -285,7 +325,7 @@ export class DavObjects {
    * pushed as this app password's device. Preconditions: If-None-Match: * on an existing object and
    * an If-Match other than its ETag answer 412. Returns whether it was created and the new ETag.
    */
-  async put(collection: string, name: string, text: string, conditions: { ifMatch?: string; ifNoneMatch?: string }): Promise<{ created: boolean; etag: string }> {
+  async put(collection: string, name: string, text: string, conditions: { ifMatch?: string; ifNoneMatch?: string }): Promise<{ created: boolean; etag: string; written: string | null }> {
     // One read for the usual case: the record the name derives from, the record the text's UID
     // derives from (for newUid, when the name is no UID: `<uuid>.ics` with UID `…@host`), and the
     // calendars (the collection exists, its zone).
@@ -317,10 +357,27 @@ export class DavObjects {
     }
     const uid = found?.root.uid ?? (await this.newUid(collection, object.icalUid, named, hint === null ? [] : [recordUidFor(hint)]));
     const writes = planObject(withHref(object, uid, name), found, uid, collection);
-    if (writes.length === 0) return { created: false, etag: `"${found!.version}"` };
+    if (writes.length === 0) return { created: false, etag: `"${found!.version}"`, written: null };
     // The push's versions are the newest of the object: they are its new ETag, no second read needed.
     const written = await this.pushWrites(writes, found);
-    return { created: found === null, etag: `"${written}"` };
+    return { created: found === null, etag: `"${written}"`, written: uid };
+  }
+
+  /**
+   * After a PUT (`written`, the root uid it answered): the object as stored (read back: the engine
+   * decides what a push stores, and under which versions) rendered and kept, here and in the store,
+   * so that the first sync of the calendar apps that read it later finds it rendered. Run after the
+   * PUT is answered: its client does not wait for it.
+   */
+  async renderWritten(collection: string, uid: string): Promise<void> {
+    if (this.kept === undefined) return;
+    const rows = await this.sync.readObjects(this.userId, scopeOf(collection), [uid]);
+    const object = groupObjects(rows).find((o) => o.root.uid === uid && o.root.deleted === null);
+    const within = this.toCollection(collection, rows);
+    // A subtask's render reads its parent too: it is not kept.
+    if (object === undefined || RenderCache.keyOf(this.userId, collection, within.zone, object) === null) return;
+    await this.render(object, within, collection);
+    await this.keepRenders();
   }
 
   /** DELETE of a calendar object (its overrides and reminders go with it, as with any delete). */
@@ -330,6 +387,7 @@ export class DavObjects {
     if (ifMatch !== undefined && !matchesEtag(ifMatch, `"${found.object.version}"`)) throw new DavWriteError(412, 'the resource changed (If-Match)');
     const type: RecordType = collection === TASKS ? 'tasks' : 'events';
     await this.pushOrThrow({ [type]: [{ uid: found.object.root.uid, op: 'delete', baseVersion: found.object.root.version.toString(), fields: {} }] });
+    await this.kept?.dropRenders(this.userId, [found.object.root.uid]);
     return true;
   }
 

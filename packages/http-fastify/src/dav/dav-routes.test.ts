@@ -1,9 +1,9 @@
-import type { SyncService } from '@calsync/domain';
-import { FixedClock } from '@calsync/testkit';
+import type { RenderStore, SyncService } from '@calsync/domain';
+import { FixedClock, type InMemorySyncStore } from '@calsync/testkit';
 import { icalShape as shape, seriesFixture } from '@calsync/ical/test-support';
 import type { FastifyInstance } from 'fastify';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { build } from '../../test-support/index.js';
+import { build, type TestApp } from '../../test-support/index.js';
 import { icalUidHint, RenderCache } from './dav-objects.js';
 
 const PHONE = '+15550001111';
@@ -11,7 +11,9 @@ const OTHER = '+15550002222';
 
 interface World {
   app: FastifyInstance;
+  test: TestApp<InMemorySyncStore>;
   sync: SyncService;
+  renders: RenderStore;
   userId: number;
   otherId: number;
   basic: string;
@@ -22,7 +24,8 @@ interface World {
 
 async function world(): Promise<World> {
   const clock = new FixedClock('2026-01-01T00:00:00.000Z');
-  const { app, sync, users, devices, interop } = await build({ standIns: ['sign-in'], interop: true, clock, engineClock: clock, seed: 5 });
+  const test = await build({ standIns: ['sign-in'], interop: true, clock, engineClock: clock, seed: 5 });
+  const { app, sync, users, devices, interop } = test;
   const userId = (await users.createPhoneUser({ phone: PHONE, name: 'Ada', now: '2026-01-01T00:00:00.000Z' })).user.id;
   const otherId = (await users.createPhoneUser({ phone: OTHER, name: 'Bob', now: '2026-01-01T00:00:00.000Z' })).user.id;
   await sync.push(userId, { calendars: [{ uid: 'home', op: 'upsert', baseVersion: null, fields: { name: 'Home', timezone: 'Europe/Berlin', color: '#3366ff' } }] });
@@ -32,7 +35,9 @@ async function world(): Promise<World> {
   const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
   return {
     app,
+    test,
     sync,
+    renders: interop.renders,
     userId,
     otherId,
     basic: basic(PHONE, mine.password),
@@ -239,6 +244,44 @@ describe('CalDAV', () => {
     const inNewYork = (await dav('GET', floatHref)).body;
     expect(inNewYork).not.toBe(inBerlin);
     expect(inNewYork).toContain('America/New_York');
+  });
+
+  it('keeps renders across processes: a fresh node answers an unchanged object from the kept text, an edit through the sync API from a new render, a DELETE drops it', async () => {
+    const href = `/dav/calendars/${w.userId}/home/standup-1.ics`;
+    expect((await dav('PUT', href, SERIES)).statusCode).toBe(201);
+    // The PUT's render is kept after its answer.
+    const keptOf = async () => (await w.renders.readRenders(w.userId, ['standup-1']))[0];
+    for (let i = 0; i < 100 && (await keptOf()) === undefined; i++) await new Promise((r) => setTimeout(r, 10));
+    const kept = (await keptOf())!;
+    expect(kept.text).toContain('SUMMARY:Stand-up');
+    // A mark only the kept text carries: a node that answers with it read the store, not a render of its own.
+    await w.renders.keepRenders(w.userId, [{ ...kept, text: kept.text.replace('PRODID:-//calsync//calsync 0.1//EN', 'PRODID:-//calsync//kept//EN') }]);
+    const fresh = await build({ standIns: ['sign-in'], interop: true, nodeOf: w.test });
+    try {
+      const get = (url = href) => fresh.app.inject({ method: 'GET', url, headers: { authorization: w.basic } });
+      expect((await get()).body).toContain('PRODID:-//calsync//kept//EN');
+      const multiget = await fresh.app.inject({
+        method: 'REPORT',
+        url: `/dav/calendars/${w.userId}/home/`,
+        headers: { authorization: w.basic, 'content-type': 'application/xml' },
+        payload: `<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><c:calendar-data/></d:prop><d:href>${href}</d:href></c:calendar-multiget>`,
+      });
+      expect(multiget.body).toContain('PRODID:-//calsync//kept//EN');
+
+      // An edit through the sync API gives the root a new version: the kept text no longer matches, a new render is answered and kept.
+      const root = (await w.sync.pull(w.userId, { limit: 100 })).events.find((e) => e.recurringEventUid === null)!;
+      await w.sync.push(w.userId, { events: [{ uid: root.uid, op: 'upsert', baseVersion: root.version, fields: { title: 'Daily sync' } }] });
+      const edited = (await get()).body;
+      expect(edited).toContain('SUMMARY:Daily sync');
+      expect(edited).not.toContain('kept');
+      expect((await keptOf())!.text).toBe(edited);
+      expect((await keptOf())!.key).not.toBe(kept.key);
+
+      expect((await fresh.app.inject({ method: 'DELETE', url: href, headers: { authorization: w.basic } })).statusCode).toBe(204);
+      expect(await keptOf()).toBeUndefined();
+    } finally {
+      await fresh.app.close();
+    }
   });
 
   it('answers calendar-query by time range through the expander, multiget by href, and sync-collection with changes and deletions since a token', async () => {

@@ -1,4 +1,4 @@
-import { DomainError, expandOccurrences, type AppPasswordIdentity, type AppPasswordService, type SyncApi } from '@calsync/domain';
+import { DomainError, expandOccurrences, type AppPasswordIdentity, type AppPasswordService, type RenderStore, type SyncApi } from '@calsync/domain';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { etagOf, type IcalObject } from '../ical/objects.js';
 import { BasicAuthenticator, refuse, type BasicLimits } from './dav-auth.js';
@@ -24,6 +24,8 @@ export interface DavOptions {
   readonly appPasswords: Pick<AppPasswordService, 'authenticate'>;
   readonly sync: Pick<SyncApi, 'readObjects' | 'readObjectsChangedSince' | 'readCollectionVersions' | 'push'>;
   readonly limits?: BasicLimits;
+  /** Rendered objects kept across processes (a fresh process's first sync reads them); without, each process renders anew. */
+  readonly renders?: RenderStore;
 }
 
 const d = (local: string) => qname(NS.dav, local);
@@ -151,7 +153,7 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
   app.route({ method: ['OPTIONS', 'GET', 'PUT', 'DELETE', ...METHODS], url: '/dav/*', schema: { hide: true }, handler });
 
   async function serve(request: FastifyRequest, reply: FastifyReply, identity: AppPasswordIdentity): Promise<FastifyReply> {
-    const objects = new DavObjects(opts.sync, identity.userId, identity.deviceUid, rendered);
+    const objects = new DavObjects(opts.sync, identity.userId, identity.deviceUid, rendered, opts.renders);
     const target = targetOf(request.url, identity.userId);
     const p = paths(identity.userId);
     const method = request.method;
@@ -237,7 +239,9 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
     if (method === 'GET' || method === 'HEAD') {
       const found = await objects.find(collection, name);
       if (found === null) return reply.code(404).send();
+      await objects.loadRenders([found.object], found.within, collection);
       const text = await objects.render(found.object, found.within, collection);
+      await objects.keepRenders();
       return reply.code(200).header('etag', etagOf(found.object)).type('text/calendar; charset=utf-8').send(text);
     }
     if (method === 'PUT') {
@@ -247,7 +251,10 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
         ...(typeof ifMatch === 'string' ? { ifMatch } : {}),
         ...(typeof ifNoneMatch === 'string' ? { ifNoneMatch } : {}),
       });
-      return reply.code(out.created ? 201 : 204).header('etag', out.etag).send();
+      reply.code(out.created ? 201 : 204).header('etag', out.etag).send();
+      // A cache filled after the answer: a failure loses nothing (the object is rendered when read).
+      if (out.written !== null) objects.renderWritten(collection, out.written).catch((error: unknown) => request.log.warn({ err: error }, 'CalDAV: keeping the render of a PUT failed'));
+      return reply;
     }
     if (method === 'DELETE') {
       const ifMatch = request.headers['if-match'];
@@ -258,7 +265,9 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
       if (found === null) return reply.code(404).send();
       const request_ = propRequestOf(bodyXml(request));
       const wantsData = request_.kind === 'prop' && request_.names.includes(c('calendar-data'));
+      if (wantsData) await objects.loadRenders([found.object], found.within, collection);
       const data = wantsData ? await objects.render(found.object, found.within, collection) : null;
+      await objects.keepRenders();
       return xml(reply, 207, multistatus([propResponse(p.resource(collection, name), objectProps(identity.userId, etagOf(found.object), component, data), request_)]));
     }
     return reply.code(405).send();
@@ -271,10 +280,11 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
     const request_ = propRequestOf(body);
     const wantsData = request_.kind !== 'prop' || request_.names.includes(c('calendar-data'));
     const prefix = decodeURIComponent(p.collection(collection));
-    const hrefs = children(body, d('href')).map((h) => ({ text: h.text, path: decodeURIComponent(new URL(h.text, 'http://x').pathname) }));
+    const hrefs = children(body, d('href')).map((h) => ({ text: h.text, path: decodeURIComponent(pathOf(h.text)) }));
     const names = hrefs.map((h) => (h.path.startsWith(prefix) ? h.path.slice(prefix.length) : ''));
     const read = await objects.findMany(collection, names.filter((n) => n !== '' && !n.includes('/')));
     if (read === null) return reply.code(404).send();
+    if (wantsData) await objects.loadRenders([...read.found.values()], read.within, collection);
     const responses: OutElement[] = [];
     for (const [i, href] of hrefs.entries()) {
       const o = read.found.get(names[i]!);
@@ -285,6 +295,7 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
       const data = wantsData ? await objects.render(o, read.within, collection) : null;
       responses.push(propResponse(p.resource(collection, names[i]!), objectProps(userId, etagOf(o), component, data), request_.kind === 'allprop' ? { kind: 'prop', names: [d('getetag'), c('calendar-data')] } : request_));
     }
+    await objects.keepRenders();
     return xml(reply, 207, multistatus(responses));
   }
 
@@ -308,7 +319,10 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
         const hit = new Set(occurrences.map((o) => o.seriesUid ?? o.eventUid));
         chosen = chosen.filter((o) => hit.has(o.root.uid));
       }
-      return xml(reply, 207, multistatus(await Promise.all(chosen.map(respond))));
+      if (wantsData) await objects.loadRenders(chosen, coll, collection);
+      const responses = await Promise.all(chosen.map(respond));
+      await objects.keepRenders();
+      return xml(reply, 207, multistatus(responses));
     }
     if (body.name === d('sync-collection')) {
       const since = sinceOf(body);
@@ -331,6 +345,7 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
     const wantsData = request_.kind !== 'prop' || request_.names.includes(c('calendar-data'));
     const responses: OutElement[] = [];
     let token = since ?? 0n;
+    if (wantsData) await objects.loadRenders(coll.objects.filter((o) => since === null || o.version > since), coll, collection);
     for (const o of coll.objects) {
       if (since !== null && o.version <= since) continue;
       if (o.version > token) token = o.version;
@@ -343,8 +358,18 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
     }
     // From the whole collection the token is its version (the same as the newest object's, or higher when nothing is left).
     if (since === null) token = upTo;
+    await objects.keepRenders();
     return xml(reply, 207, multistatus(responses, syncToken(token)));
   }
+}
+
+/** Characters a path may hold that a URL's pathname keeps as they are, and dot segments (plain or percent-encoded), which it resolves. */
+const PLAIN_PATH = /^\/[A-Za-z0-9\-._~%/@+:=,;!$&'()*]*$/;
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+
+/** The path an href names, as a URL's pathname (a multiget lists a hundred; the usual plain path is taken as it is, anything else through URL). */
+function pathOf(href: string): string {
+  return PLAIN_PATH.test(href) && !DOT_SEGMENT.test(href) ? href : new URL(href, 'http://x').pathname;
 }
 
 /** The version a sync-collection's token names: null for none (an initial sync), 'invalid' when it is not one of ours. */
