@@ -109,6 +109,69 @@ export class RenderCache {
 }
 
 /**
+ * The objects PUT lately, rendered and kept after their PUTs have answered, a batch at a time: a
+ * PUT's client does not wait for the render, and one read back and one write serve the PUTs of a
+ * user's collection that came within `delayMs` (a calendar app uploading a calendar sends
+ * hundreds). Only a cache: past `maxPending` waiting objects a PUT's object is rendered when first
+ * read instead, and a failed batch is reported to `onError` and rendered when read.
+ */
+export class WrittenRenders {
+  #pending = new Map<string, { userId: number; collection: string; uids: Set<string> }>();
+  #size = 0;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #running: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly objectsOf: (userId: number) => DavObjects,
+    private readonly onError: (error: unknown) => void,
+    private readonly delayMs = 50,
+    private readonly maxPending = 10_000,
+  ) {}
+
+  /** The object of root `uid` in a collection was written: render and keep it soon. */
+  add(userId: number, collection: string, uid: string): void {
+    if (this.#size >= this.maxPending) return;
+    const key = `${userId}/${collection}`;
+    let batch = this.#pending.get(key);
+    if (batch === undefined) this.#pending.set(key, (batch = { userId, collection, uids: new Set() }));
+    if (!batch.uids.has(uid)) {
+      batch.uids.add(uid);
+      this.#size++;
+    }
+    if (this.#timer === null) {
+      this.#timer = setTimeout(() => this.#drain(), this.delayMs);
+      this.#timer.unref?.();
+    }
+  }
+
+  /** Renders and keeps everything added so far; resolves when it is kept. */
+  async settled(): Promise<void> {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#drain();
+    await this.#running;
+  }
+
+  #drain(): void {
+    this.#timer = null;
+    const batches = [...this.#pending.values()];
+    this.#pending = new Map();
+    this.#size = 0;
+    this.#running = this.#running.then(async () => {
+      for (const { userId, collection, uids } of batches) {
+        const all = [...uids];
+        for (let i = 0; i < all.length; i += 100) {
+          try {
+            await this.objectsOf(userId).renderWritten(collection, all.slice(i, i + 100));
+          } catch (error) {
+            this.onError(error);
+          }
+        }
+      }
+    });
+  }
+}
+
+/**
  * CalDAV's view of one user's records (RFC 4791): collections (one per live calendar, and the
  * tasks), their objects as iCalendar, and writes that go through the sync engine like any push.
  */
@@ -364,19 +427,20 @@ export class DavObjects {
   }
 
   /**
-   * After a PUT (`written`, the root uid it answered): the object as stored (read back: the engine
-   * decides what a push stores, and under which versions) rendered and kept, here and in the store,
-   * so that the first sync of the calendar apps that read it later finds it rendered. Run after the
-   * PUT is answered: its client does not wait for it.
+   * Renders the objects of roots `uids` of a collection as stored (read back: the engine decides
+   * what a push stores, and under which versions) and keeps them, here and in the store: objects
+   * PUT a moment ago (see `WrittenRenders`), so that the first sync of the calendar apps that read
+   * them later finds them rendered. One read and one write for all of them.
    */
-  async renderWritten(collection: string, uid: string): Promise<void> {
-    if (this.kept === undefined) return;
-    const rows = await this.sync.readObjects(this.userId, scopeOf(collection), [uid]);
-    const object = groupObjects(rows).find((o) => o.root.uid === uid && o.root.deleted === null);
+  async renderWritten(collection: string, uids: readonly string[]): Promise<void> {
+    if (this.kept === undefined || uids.length === 0) return;
+    const rows = await this.sync.readObjects(this.userId, scopeOf(collection), uids);
+    if (collection !== TASKS && !rows.calendars.some((c) => c.uid === collection)) return;
     const within = this.toCollection(collection, rows);
-    // A subtask's render reads its parent too: it is not kept.
-    if (object === undefined || RenderCache.keyOf(this.userId, collection, within.zone, object) === null) return;
-    await this.render(object, within, collection);
+    for (const object of within.objects) {
+      // A subtask's render reads its parent too: it is not kept.
+      if (object.root.deleted === null && RenderCache.keyOf(this.userId, collection, within.zone, object) !== null) await this.render(object, within, collection);
+    }
     await this.keepRenders();
   }
 

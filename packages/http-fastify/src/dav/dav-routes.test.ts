@@ -4,7 +4,7 @@ import { icalShape as shape, seriesFixture } from '@calsync/ical/test-support';
 import type { FastifyInstance } from 'fastify';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { build, type TestApp } from '../../test-support/index.js';
-import { icalUidHint, RenderCache } from './dav-objects.js';
+import { icalUidHint, RenderCache, WrittenRenders, type DavObjects } from './dav-objects.js';
 
 const PHONE = '+15550001111';
 const OTHER = '+15550002222';
@@ -385,5 +385,34 @@ describe('RenderCache', () => {
     const none = new RenderCache(0);
     none.set('k', 'a');
     expect(none.get('k')).toBeUndefined();
+  });
+});
+
+describe('WrittenRenders', () => {
+  it('renders the objects written within its delay a hundred at a time per collection, reports a failed batch and goes on, and drops what is past its bound', async () => {
+    const calls: string[] = [];
+    const errors: unknown[] = [];
+    const objectsOf = (userId: number) =>
+      ({
+        renderWritten: async (collection: string, uids: readonly string[]) => {
+          calls.push(`${userId}/${collection}: ${uids.length} from ${uids[0]}`);
+          if (collection === 'broken') throw new Error('store down');
+        },
+      }) as unknown as DavObjects;
+    const written = new WrittenRenders(objectsOf, (error) => errors.push(error), 60_000, 160);
+    for (let i = 0; i < 150; i++) written.add(1, 'home', `e${i}`);
+    written.add(1, 'home', 'e0');
+    written.add(1, 'broken', 'x');
+    written.add(2, 'home', 'e0');
+    for (let i = 0; i < 20; i++) written.add(3, 'home', `late${i}`);
+    // Nothing before its delay.
+    expect(calls).toEqual([]);
+    await written.settled();
+    expect(calls).toEqual(['1/home: 100 from e0', '1/home: 50 from e100', '1/broken: 1 from x', '2/home: 1 from e0', '3/home: 8 from late0']);
+    expect(errors).toHaveLength(1);
+    // The bound is of what waits: once drained, there is room again.
+    written.add(3, 'home', 'late19');
+    await written.settled();
+    expect(calls.at(-1)).toBe('3/home: 1 from late19');
   });
 });

@@ -2,7 +2,7 @@ import { DomainError, expandOccurrences, type AppPasswordIdentity, type AppPassw
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { etagOf, type IcalObject } from '../ical/objects.js';
 import { BasicAuthenticator, refuse, type BasicLimits } from './dav-auth.js';
-import { collectionVersion, DavObjects, DavWriteError, hrefNameOf, RenderCache, TASKS, type Collection } from './dav-objects.js';
+import { collectionVersion, DavObjects, DavWriteError, hrefNameOf, RenderCache, TASKS, WrittenRenders, type Collection } from './dav-objects.js';
 import {
   collectionProps,
   homeProps,
@@ -125,6 +125,15 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
   for (const method of METHODS) if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
   const auth = new BasicAuthenticator(opts.appPasswords, opts.limits);
   const rendered = new RenderCache();
+  // Without a store, renders are kept by the process only, as reads make them.
+  const written =
+    opts.renders === undefined
+      ? null
+      : new WrittenRenders(
+          (userId) => new DavObjects(opts.sync, userId, '', rendered, opts.renders),
+          (error) => app.log.warn({ err: error }, 'CalDAV: keeping the renders of PUT objects failed (they are rendered when read)'),
+        );
+  if (written !== null) app.addHook('onClose', async () => written.settled());
   // Bodies are XML or iCalendar: read as text here (the JSON API keeps its parser).
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   app.removeContentTypeParser('application/json');
@@ -251,10 +260,8 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
         ...(typeof ifMatch === 'string' ? { ifMatch } : {}),
         ...(typeof ifNoneMatch === 'string' ? { ifNoneMatch } : {}),
       });
-      reply.code(out.created ? 201 : 204).header('etag', out.etag).send();
-      // A cache filled after the answer: a failure loses nothing (the object is rendered when read).
-      if (out.written !== null) objects.renderWritten(collection, out.written).catch((error: unknown) => request.log.warn({ err: error }, 'CalDAV: keeping the render of a PUT failed'));
-      return reply;
+      if (out.written !== null) written?.add(identity.userId, collection, out.written);
+      return reply.code(out.created ? 201 : 204).header('etag', out.etag).send();
     }
     if (method === 'DELETE') {
       const ifMatch = request.headers['if-match'];
