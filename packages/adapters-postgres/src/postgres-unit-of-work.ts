@@ -1,6 +1,8 @@
 import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import {
+  DrawnAhead,
   ENTITY_TYPE,
+  asksForAny,
   FIELD_TABLES,
   RECORD_TYPES,
   perRecordType,
@@ -26,7 +28,17 @@ import { conflictFromSql } from './conflict-mapping.js';
 import { encodeChange, notifyQuery } from './notify/change-payload.js';
 import { receiptFromSql, saveReceiptsQuery } from './receipt-queries.js';
 import { recordFromSql, referenceColumn } from './record-mapping.js';
-import { allChangesAlias, liveReferencingQuery, lockRowsAndReceiptsQuery, newestVersionQuery, readAllChangesQuery, readObjectsQuery, recordQuery } from './record-queries.js';
+import {
+  allChangesAlias,
+  liveReferencingQuery,
+  lockRowsAndReceiptsQuery,
+  newestVersionQuery,
+  readAllChangesQuery,
+  readObjectsQuery,
+  recordQuery,
+  reserveQuery,
+  type ReserveCounts,
+} from './record-queries.js';
 import type { DB } from './schema.js';
 import { insertRowsQuery, planWriteStatements, updateRowsQuery } from './set-based-writes.js';
 import { rawPart, type BatchConnection, type BatchPart } from './batch-connection.js';
@@ -58,26 +70,28 @@ export function objectRowsFrom(raw: readonly Readonly<Record<string, unknown>>[]
   return rows;
 }
 
-/**
- * The one statement of `reserve`: n versions from the global sequence and n ids from each record
- * table's and the conflict table's identity sequence, each count a parameter (one fixed text, so
- * one prepared statement). `k` names the sequence: 'v', a record type, or 'c'.
- */
-function reserveQuery(counts: readonly number[]): RawBuilder<{ k: string; n: string }> {
-  const branch = (key: string, sequence: RawBuilder<unknown>, count: number): RawBuilder<unknown> =>
-    sql`select ${sql.lit(key)} as k, nextval(${sequence}) as n from generate_series(1, cast(${count} as integer))`;
-  const serial = (table: string): RawBuilder<unknown> => sql`pg_get_serial_sequence(${sql.lit(table)}, 'id')`;
-  return sql<{ k: string; n: string }>`${sql.join(
-    [
-      branch('v', sql`'record_version_seq'`, counts[0]!),
-      ...RECORD_TYPES.map((type, i) => branch(type, serial(type), counts[i + 1]!)),
-      branch('c', serial('sync_conflicts'), counts[RECORD_TYPES.length + 1]!),
-    ],
-    sql`\nunion all `,
-  )}`;
+const ascending = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** A reservation request as the counts of `reserveQuery` (negative or missing counts are 0). */
+function reserveCounts(request: ReserveRequest): ReserveCounts {
+  const count = (n: number | undefined): number => Math.max(0, n ?? 0);
+  return [count(request.versions), ...RECORD_TYPES.map((type) => count(request.rowIds?.[type])), count(request.conflictIds)];
 }
 
-const ascending = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
+/** The values `reserveQuery` (or the prefetch's reservation rows) drew, as `reserve` answers them: each list ascending. */
+function reservedFrom(drawn: readonly { readonly k: string; readonly n: string }[]): Reserved {
+  const versions: bigint[] = [];
+  const rowIds = perRecordType((): number[] => []);
+  const conflictIds: number[] = [];
+  for (const { k, n } of drawn) {
+    if (k === 'v') versions.push(BigInt(n));
+    else if (k === 'c') conflictIds.push(Number(n));
+    else rowIds[k as RecordType].push(Number(n));
+  }
+  versions.sort(ascending);
+  for (const list of [...Object.values(rowIds), conflictIds]) list.sort((a, b) => a - b);
+  return { versions, rowIds, conflictIds };
+}
 
 /**
  * Planner settings of every unit of work. Each statement of a unit reads or writes the rows it
@@ -103,8 +117,12 @@ const SETTINGS_SQL = Object.entries(UNIT_PLANNER_SETTINGS).map(([name, value]) =
  * Round trips: statements that answer nothing the engine waits for (BEGIN and the lock, the row
  * writes, conflicts, receipts, NOTIFY, marking a conflict resolved) are queued and sent together
  * with the next read, or with COMMIT (`finish`), as one batch (`BatchConnection.runBatch`). The lock is the first
- * statement of the first batch, so it is held before any read runs; a push is three round trips
- * (BEGIN + lock + prefetch, reserve, writes + COMMIT) and a pull two. A queued write that fails
+ * statement of the first batch, so it is held before any read runs. The prefetch also draws what
+ * the push will most likely reserve (its `ahead` hint, in the same statement), so a push is two
+ * round trips (BEGIN + lock + prefetch and draw, writes + COMMIT) unless it needs more versions or
+ * ids than that (a cascade, a demotion, more than one conflict: one more for `reserve`), and a
+ * pull is two. Values drawn ahead and not handed out are gaps in the sequences, like the values
+ * of a unit that rolled back. A queued write that fails
  * fails the batch it travels in, and the store rolls the unit back.
  */
 export class PostgresUnitOfWork implements SyncUnitOfWork {
@@ -116,6 +134,8 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   #used = false;
   /** One batch at a time on the connection, in call order (store calls of a unit may overlap). */
   readonly #sending = new Mutex();
+  /** Values `prefetch` drew ahead (its `ahead` hint) that `reserve` has not handed out yet. */
+  #ahead: DrawnAhead | null = null;
 
   constructor(
     /** Compiles the unit's statements (nothing runs through it). */
@@ -180,22 +200,12 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   }
 
   async reserve(request: ReserveRequest): Promise<Reserved> {
-    const count = (n: number | undefined): number => Math.max(0, n ?? 0);
-    const counts = [count(request.versions), ...RECORD_TYPES.map((type) => count(request.rowIds?.[type])), count(request.conflictIds)];
-    const versions: bigint[] = [];
-    const rowIds = perRecordType((): number[] => []);
-    const conflictIds: number[] = [];
-    if (counts.some((n) => n > 0)) {
-      const rows = await this.#read(reserveQuery(counts));
-      for (const { k, n } of rows) {
-        if (k === 'v') versions.push(BigInt(n));
-        else if (k === 'c') conflictIds.push(Number(n));
-        else rowIds[k as RecordType].push(Number(n));
-      }
-    }
-    versions.sort(ascending);
-    for (const list of [...Object.values(rowIds), conflictIds]) list.sort((a, b) => a - b);
-    return { versions, rowIds, conflictIds };
+    const ahead = this.#ahead?.take(request);
+    if (ahead !== undefined) return ahead;
+    // What is drawn now is higher than what was drawn ahead: the rest of that is never handed out
+    // after it (a unit's versions strictly increase across its calls).
+    this.#ahead = null;
+    return reservedFrom(asksForAny(request) ? await this.#read(reserveQuery(reserveCounts(request))) : []);
   }
 
   async applyWrites(writes: readonly RowWrite[]): Promise<void> {
@@ -274,18 +284,23 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     return { bound, rows, purgedThrough };
   }
 
-  async prefetch(wanted: UidsByType, keys: readonly ReceiptKey[]): Promise<Prefetched> {
+  async prefetch(wanted: UidsByType, keys: readonly ReceiptKey[], ahead: ReserveRequest = {}): Promise<Prefetched> {
     const rows = perRecordType((): RecordRow[] => []);
     const receipts: PushReceipt[] = [];
-    const raw = await this.#read(lockRowsAndReceiptsQuery(this.userId, wanted, keys));
+    const drawn: { k: string; n: string }[] = [];
+    const raw = await this.#read(lockRowsAndReceiptsQuery(this.userId, wanted, keys, reserveCounts(ahead)));
     for (const r of raw) {
-      if (r.t === null) {
+      if (r.res_k !== null) {
+        drawn.push({ k: String(r.res_k), n: String(r.res_n) });
+      } else if (r.t === null) {
         receipts.push(receiptFromSql(r.r_entity, r.r_uid, r.r_fingerprint, r.r_result));
       } else {
         const type = r.t as RecordType;
         rows[type].push(recordFromBranch(type, r));
       }
     }
+    // Drawn after everything handed out so far: it replaces what an earlier read drew ahead.
+    if (asksForAny(ahead)) this.#ahead = new DrawnAhead(reservedFrom(drawn));
     // Each CTE reads in id order; the UNION ALL keeps branch order, but order once more to be sure.
     for (const list of Object.values(rows)) list.sort((a, b) => a.id - b.id);
     return { rows, receipts };

@@ -111,16 +111,41 @@ function branchColumns(type: RecordType | null): RawBuilder<unknown> {
 /** A branch's select list with every record column NULL (rows that are not records). */
 const nullColumns = (): RawBuilder<unknown> => branchColumns(null);
 
+/** Counts of a reservation, in the order of `reserveQuery`'s branches: versions, each record type's row ids, conflict ids. */
+export type ReserveCounts = readonly number[];
+
+/**
+ * The reservation statement: n versions from the global sequence and n ids from each record
+ * table's and the conflict table's identity sequence, each count a parameter (one fixed text, so
+ * one prepared statement). `k` names the sequence: 'v', a record type, or 'c'; `n` is the value.
+ */
+export function reserveQuery(counts: ReserveCounts): RawBuilder<{ k: string; n: string }> {
+  const branch = (key: string, sequence: RawBuilder<unknown>, count: number): RawBuilder<unknown> =>
+    sql`select ${sql.lit(key)} as k, nextval(${sequence}) as n from generate_series(1, cast(${count} as integer))`;
+  const serial = (table: string): RawBuilder<unknown> => sql`pg_get_serial_sequence(${sql.lit(table)}, 'id')`;
+  return sql<{ k: string; n: string }>`${sql.join(
+    [
+      branch('v', sql`'record_version_seq'`, counts[0]!),
+      ...RECORD_TYPES.map((type, i) => branch(type, serial(type), counts[i + 1]!)),
+      branch('c', serial('sync_conflicts'), counts[RECORD_TYPES.length + 1]!),
+    ],
+    sql`\nunion all `,
+  )}`;
+}
+
 /**
  * The push prefetch in one statement: per type the rows with the wanted uids, locked (FOR UPDATE,
  * one (user_id, uid) index probe per uid), in id order, as rows with `t` = the type; then the receipts matching the
- * keys as rows with `t` = null and `r_entity`, `r_uid`, `r_fingerprint`, `r_result` set. One fixed
- * shape (every type always present, arrays as parameters), so it is prepared once.
+ * keys as rows with `t` = null and `r_entity`, `r_uid`, `r_fingerprint`, `r_result` set; then the
+ * values drawn ahead by `reserveQuery(ahead)` as rows with `res_k` and `res_n` set (none when every
+ * count is 0). One fixed shape (every type always present, arrays and counts as parameters), so it
+ * is prepared once.
  */
 export function lockRowsAndReceiptsQuery(
   userId: number,
   wanted: Readonly<Record<RecordType, readonly string[]>>,
   keys: readonly ReceiptKey[],
+  ahead: ReserveCounts = NO_RESERVATION,
 ): RawBuilder<SqlRecordRow> {
   // One index probe per wanted uid: the LIMIT 1 subquery (the (user_id, uid) key is unique, so it
   // changes no answer) cannot be flattened into a join, so even a generic plan, which estimates a
@@ -131,15 +156,21 @@ export function lockRowsAndReceiptsQuery(
       cross join lateral (select * from ${sql.table(type)} where user_id = ${userId} and uid = w.uid limit 1 for update) as x
       order by x.id)`,
   );
+  const notReceipt = sql`cast(null as text) as r_entity, cast(null as text) as r_uid, cast(null as text) as r_fingerprint, cast(null as jsonb) as r_result`;
+  const notReserved = sql`cast(null as text) as res_k, cast(null as bigint) as res_n`;
   const branches = RECORD_TYPES.map(
-    (type) => sql`select cast(${type} as text) as t, cast(null as text) as r_entity, cast(null as text) as r_uid, cast(null as text) as r_fingerprint,
-      cast(null as jsonb) as r_result, ${branchColumns(type)} from ${sql.ref(`w_${type}`)}`,
+    (type) => sql`select cast(${type} as text) as t, ${notReceipt}, ${notReserved}, ${branchColumns(type)} from ${sql.ref(`w_${type}`)}`,
   );
   const receipts = sql`select cast(null as text) as t, r.entity_type as r_entity, r.uid as r_uid, encode(r.fingerprint, 'hex') as r_fingerprint, r.result as r_result,
-      ${nullColumns()}
+      ${notReserved}, ${nullColumns()}
     ${matchingReceipts(userId, keys)}`;
-  return sql<SqlRecordRow>`with ${sql.join(ctes)} ${sql.join(branches, sql` union all `)} union all ${receipts}`;
+  const reserved = sql`select cast(null as text) as t, ${notReceipt}, d.k as res_k, cast(d.n as bigint) as res_n, ${nullColumns()}
+    from (${reserveQuery(ahead)}) as d`;
+  return sql<SqlRecordRow>`with ${sql.join(ctes)} ${sql.join(branches, sql` union all `)} union all ${receipts} union all ${reserved}`;
 }
+
+/** A reservation of nothing. */
+export const NO_RESERVATION: ReserveCounts = Array.from({ length: RECORD_TYPES.length + 2 }, () => 0);
 
 /**
  * The whole pull read in one statement: a first row (`t` = null) carrying the sequence's last

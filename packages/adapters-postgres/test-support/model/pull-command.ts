@@ -11,7 +11,7 @@ export class PullCommand implements fc.AsyncCommand<SyncModel, SyncReal> {
     return true;
   }
   async run(model: SyncModel, real: SyncReal): Promise<void> {
-    await both(model, real, async (sync, cursors) => {
+    await both(model, real, this.user, async (sync, cursors) => {
       const page = await sync.pull(this.user, { cursor: cursors.get(this.user), limit: this.limit });
       cursors.set(this.user, page.nextCursor);
       return page;

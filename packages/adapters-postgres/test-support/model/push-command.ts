@@ -12,7 +12,7 @@ export class PushCommand implements fc.AsyncCommand<SyncModel, SyncReal> {
     return true;
   }
   async run(model: SyncModel, real: SyncReal): Promise<void> {
-    await both(model, real, (sync) => sync.push(this.user, this.changes));
+    await both(model, real, this.user, (sync) => sync.push(this.user, this.changes));
   }
   toString(): string {
     return `push(${this.user}, ${JSON.stringify(this.changes)})`;

@@ -1,5 +1,5 @@
 import type fc from 'fast-check';
-import { both, type SyncModel, type SyncReal } from './sync-model.js';
+import { both, type Side, type SyncModel, type SyncReal } from './sync-model.js';
 
 /**
  * A user lists its conflicts and resolves the first one, if any: the list, the resolution (or its
@@ -14,9 +14,13 @@ export class ResolveCommand implements fc.AsyncCommand<SyncModel, SyncReal> {
     return true;
   }
   async run(model: SyncModel, real: SyncReal): Promise<void> {
-    const listed = await both(model, real, (sync) => sync.listConflicts(this.user, {}));
+    const listed = await both(model, real, this.user, (sync) => sync.listConflicts(this.user, {}));
     const first = 'conflicts' in listed ? listed.conflicts[0] : undefined;
-    if (first !== undefined) await both(model, real, (sync) => sync.resolveConflict(this.user, first.conflictId, this.action));
+    if (first === undefined) return;
+    // The same conflict on each system: the real one's id at the model's id's canonical place.
+    const place = model.numbers.canonical('conflict', first.conflictId);
+    const idOn = (side: Side): number => (side === 'model' ? first.conflictId : Number(real.numbers.valueAt('conflict', place)));
+    await both(model, real, this.user, (sync, _cursors, side) => sync.resolveConflict(this.user, idOn(side), this.action));
   }
   toString(): string {
     return `resolve(${this.user}, ${this.action})`;

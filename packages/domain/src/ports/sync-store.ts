@@ -146,8 +146,14 @@ export interface SyncUnitOfWork {
    * The push prefetch: for every type, the rows (live or tombstone) with the wanted uids, locked
    * for update (`SELECT … FOR UPDATE`), each type's in id order, and the stored receipts matching
    * `receiptKeys`. Unknown uids and keys are simply absent from the answer.
+   *
+   * `ahead` says what this unit's next `reserve` will probably ask. A store may draw it with this
+   * read (no round trip of its own) and answer a later `reserve` from it when that covers the
+   * request; what `reserve` guarantees is unchanged, and versions a unit is handed still strictly
+   * increase from one `reserve` call to the next. A store may ignore it; one that uses it keeps
+   * what it drew in a `DrawnAhead`.
    */
-  prefetch(wanted: UidsByType, receiptKeys: readonly ReceiptKey[]): Promise<Prefetched>;
+  prefetch(wanted: UidsByType, receiptKeys: readonly ReceiptKey[], ahead?: ReserveRequest): Promise<Prefetched>;
   /** Live rows of `type` whose reference field `field` (wire name) holds one of `parentUids`, locked, in id order. */
   findLiveReferencing(type: RecordType, field: string, parentUids: readonly string[]): Promise<RecordRow[]>;
   /** The user's live calendars with isDefault true, oldest id first, locked. */

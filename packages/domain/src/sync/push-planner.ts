@@ -95,9 +95,13 @@ export class PushPlanner {
         }
       }
     }
-    // One round trip for every type's rows (the items' and the parents they name) and the receipts.
+    // One round trip for every type's rows (the items' and the parents they name) and the receipts,
+    // drawing with it what `commit` most often reserves: a version and a row id per item, and one
+    // conflict id (a delete's cascade, a default's demotion or more conflicts reserve the rest then).
     const missing = perRecordType((type) => this.#overlay.missing(type, wanted[type]));
-    const found = await this.#uow.prefetch(missing, keys);
+    const items = perRecordType((type) => changeset[type]?.length ?? 0);
+    const total = RECORD_TYPES.reduce((sum, type) => sum + items[type], 0);
+    const found = await this.#uow.prefetch(missing, keys, { versions: total, rowIds: items, conflictIds: Math.min(total, 1) });
     for (const type of RECORD_TYPES) if (missing[type].length > 0) this.#overlay.loaded(type, missing[type], found.rows[type]);
     for (const r of found.receipts) this.#stored.set(receiptKey(r.type, r.uid, r.fingerprint), r.result);
   }

@@ -1,5 +1,6 @@
 import { perRecordType } from '../records/per-record-type.js';
-import type { RecordType } from '../records/types.js';
+import { RECORD_TYPES, type RecordType } from '../records/types.js';
+import type { ReserveRequest, Reserved } from '../ports/sync-store.js';
 
 /** How many of `rows` are of each type: what `SyncUnitOfWork.reserve` is asked for as `rowIds`. */
 export function countPerType(rows: Iterable<{ readonly type: RecordType }>): Record<RecordType, number> {
@@ -16,4 +17,39 @@ export function reservedIdTaker(rowIds: Readonly<Record<RecordType, readonly num
     if (id === undefined) throw new Error(`more ${type} rows than ids reserved for them`);
     return id;
   };
+}
+
+/**
+ * What a unit of work drew ahead of `reserve` (the `ahead` hint of `SyncUnitOfWork.prefetch`),
+ * handed out from the front while it covers a request. A store keeps at most one: a later draw
+ * (ahead or by `reserve` itself) replaces it, so the versions a unit is handed keep increasing.
+ */
+export class DrawnAhead {
+  readonly #versions: bigint[];
+  readonly #rowIds: Record<RecordType, number[]>;
+  readonly #conflictIds: number[];
+
+  /** `drawn`: each list ascending. */
+  constructor(drawn: Reserved) {
+    this.#versions = [...drawn.versions];
+    this.#rowIds = perRecordType((type) => [...drawn.rowIds[type]]);
+    this.#conflictIds = [...drawn.conflictIds];
+  }
+
+  /** The first values of each list as `request` asks, taken out; undefined (nothing taken) when a list is too short. */
+  take(request: ReserveRequest): Reserved | undefined {
+    const count = (n: number | undefined): number => Math.max(0, n ?? 0);
+    if (this.#versions.length < count(request.versions) || this.#conflictIds.length < count(request.conflictIds)) return undefined;
+    if (RECORD_TYPES.some((type) => this.#rowIds[type].length < count(request.rowIds?.[type]))) return undefined;
+    return {
+      versions: this.#versions.splice(0, count(request.versions)),
+      rowIds: perRecordType((type) => this.#rowIds[type].splice(0, count(request.rowIds?.[type]))),
+      conflictIds: this.#conflictIds.splice(0, count(request.conflictIds)),
+    };
+  }
+}
+
+/** Whether `request` asks for anything. */
+export function asksForAny(request: ReserveRequest): boolean {
+  return (request.versions ?? 0) > 0 || (request.conflictIds ?? 0) > 0 || RECORD_TYPES.some((type) => (request.rowIds?.[type] ?? 0) > 0);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RECORD_TYPES, perRecordType } from '@calsync/domain';
-import { T2, boundOf, insertRows, nextVersions, sampleFields, type MakeStore, type StoreHarness } from './fixtures.js';
+import { T2, boundOf, insertRows, nextVersions, noUids, sampleFields, type MakeStore, type StoreHarness } from './fixtures.js';
 
 /** Global sequence and change-feed cases. */
 export function versionCases(harness: () => StoreHarness, makeStore: MakeStore): void {
@@ -65,6 +65,31 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
       const [row] = await insertRows(store, a, [{ type: 'calendars', uid: 'rs-after', fields: sampleFields('calendars') }]);
       expect(row!.id > third.rowIds.calendars.at(-1)!).toBe(true);
       expect(await store.inUserTransaction(a, (uow) => uow.reserve({}))).toEqual({ versions: [], rowIds: perRecordType(() => []), conflictIds: [] });
+    });
+
+    it('what prefetch draws ahead answers a later reserve: versions still strictly increase across the calls of a unit and the next unit, ids never repeat', async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      const calls = await store.inUserTransaction(user, async (uow) => {
+        await uow.prefetch(noUids(), [], { versions: 3, rowIds: { events: 2 }, conflictIds: 1 });
+        const covered = await uow.reserve({ versions: 1, rowIds: { events: 1 } });
+        const rest = await uow.reserve({ versions: 2, rowIds: { events: 1 }, conflictIds: 1 });
+        const beyond = await uow.reserve({ versions: 2, rowIds: { events: 1 }, conflictIds: 1 });
+        const afterBeyond = await uow.reserve({ versions: 1 });
+        await uow.prefetch(noUids(), [], { versions: 2 });
+        const secondAhead = await uow.reserve({ versions: 2, rowIds: { tasks: 1 } });
+        return [covered, rest, beyond, afterBeyond, secondAhead];
+      });
+      const next = await store.inUserTransaction(user, (uow) => uow.reserve({ versions: 1, rowIds: { events: 1, tasks: 1 }, conflictIds: 1 }));
+      const draws = [...calls, next];
+      expect(draws.map((d) => d.versions.length)).toEqual([1, 2, 2, 1, 2, 1]);
+      expect(draws.map((d) => d.rowIds.events.length)).toEqual([1, 1, 1, 0, 0, 1]);
+      expect(draws.map((d) => d.rowIds.tasks.length)).toEqual([0, 0, 0, 0, 1, 1]);
+      expect(draws.map((d) => d.conflictIds.length)).toEqual([0, 1, 1, 0, 0, 1]);
+      const ascending = <N extends number | bigint>(list: N[]): boolean => list.every((v, i) => i === 0 || v > list[i - 1]!);
+      expect(ascending(draws.flatMap((d) => d.versions))).toBe(true);
+      expect(ascending(draws.flatMap((d) => d.conflictIds))).toBe(true);
+      for (const type of RECORD_TYPES) expect(ascending(draws.flatMap((d) => d.rowIds[type]))).toBe(true);
     });
 
     it('readChangesSince reads each type after its watermark up to the bound, by version, limited, tombstones included, per user', async () => {
