@@ -1,4 +1,4 @@
-import type { RenderStore, SyncService } from '@calsync/domain';
+import type { KeptRender, RenderStore, SyncService } from '@calsync/domain';
 import { FixedClock, type InMemorySyncStore } from '@calsync/testkit';
 import { icalShape as shape, seriesFixture } from '@calsync/ical/test-support';
 import type { FastifyInstance } from 'fastify';
@@ -251,8 +251,12 @@ describe('CalDAV', () => {
     expect((await dav('PUT', href, SERIES)).statusCode).toBe(201);
     // The PUT's render is kept after its answer.
     const keptOf = async () => (await w.renders.readRenders(w.userId, ['standup-1']))[0];
-    for (let i = 0; i < 100 && (await keptOf()) === undefined; i++) await new Promise((r) => setTimeout(r, 10));
-    const kept = (await keptOf())!;
+    // Renders are written after the answers: wait (at most a second) for the store to hold what `done` says.
+    const eventually = async (done: (kept: KeptRender | undefined) => boolean) => {
+      for (let i = 0; i < 100 && !done(await keptOf()); i++) await new Promise((r) => setTimeout(r, 10));
+      return keptOf();
+    };
+    const kept = (await eventually((k) => k !== undefined))!;
     expect(kept.text).toContain('SUMMARY:Stand-up');
     // A mark only the kept text carries: a node that answers with it read the store, not a render of its own.
     await w.renders.keepRenders(w.userId, [{ ...kept, text: kept.text.replace('PRODID:-//calsync//calsync 0.1//EN', 'PRODID:-//calsync//kept//EN') }]);
@@ -274,8 +278,8 @@ describe('CalDAV', () => {
       const edited = (await get()).body;
       expect(edited).toContain('SUMMARY:Daily sync');
       expect(edited).not.toContain('kept');
-      expect((await keptOf())!.text).toBe(edited);
-      expect((await keptOf())!.key).not.toBe(kept.key);
+      const keptAgain = await eventually((k) => k?.key !== kept.key);
+      expect(keptAgain?.text).toBe(edited);
 
       expect((await fresh.app.inject({ method: 'DELETE', url: href, headers: { authorization: w.basic } })).statusCode).toBe(204);
       expect(await keptOf()).toBeUndefined();

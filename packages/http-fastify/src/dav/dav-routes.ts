@@ -250,7 +250,7 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
       if (found === null) return reply.code(404).send();
       await objects.loadRenders([found.object], found.within, collection);
       const text = await objects.render(found.object, found.within, collection);
-      await objects.keepRenders();
+      keepLater(objects, reply);
       return reply.code(200).header('etag', etagOf(found.object)).type('text/calendar; charset=utf-8').send(text);
     }
     if (method === 'PUT') {
@@ -274,7 +274,7 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
       const wantsData = request_.kind === 'prop' && request_.names.includes(c('calendar-data'));
       if (wantsData) await objects.loadRenders([found.object], found.within, collection);
       const data = wantsData ? await objects.render(found.object, found.within, collection) : null;
-      await objects.keepRenders();
+      keepLater(objects, reply);
       return xml(reply, 207, multistatus([propResponse(p.resource(collection, name), objectProps(identity.userId, etagOf(found.object), component, data), request_)]));
     }
     return reply.code(405).send();
@@ -302,7 +302,7 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
       const data = wantsData ? await objects.render(o, read.within, collection) : null;
       responses.push(propResponse(p.resource(collection, names[i]!), objectProps(userId, etagOf(o), component, data), request_.kind === 'allprop' ? { kind: 'prop', names: [d('getetag'), c('calendar-data')] } : request_));
     }
-    await objects.keepRenders();
+    keepLater(objects, reply);
     return xml(reply, 207, multistatus(responses));
   }
 
@@ -328,7 +328,7 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
       }
       if (wantsData) await objects.loadRenders(chosen, coll, collection);
       const responses = await Promise.all(chosen.map(respond));
-      await objects.keepRenders();
+      keepLater(objects, reply);
       return xml(reply, 207, multistatus(responses));
     }
     if (body.name === d('sync-collection')) {
@@ -365,9 +365,14 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
     }
     // From the whole collection the token is its version (the same as the newest object's, or higher when nothing is left).
     if (since === null) token = upTo;
-    await objects.keepRenders();
+    keepLater(objects, reply);
     return xml(reply, 207, multistatus(responses, syncToken(token)));
   }
+}
+
+/** Writes the renders a read made to the store without holding its answer (a failure costs only renders made again later). */
+function keepLater(objects: DavObjects, reply: FastifyReply): void {
+  objects.keepRenders().catch((error: unknown) => reply.log.warn({ err: error }, 'CalDAV: keeping renders failed (they are rendered again when read)'));
 }
 
 /** Characters a path may hold that a URL's pathname keeps as they are, and dot segments (plain or percent-encoded), which it resolves. */
