@@ -1,9 +1,14 @@
-import type { DatabaseConnection, Kysely, QueryResult } from 'kysely';
+import type { CompiledQuery, DatabaseConnection, Kysely, QueryResult } from 'kysely';
 
 /** One statement of a batch: its text and its parameter values ($1, $2, …), as Kysely compiles them. */
 export interface BatchPart {
   readonly sql: string;
   readonly parameters: readonly unknown[];
+}
+
+/** A statement the adapter runs: a Kysely raw query, or a fixed text with this call's values (`set-based-writes.ts`). */
+export interface Statement {
+  compile(db: Kysely<any>): CompiledQuery<unknown>; // eslint-disable-line @typescript-eslint/no-explicit-any -- any database schema
 }
 
 /** A statement without parameters (BEGIN, COMMIT). */

@@ -41,7 +41,7 @@ import {
 } from './record-queries.js';
 import type { DB } from './schema.js';
 import { insertRowsQuery, planWriteStatements, updateRowsQuery } from './set-based-writes.js';
-import { rawPart, type BatchConnection, type BatchPart } from './batch-connection.js';
+import { rawPart, type BatchConnection, type BatchPart, type Statement } from './batch-connection.js';
 
 const CONFLICT_COLUMNS = sql.raw('id, user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at, resolved_at');
 
@@ -166,7 +166,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     });
   }
 
-  #write(query: RawBuilder<unknown>): void {
+  #write(query: Statement): void {
     this.#queue.push(query.compile(this.db));
     this.#used = true;
   }

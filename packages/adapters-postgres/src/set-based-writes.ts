@@ -1,5 +1,6 @@
-import { sql, type RawBuilder } from 'kysely';
-import { FIELD_TABLES, RECORD_TYPES, isLiveDefaultCalendar, type RecordRow, type RecordType, type RowWrite } from '@calsync/domain';
+import { CompiledQuery } from 'kysely';
+import type { Statement } from './batch-connection.js';
+import { FIELD_TABLES, RECORD_TYPES, isLiveDefaultCalendar, perRecordType, type RecordRow, type RecordType, type RowWrite } from '@calsync/domain';
 import { SQL_TYPE_OF_KIND } from './record-columns.js';
 
 /** One statement of a set-based write plan: all inserts (or all updates) of one type, as write indexes. */
@@ -44,33 +45,71 @@ export function planWriteStatements(writes: readonly RowWrite[]): WriteStatement
   return plan;
 }
 
-/** A column of a set-based statement: its name, SQL type and the text form of each row's value. */
-interface ColumnArray {
-  readonly column: string;
-  readonly sqlType: string;
-  readonly values: (string | null)[];
-}
 
 const asText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
-/** The stamp and field columns every write sets, one text array per column (every driver sends text[] alike). */
-function columnArrays(type: RecordType, rows: readonly RecordRow[]): ColumnArray[] {
+/** A quoted identifier. */
+const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/** The stamp and field columns every write sets, with their SQL types: `k.c0`, `k.c1`, … of the unnest in this order. */
+const WRITTEN_COLUMNS = perRecordType((type) => [
+  { column: 'version', sqlType: 'bigint' },
+  { column: 'updated_at', sqlType: 'timestamptz' },
+  { column: 'deleted', sqlType: 'timestamptz' },
+  ...FIELD_TABLES[type].map((f) => ({ column: f.column, sqlType: SQL_TYPE_OF_KIND[f.kind] })),
+]);
+
+/** Each row's text value per written column, in `WRITTEN_COLUMNS` order (every driver sends text[] alike). */
+function writtenValues(type: RecordType, rows: readonly RecordRow[]): (string | null)[][] {
   return [
-    { column: 'version', sqlType: 'bigint', values: rows.map((r) => r.version.toString()) },
-    { column: 'updated_at', sqlType: 'timestamptz', values: rows.map((r) => r.updatedAt) },
-    { column: 'deleted', sqlType: 'timestamptz', values: rows.map((r) => r.deleted) },
-    ...FIELD_TABLES[type].map((f) => ({ column: f.column, sqlType: SQL_TYPE_OF_KIND[f.kind], values: rows.map((r) => asText(r.fields[f.name])) })),
+    rows.map((r) => r.version.toString()),
+    rows.map((r) => r.updatedAt),
+    rows.map((r) => r.deleted),
+    ...FIELD_TABLES[type].map((f) => rows.map((r) => asText(r.fields[f.name]))),
   ];
 }
 
-/** `unnest(cast($1 as text[]), …) with ordinality as k(uid, c1, …, ord)` over the given columns. */
-function unnestSource(uids: readonly string[], columns: readonly ColumnArray[]): RawBuilder<unknown> {
-  const arrays = [sql`cast(${[...uids]} as text[])`, ...columns.map((c) => sql`cast(${c.values} as text[])`)];
-  const names = ['uid', ...columns.map((_, i) => `c${i}`), 'ord'];
-  return sql`unnest(${sql.join(arrays)}) with ordinality as k(${sql.join(names.map((n) => sql.ref(n)))})`;
+/**
+ * `unnest(cast($from as text[]), …) with ordinality as k(uid, c0, …, ord)`: the uids, then one array per
+ * column (`count` of them), from parameter `$from` on.
+ */
+function unnestText(from: number, count: number): string {
+  const arrays = Array.from({ length: count + 1 }, (_, i) => `cast($${from + i} as text[])`);
+  const names = ['uid', ...Array.from({ length: count }, (_, i) => `c${i}`), 'ord'];
+  return `unnest(${arrays.join(', ')}) with ordinality as k(${names.join(', ')})`;
 }
 
-const typed = (i: number, c: ColumnArray): RawBuilder<unknown> => sql`cast(${sql.ref(`k.c${i}`)} as ${sql.raw(c.sqlType)})`;
+const typed = (i: number, sqlType: string): string => `cast(k.c${i} as ${sqlType})`;
+
+/**
+ * The texts of the set-based writes, one per type, made once: they are fixed (values travel as
+ * arrays), and composing them from query nodes at every push was a tenth of a push's JavaScript.
+ */
+const INSERT_TEXT = perRecordType((type) => {
+  const columns = WRITTEN_COLUMNS[type];
+  const n = columns.length;
+  return `insert into ${ident(type)} (user_id, uid, created_at, id, ${columns.map((c) => ident(c.column)).join(', ')})
+    overriding system value
+    select cast($1 as integer), k.uid, ${typed(n, 'timestamptz')}, ${typed(n + 1, 'bigint')}, ${columns.map((c, i) => typed(i, c.sqlType)).join(', ')}
+    from ${unnestText(2, n + 2)} order by k.ord`;
+});
+
+const UPDATE_TEXT = perRecordType((type) => {
+  const columns = WRITTEN_COLUMNS[type];
+  const n = columns.length;
+  const [count, user] = [`$${n + 3}`, `$${n + 4}`];
+  return `with written as (
+      update ${ident(type)} as t set ${columns.map((c, i) => `${ident(c.column)} = ${typed(i, c.sqlType)}`).join(', ')}
+      from ${unnestText(1, n + 1)}
+      where t.id = ${typed(n, 'bigint')} and t.uid = k.uid
+      returning t.user_id)
+    select case when count(*) = cast(${count} as integer) and coalesce(bool_and(user_id = cast(${user} as integer)), true) then 0
+      else cast(concat('update of ${type}: ', count(*), ' rows written, ', count(*) filter (where user_id = cast(${user} as integer)),
+        ' of them the user''s, ', cast(${count} as integer), ' expected') as integer) end as checked
+    from written`;
+});
+
+const statement = (text: string, parameters: readonly unknown[]): Statement => ({ compile: () => CompiledQuery.raw(text, [...parameters]) });
 
 /**
  * The INSERT of rows of one type in one statement, under the ids the unit of work drew for them
@@ -78,21 +117,14 @@ const typed = (i: number, c: ColumnArray): RawBuilder<unknown> => sql`cast(${sql
  * by `reserve`). It returns nothing, so it can travel with the next statement of the unit.
  * Exported so the plan test explains the very statement the store runs.
  */
-export function insertRowsQuery(userId: number, type: RecordType, rows: readonly RecordRow[]): RawBuilder<never> {
-  const columns = columnArrays(type, rows);
-  const extra: ColumnArray[] = [
-    { column: 'created_at', sqlType: 'timestamptz', values: rows.map((r) => r.createdAt) },
-    { column: 'id', sqlType: 'bigint', values: rows.map((r) => String(r.id)) },
-  ];
-  const source = unnestSource(
+export function insertRowsQuery(userId: number, type: RecordType, rows: readonly RecordRow[]): Statement {
+  return statement(INSERT_TEXT[type], [
+    userId,
     rows.map((r) => r.uid),
-    [...columns, ...extra],
-  );
-  return sql<never>`
-    insert into ${sql.table(type)} (user_id, uid, created_at, id, ${sql.join(columns.map((c) => sql.ref(c.column)))})
-    overriding system value
-    select cast(${userId} as integer), k.uid, ${typed(columns.length, extra[0]!)}, ${typed(columns.length + 1, extra[1]!)}, ${sql.join(columns.map((c, i) => typed(i, c)))}
-    from ${source} order by k.ord`;
+    ...writtenValues(type, rows),
+    rows.map((r) => r.createdAt),
+    rows.map((r) => String(r.id)),
+  ]);
 }
 
 /**
@@ -104,20 +136,12 @@ export function insertRowsQuery(userId: number, type: RecordType, rows: readonly
  * the table's average. The failing branch casts a text that depends on the rows to integer, so the
  * planner cannot fold it into an error at planning time.
  */
-export function updateRowsQuery(userId: number, type: RecordType, rows: readonly RecordRow[]): RawBuilder<{ checked: number }> {
-  const columns = columnArrays(type, rows);
-  const idColumn: ColumnArray = { column: 'id', sqlType: 'bigint', values: rows.map((r) => String(r.id)) };
-  return sql<{ checked: number }>`
-    with written as (
-      update ${sql.table(type)} as t set ${sql.join(columns.map((c, i) => sql`${sql.ref(c.column)} = ${typed(i, c)}`))}
-      from ${unnestSource(
-        rows.map((r) => r.uid),
-        [...columns, idColumn],
-      )}
-      where t.id = ${typed(columns.length, idColumn)} and t.uid = k.uid
-      returning t.user_id)
-    select case when count(*) = cast(${rows.length} as integer) and coalesce(bool_and(user_id = cast(${userId} as integer)), true) then 0
-      else cast(concat('update of ${sql.raw(type)}: ', count(*), ' rows written, ', count(*) filter (where user_id = cast(${userId} as integer)),
-        ' of them the user''s, ', cast(${rows.length} as integer), ' expected') as integer) end as checked
-    from written`;
+export function updateRowsQuery(userId: number, type: RecordType, rows: readonly RecordRow[]): Statement {
+  return statement(UPDATE_TEXT[type], [
+    rows.map((r) => r.uid),
+    ...writtenValues(type, rows),
+    rows.map((r) => String(r.id)),
+    rows.length,
+    userId,
+  ]);
 }

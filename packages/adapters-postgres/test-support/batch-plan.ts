@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Statement } from '../src/batch-connection.js';
 import pg from 'pg';
 import { RECORD_TYPES, perRecordType, type RecordRow } from '@calsync/domain';
 import { saveReceiptsQuery } from '../src/receipt-queries.js';
@@ -33,7 +34,7 @@ export async function addOwnEvents(db: Kysely<DB>, userId: number, calendarUid: 
  * reminder on each existing event (PostgreSQL checks each one's event through the foreign key),
  * the receipts, the lookup of the existing events' live reminders, and one pull page.
  */
-export async function batchStatements(db: Kysely<DB>, userId: number, size: number): Promise<Record<string, RawBuilder<unknown>>> {
+export async function batchStatements(db: Kysely<DB>, userId: number, size: number): Promise<Record<string, Statement>> {
   const half = size / 2;
   const { rows } = await recordQuery('events', userId, sql`uid like 'own-%'`, sql`order by id limit ${half}::integer`).execute(db);
   if (rows.length < half) throw new Error(`batchStatements: the user has ${rows.length} events, ${half} needed`);
@@ -92,7 +93,7 @@ export class PlanSession {
   }
 
   /** PREPAREs `query` and makes its generic plan now (EXPLAIN without running it). */
-  async prepare(db: Kysely<DB>, key: string, query: RawBuilder<unknown>): Promise<string> {
+  async prepare(db: Kysely<DB>, key: string, query: Statement): Promise<string> {
     const compiled = query.compile(db);
     const name = `plan_${this.#names.size + 1}`;
     const args = compiled.parameters.length === 0 ? '' : `(${compiled.parameters.map(sqlLiteral).join(', ')})`;

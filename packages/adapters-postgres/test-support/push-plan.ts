@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Statement } from '../src/batch-connection.js';
 import { RECORD_TYPES, perRecordType } from '@calsync/domain';
 export { sqlLiteral } from '../src/pg-driver.js';
 import { saveReceiptsQuery } from '../src/receipt-queries.js';
@@ -57,7 +58,7 @@ export type PlanCacheMode = 'force_generic_plan' | 'force_custom_plan';
  * generic plan after five executions when it looks no dearer, so both plans must be good). Runs in
  * a transaction that is rolled back, so a write or a lock leaves nothing behind.
  */
-export async function explainPrepared(db: Kysely<DB>, query: RawBuilder<unknown>, mode: PlanCacheMode): Promise<string> {
+export async function explainPrepared(db: Kysely<DB>, query: Statement, mode: PlanCacheMode): Promise<string> {
   const compiled = query.compile(db);
   const args = compiled.parameters.map(sqlLiteral).join(', ');
   return db.connection().execute(async (conn) => {
@@ -86,7 +87,7 @@ export function topBuffers(plan: string): number {
  * receipts, the default-calendar read, the insert, the update, the receipt insert) and of a pull of
  * the latest changes, as the store builds them, for the seeded user.
  */
-export async function hotStatements(db: Kysely<DB>, seed: { userId: number }): Promise<Record<string, RawBuilder<unknown>>> {
+export async function hotStatements(db: Kysely<DB>, seed: { userId: number }): Promise<Record<string, Statement>> {
   const { userId } = seed;
   const { rows } = await recordQuery('events', userId, sql`uid = 'own-17'`, sql``).execute(db);
   const existing = recordFromSql('events', rows[0]!);
