@@ -28,6 +28,8 @@ describe('request id and headers', () => {
   it('sends helmet headers, also on errors', async () => {
     const res = await app.inject({ method: 'GET', url: '/nowhere' });
     expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(res.headers['strict-transport-security']).toMatch(/^max-age=\d+/);
     expect(res.headers['x-request-id']).toBeTruthy();
   });
 });

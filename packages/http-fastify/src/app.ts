@@ -1,5 +1,4 @@
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Redis } from 'ioredis';
 import type { AuthApi, ChangeFeed, LegacyStatsStore, RenderStore, SyncApi } from '@calsync/domain';
@@ -18,6 +17,7 @@ import { createValidatorCompiler } from './plugins/validator-compiler.js';
 import { openApiPlugin } from './plugins/openapi.js';
 import { rateLimitPlugin, type RateLimitRedis } from './plugins/rate-limit.js';
 import { requestIdFrom, requestIdPlugin, REQUEST_ID_HEADER } from './plugins/request-id.js';
+import { securityHeadersPlugin } from './plugins/security-headers.js';
 import { DatabaseStateTracker } from './database-state.js';
 import { OneLineRequestLog } from './plugins/request-log.js';
 import { authPlugin } from './auth/auth-plugin.js';
@@ -113,7 +113,7 @@ export const calsync: FastifyPluginAsync<CalsyncPluginOptions> = async (instance
   await app.register(storableTextPlugin);
   await app.register(httpEdgesPlugin);
   await app.register(requestBodyPlugin);
-  await app.register(helmet, { global: true });
+  await app.register(securityHeadersPlugin);
   await app.register(cors, {
     origin: config.corsOrigin,
     // The default list lacks PATCH and DELETE, which PATCH /api/users/me and device revoke need.
