@@ -3,6 +3,7 @@ import { createDatabase } from './database.js';
 import { postgresAuthStores } from './auth/postgres-auth-stores.js';
 import { PostgresRetentionStore } from './postgres-retention-store.js';
 import { PostgresSyncStore } from './postgres-sync-store.js';
+import { PostgresRenderStore } from './dav/postgres-render-store.js';
 import { announceDatabaseKinds, openTestDatabase, testDatabaseUrl } from '../test-support/index.js';
 
 for (const kind of announceDatabaseKinds('postgres-retention-store.pg.test.ts')) {
@@ -18,6 +19,7 @@ for (const kind of announceDatabaseKinds('postgres-retention-store.pg.test.ts'))
       users,
       sessions,
       otps,
+      renders: new PostgresRenderStore(database.db),
       close: async () => {
         await other?.close();
         await database.close();

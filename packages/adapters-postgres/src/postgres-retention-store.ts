@@ -33,6 +33,7 @@ const TABLES_OF: Readonly<Record<RetentionKind, readonly string[]>> = {
   sessions: ['auth_sessions', 'auth_refresh_tokens'],
   codes: ['auth_otp_codes'],
   codeSends: ['auth_otp_sends'],
+  renders: ['dav_renders'],
 };
 
 /** Databases (handles) with a run under way in this process: every store on one handle takes turns. */
@@ -42,11 +43,12 @@ const count = (rows: readonly { n: number | string }[]): number => Number(rows[0
 
 /**
  * `RetentionStore` on PostgreSQL and PGlite. Each purge is one DELETE of at most `limit` rows found
- * through the indexes of migration 0007, except tombstones: those go per user, in one short
- * transaction under the user's lock that also raises the user's purge horizon. `exclusively` holds
- * a session-level advisory lock on one pooled connection for the run (released with the
- * connection if it breaks); on PGlite one process owns the folder, so only overlapping runs in
- * this process are kept apart.
+ * through the indexes of migration 0007 (renders: a walk of `dav_renders` in key order that looks
+ * each row's root up by its (user_id, uid) key, a run's batches reading the table about once),
+ * except tombstones: those go per user, in one short transaction under the user's lock that also
+ * raises the user's purge horizon. `exclusively` holds a session-level advisory lock on one pooled
+ * connection for the run (released with the connection if it breaks); on PGlite one process owns
+ * the folder, so only overlapping runs in this process are kept apart.
  */
 export class PostgresRetentionStore implements RetentionStore {
 
@@ -79,6 +81,7 @@ export class PostgresRetentionStore implements RetentionStore {
     const n = Math.max(0, Math.floor(limit));
     if (n === 0) return 0;
     if (kind === 'tombstones') return this.#purgeTombstones(before, n);
+    if (kind === 'renders') return this.#purgeRenders(n);
     const removed = await this.#delete(PURGES[kind], before, n);
     // A session's expired refresh tokens count with the sessions, within the same limit.
     return kind === 'sessions' && removed < n ? removed + (await this.#delete(PURGES.refreshTokens, before, n - removed)) : removed;
@@ -101,6 +104,50 @@ export class PostgresRetentionStore implements RetentionStore {
         if (this.kind === 'postgres') await sql`reset statement_timeout`.execute(conn);
       }
     });
+  }
+
+  /**
+   * Where the last renders purge stopped when it removed its whole limit: the next one walks on
+   * from there (then from the start up to it), so a run's batches read `dav_renders` once, not
+   * once each. Only a hint: each call still walks the whole table before it answers less than the limit.
+   */
+  #rendersFrom: { userId: number; uid: string } | null = null;
+
+  async #purgeRenders(limit: number): Promise<number> {
+    const from = this.#rendersFrom;
+    let gone = await this.#deleteRenders(limit, from, null);
+    if (gone.n < limit && from !== null) {
+      const wrapped = await this.#deleteRenders(limit - gone.n, null, from);
+      gone = { n: gone.n + wrapped.n, last: wrapped.last ?? gone.last };
+    }
+    this.#rendersFrom = gone.n === limit ? gone.last : null;
+    return gone.n;
+  }
+
+  /**
+   * Deletes at most `limit` renders whose uid no live root of their user has, the first in key
+   * order after `after` and up to `upTo` (each bound open when null); the count and the last key removed.
+   */
+  async #deleteRenders(limit: number, after: { userId: number; uid: string } | null, upTo: { userId: number; uid: string } | null): Promise<{ n: number; last: { userId: number; uid: string } | null }> {
+    const bounds = [
+      ...(after === null ? [] : [sql`(r.user_id, r.uid) > (${after.userId}::integer, ${after.uid}::text)`]),
+      ...(upTo === null ? [] : [sql`(r.user_id, r.uid) <= (${upTo.userId}::integer, ${upTo.uid}::text)`]),
+      // No live root of the user under the render's uid (each looked up by the type's (user_id, uid) key).
+      ...RENDERED_ROOTS.map((type) => sql`not exists (select 1 from ${sql.table(type)} o where o.user_id = r.user_id and o.uid = r.uid and o.deleted is null)`),
+    ];
+    // The last key in the table's own order (its collation), not JavaScript's.
+    const { rows } = await sql<{ n: number; user_id: number | null; uid: string | null }>`
+      with gone as (
+        delete from dav_renders d using (
+          select r.user_id, r.uid from dav_renders r where ${sql.join(bounds, sql` and `)}
+          order by r.user_id, r.uid limit ${limit}::integer) g
+        where d.user_id = g.user_id and d.uid = g.uid
+        returning d.user_id, d.uid)
+      select count(*)::integer as n, l.user_id, l.uid
+      from gone left join (select user_id, uid from gone order by user_id desc, uid desc limit 1) l on true
+      group by l.user_id, l.uid`.execute(this.db);
+    const row = rows[0];
+    return { n: count(rows), last: row?.user_id == null || row.uid == null ? null : { userId: row.user_id, uid: row.uid } };
   }
 
   /** Users with purgeable tombstones, then per user one transaction under the user's lock. */
@@ -140,8 +187,11 @@ export class PostgresRetentionStore implements RetentionStore {
   }
 }
 
-/** The DELETE … RETURNING of each kind but tombstones: at most `limit` rows its rule names. */
-const PURGES: Readonly<Record<Exclude<RetentionKind, 'tombstones'> | 'refreshTokens', (before: string, limit: number) => RawBuilder<unknown>>> = {
+/** The record types whose rows are CalDAV objects' roots, under whose uids `dav_renders` keeps texts. */
+const RENDERED_ROOTS: readonly RecordType[] = ['events', 'tasks'];
+
+/** The DELETE … RETURNING of each kind but tombstones and renders: at most `limit` rows its rule names. */
+const PURGES: Readonly<Record<Exclude<RetentionKind, 'tombstones' | 'renders'> | 'refreshTokens', (before: string, limit: number) => RawBuilder<unknown>>> = {
   receipts: (before, limit) => sql`delete from push_receipts where ctid = any(array(
     select ctid from push_receipts where created_at < cast(${before} as timestamptz) limit ${limit}::integer)) returning 1`,
   conflicts: (before, limit) => sql`delete from sync_conflicts where id in (

@@ -54,6 +54,7 @@ export class RetentionJob {
       sessions: now,
       codes: now,
       codeSends: ago(SEND_LOG_MS),
+      renders: now,
     };
   }
 

@@ -15,7 +15,8 @@ export interface KeptRender {
  * Rendered iCalendar texts of CalDAV objects kept across processes, so that a freshly started
  * server answers a calendar app's first sync without rendering every object again. Only a cache:
  * a text whose key no longer matches the rows is ignored and replaced, and a lost one is rendered
- * again. Guarantees (checked by `runRenderStoreContract` in testkit, for every adapter):
+ * again. The texts of objects that no longer live are removed by the maintenance job
+ * (`RetentionStore`, kind `renders`). Guarantees (checked by `runRenderStoreContract` in testkit, for every adapter):
  * - one text per (user, root uid): keeping a new one replaces the old;
  * - every read, write and drop is scoped to the user.
  */

@@ -7,9 +7,12 @@
  * - `sessions`: refresh families revoked before `before` or whose every refresh token expired
  *   before it, and refresh tokens that expired before it;
  * - `codes`: one-time codes that expired before `before` (a used code expires like any other);
- * - `codeSends`: entries of the per-phone send log made before `before`.
+ * - `codeSends`: entries of the per-phone send log made before `before`;
+ * - `renders`: kept CalDAV renders (`RenderStore`) of objects that no longer live: no live event
+ *   or task of the user has the render's root uid (deleted through the sync API, or its tombstone
+ *   purged). Such a text is never read again; `before` plays no part.
  */
-export const RETENTION_KINDS = ['receipts', 'tombstones', 'conflicts', 'sessions', 'codes', 'codeSends'] as const;
+export const RETENTION_KINDS = ['receipts', 'tombstones', 'conflicts', 'sessions', 'codes', 'codeSends', 'renders'] as const;
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 
 /**

@@ -79,7 +79,7 @@ export function createServiceMetrics(): ServiceMetrics {
   notificationsSent.inc({ channel: 'fcm' }, 0);
   streamsOpen.set(0);
 
-  const removed = new client.Counter({ name: 'calsync_retention_rows_removed_total', help: 'Rows the maintenance job removed, by kind (receipts, tombstones, conflicts, sessions, codes, codeSends)', labelNames: ['kind'] });
+  const removed = new client.Counter({ name: 'calsync_retention_rows_removed_total', help: 'Rows the maintenance job removed, by kind (receipts, tombstones, conflicts, sessions, codes, codeSends, renders)', labelNames: ['kind'] });
   const horizon = new client.Gauge({ name: 'calsync_retention_horizon_timestamp_seconds', help: 'Unix time before which the last maintenance run removed each kind', labelNames: ['kind'] });
   const runs = new client.Counter({ name: 'calsync_maintenance_runs_total', help: 'Maintenance runs by outcome (ran; skipped: another node held the lock; failed)', labelNames: ['outcome'] });
   const lastRun = new client.Gauge({ name: 'calsync_maintenance_last_run_timestamp_seconds', help: 'Unix time of the last maintenance run, by outcome', labelNames: ['outcome'] });

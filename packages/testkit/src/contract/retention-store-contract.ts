@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { perRecordType, type OtpStore, type RetentionKind, type RetentionStore, type SessionStore, type SyncStore, type UserStore } from '@calsync/domain';
+import { perRecordType, type OtpStore, type RenderStore, type RetentionKind, type RetentionStore, type SessionStore, type SyncStore, type UserStore } from '@calsync/domain';
 import { deferred, insertRows, receiptsOf, sampleFields, fp } from './fixtures.js';
 
 /** What the retention contract needs: the store under test, a second node's on the same database, and the stores that fill it. */
@@ -11,6 +11,8 @@ export interface RetentionHarness {
   readonly users: UserStore;
   readonly sessions: SessionStore;
   readonly otps: OtpStore;
+  /** The kept CalDAV renders on the same database. */
+  readonly renders: RenderStore;
   close(): Promise<void>;
 }
 
@@ -163,6 +165,44 @@ export function runRetentionStoreContract(name: string, open: () => Promise<Rete
       expect(await otps.findOtp(phones[0]!)).toBeNull();
       expect(await otps.findOtp(phones[1]!)).not.toBeNull();
       expect(await otps.listOtpSendsSince(phones[0]!, PAST)).toEqual([FUTURE]);
+    });
+
+    it('removes the kept renders of objects no longer live (deleted, purged or never stored), within the limit, and keeps those of live objects', async () => {
+      const { store, retention, renders } = h();
+      const [user, other] = [await newUser(), await newUser()];
+      await insertRows(store, user, [
+        { type: 'calendars', uid: 'rc', fields: sampleFields('calendars') },
+        { type: 'events', uid: 'e-live', fields: sampleFields('events', { calendarUid: 'rc' }) },
+        { type: 'events', uid: 'e-dead', fields: sampleFields('events', { calendarUid: 'rc' }), deleted: DELETED },
+        { type: 'tasks', uid: 't-live', fields: sampleFields('tasks') },
+        { type: 'tasks', uid: 't-dead', fields: sampleFields('tasks'), deleted: DELETED },
+      ]);
+      // The other user has live objects under the uids whose objects are gone for the first.
+      await insertRows(store, other, [
+        { type: 'calendars', uid: 'rc', fields: sampleFields('calendars') },
+        { type: 'events', uid: 'e-dead', fields: sampleFields('events', { calendarUid: 'rc' }) },
+        { type: 'tasks', uid: 'gone', fields: sampleFields('tasks') },
+      ]);
+      const render = (uid: string) => ({ uid, key: `k-${uid}`, text: `text of ${uid}` });
+      const uids = ['e-live', 'e-dead', 't-live', 't-dead', 'gone', 'a-late'];
+      await renders.keepRenders(user, uids.filter((uid) => uid !== 'a-late').map(render));
+      await renders.keepRenders(other, ['e-dead', 'gone'].map(render));
+      const kept = async (u: number) => (await renders.readRenders(u, uids)).map((r) => r.uid).sort();
+
+      // At most the limit in one call; the rest in later calls, then nothing: also one kept
+      // meanwhile that sorts before those already removed.
+      expect(await retention.purge('renders', PAST, 1)).toBe(1);
+      await renders.keepRenders(user, [render('a-late')]);
+      expect(await purgeAll(retention, 'renders', PAST, 1)).toBeGreaterThanOrEqual(3);
+      expect(await retention.purge('renders', PAST, 100)).toBe(0);
+      expect(await kept(user)).toEqual(['e-live', 't-live']);
+      expect(await kept(other)).toEqual(['e-dead', 'gone']);
+
+      // Once the tombstones are purged too, a render kept since is removed all the same.
+      await renders.keepRenders(user, [render('e-dead')]);
+      await purgeAll(retention, 'tombstones', AFTER_DELETED);
+      expect(await purgeAll(retention, 'renders', PAST)).toBeGreaterThanOrEqual(1);
+      expect(await kept(user)).toEqual(['e-live', 't-live']);
     });
 
     it('runs one maintenance run at a time, across nodes', async () => {
