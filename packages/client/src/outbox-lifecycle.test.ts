@@ -177,6 +177,32 @@ describe('outbox lifecycle', () => {
     expect(a.status).toMatchObject({ pending: 0, failed: 0 });
   });
 
+  it('a frozen rename answered from its receipt after a pull brought another device\'s later rename: the device takes the server\'s fields, not its own under the server\'s version', async () => {
+    // Found by the convergence property (seed 1075184141): the frozen rename was held back behind
+    // this device's new default, the round's pull laid it over the other device's later rename,
+    // and its receipt's older answer left the device's own name under the newer version for good.
+    const faulty = new FaultyFetch(service.fetch);
+    const a = await clientOf(service, { fetch: faulty.fetch });
+    const b = await clientOf(service);
+    await signIn(service, a, '+15550001009');
+    await signIn(service, b, '+15550001009');
+    const personal = a.calendars.list()[0]!.uid;
+    await a.calendars.put({ uid: personal, name: 'Mine' });
+    faulty.next = ({ path }) => (path === '/api/sync/push' ? 'drop-response' : null);
+    await expect(a.sync()).rejects.toMatchObject({ kind: 'network' }); // applied; the answer is lost
+    faulty.next = () => null;
+    await b.calendars.put({ uid: personal, name: 'Theirs' });
+    await b.sync(); // a stale edit: it wins, "Mine" is its conflict's loser
+    await a.calendars.put({ name: 'New default', isDefault: true }); // merged into "Personal" by the server
+    await a.sync();
+    await a.sync();
+    const userId = a.auth.user()!.id;
+    const live = service.syncStore.snapshotRows(userId, 'calendars').filter((r) => r.deleted === null);
+    expect(live.map((r) => [r.uid, r.fields.name])).toEqual([[personal, 'Theirs']]);
+    expect(a.calendars.list().map((c) => [c.uid, c.name, c.isDefault, c.version])).toEqual([[personal, 'Theirs', true, live[0]!.version.toString()]]);
+    expect(a.status).toMatchObject({ pending: 0, failed: 0 });
+  });
+
   it('a lost answer and a duplicated request: re-pushed unchanged, no conflict, no extra version', async () => {
     const faulty = new FaultyFetch(service.fetch);
     const a = await clientOf(service, { fetch: faulty.fetch });

@@ -212,11 +212,24 @@ export function planResults(
     }
     const version = result.version;
     if (version === null) return;
-    const record = putRecords.get(`${item.type}\u0000${item.uid}`) ?? state.records[item.type].get(item.uid);
+    let record = putRecords.get(`${item.type}\u0000${item.uid}`) ?? state.records[item.type].get(item.uid);
     // An answer older than the local copy (a re-push answered from its receipt after a pull
     // already brought a later version, e.g. a demotion by another device's default change) says
     // nothing new: the later version stands, or the record would stay behind the server for good.
-    if (record && record.version !== null && parseVersion(record.version)! > parseVersion(version)!) return;
+    // So do its fields: the pull laid this item's frozen payload over a version that already holds
+    // it, or holds what was written after it (another device's edit that won; for a base-null
+    // upsert answered `created`, the server's copy it kept): the pulled values come back, under
+    // the edits still queued here, or the device would keep its own fields under the server's version.
+    const pulled = record?.version ?? null;
+    const notNewer = pulled !== null && parseVersion(pulled)! >= parseVersion(version)!;
+    const under = item.op === 'upsert' ? live(item.seq)?.pulledUnder : undefined;
+    if (record && notNewer && under && under.version === pulled) {
+      const fields = { ...record.fields, ...under.fields };
+      for (const l of later) Object.assign(fields, live(l.seq)?.patch ?? l.patch);
+      record = { ...record, fields };
+      putRecords.set(`${item.type}\u0000${item.uid}`, record);
+    }
+    if (notNewer && pulled !== version) return;
     if (record && item.op === 'upsert') putRecords.set(`${item.type}\u0000${item.uid}`, { ...record, version });
     for (const l of later) {
       const current = live(l.seq);

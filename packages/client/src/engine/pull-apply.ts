@@ -61,7 +61,15 @@ export function planPullPage(state: LocalState, page: WirePullResponse): StoreWr
       }
       const fields: Record<string, FieldValue> = { ...fieldsOfWireRecord(type, wire) };
       if (queuedDeletes.size > 0 && underQueuedDelete(type, fields, deleteQueued, pulledFields)) continue;
-      for (const item of items) Object.assign(fields, item.patch);
+      for (const item of items) {
+        // A frozen payload may already be in this version (its answer was lost): keep what it
+        // hides, so an answer from its receipt can bring the server's values back (planResults).
+        if (item.op === 'upsert' && item.sent !== null) {
+          const under = Object.fromEntries(Object.keys(item.patch).map((k) => [k, fields[k] ?? null]));
+          putOutbox.set(item.seq, { ...(putOutbox.get(item.seq) ?? item), pulledUnder: { version: wire.version, fields: under } });
+        }
+        Object.assign(fields, item.patch);
+      }
       deleted.delete(key(type, uid));
       putRecords.set(key(type, uid), { type, uid, fields, version: wire.version });
     }

@@ -46,6 +46,13 @@ export interface OutboxItem {
   /** A retryable error (unknown reference): not pushed again before the next pull. */
   readonly waitForPull: boolean;
   readonly lastError: OutboxError | null;
+  /**
+   * For a frozen upsert (`sent` set) whose record a pull brought meanwhile: the pulled version and
+   * the server's values of the fields this item lays over it. An answer that is not newer than that
+   * version (a re-push answered from its receipt) says the pulled copy already holds or supersedes
+   * the item, so these values come back.
+   */
+  readonly pulledUnder?: { readonly version: string; readonly fields: Readonly<Record<string, FieldValue>> };
 }
 
 /** Metadata values the client keeps: cursor, device uid, tokens, signed-in user. */
