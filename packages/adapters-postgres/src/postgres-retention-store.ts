@@ -129,11 +129,15 @@ export class PostgresRetentionStore implements RetentionStore {
    * order after `after` and up to `upTo` (each bound open when null); the count and the last key removed.
    */
   async #deleteRenders(limit: number, after: { userId: number; uid: string } | null, upTo: { userId: number; uid: string } | null): Promise<{ n: number; last: { userId: number; uid: string } | null }> {
+    const within = (t: string) => [
+      ...(after === null ? [] : [sql`(${sql.ref(`${t}.user_id`)}, ${sql.ref(`${t}.uid`)}) > (${after.userId}::integer, ${after.uid}::text)`]),
+      ...(upTo === null ? [] : [sql`(${sql.ref(`${t}.user_id`)}, ${sql.ref(`${t}.uid`)}) <= (${upTo.userId}::integer, ${upTo.uid}::text)`]),
+    ];
     const bounds = [
-      ...(after === null ? [] : [sql`(r.user_id, r.uid) > (${after.userId}::integer, ${after.uid}::text)`]),
-      ...(upTo === null ? [] : [sql`(r.user_id, r.uid) <= (${upTo.userId}::integer, ${upTo.uid}::text)`]),
-      // No live root of the user under the render's uid (each looked up by the type's (user_id, uid) key).
-      ...RENDERED_ROOTS.map((type) => sql`not exists (select 1 from ${sql.table(type)} o where o.user_id = r.user_id and o.uid = r.uid and o.deleted is null)`),
+      ...within('r'),
+      // No live root of the user under the render's uid. The same bounds on the roots (the keys are
+      // equal) keep a merge anti join from reading the roots' index from its start at every batch.
+      ...RENDERED_ROOTS.map((type) => sql`not exists (select 1 from ${sql.table(type)} o where o.user_id = r.user_id and o.uid = r.uid and o.deleted is null ${sql.join(within('o').map((b) => sql`and ${b}`), sql` `)})`),
     ];
     // The last key in the table's own order (its collation), not JavaScript's.
     const { rows } = await sql<{ n: number; user_id: number | null; uid: string | null }>`
