@@ -203,6 +203,33 @@ describe('outbox lifecycle', () => {
     expect(a.status).toMatchObject({ pending: 0, failed: 0 });
   });
 
+  it('a calendar deleted here while a reminder edit below it is frozen: the delete waits for the edit\'s answer, no conflict with this device\'s own delete', async () => {
+    // Found by the one-device convergence property (seed 1269022392): both went out in one push,
+    // the server applied the calendar's delete first, and its cascade made the reminder edit a
+    // conflict with the device's own delete.
+    const faulty = new FaultyFetch(service.fetch);
+    const a = await clientOf(service, { fetch: faulty.fetch });
+    await signIn(service, a, '+15550001010');
+    const work = await a.calendars.put({ name: 'Work' });
+    const ev = await a.events.put({ calendarUid: work, title: 'E', ...times });
+    const rem = await a.reminders.put({ eventUid: ev, minutesBefore: 10 });
+    await a.sync();
+    await a.reminders.put({ uid: rem, minutesBefore: 30 });
+    faulty.next = ({ path }) => (path === '/api/sync/push' ? 'network' : null);
+    await expect(a.sync()).rejects.toMatchObject({ kind: 'network' }); // the edit's payload is frozen
+    faulty.next = () => null;
+    await a.calendars.remove(work); // takes the event and the reminder with it here
+    await a.sync();
+    await a.sync();
+    const userId = a.auth.user()!.id;
+    expect(service.syncStore.snapshotConflicts(userId)).toEqual([]);
+    for (const [type, uid] of [['calendars', work], ['events', ev], ['reminders', rem]] as const) {
+      expect(service.syncStore.snapshotRows(userId, type).find((r) => r.uid === uid)?.deleted).not.toBeNull();
+    }
+    expect([a.calendars.get(work), a.events.get(ev), a.reminders.get(rem)]).toEqual([undefined, undefined, undefined]);
+    expect(a.status).toMatchObject({ pending: 0, failed: 0 });
+  });
+
   it('a lost answer and a duplicated request: re-pushed unchanged, no conflict, no extra version', async () => {
     const faulty = new FaultyFetch(service.fetch);
     const a = await clientOf(service, { fetch: faulty.fetch });

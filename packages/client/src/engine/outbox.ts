@@ -59,17 +59,23 @@ export function planRemove(state: LocalState, type: RecordType, uid: string): St
   const removed = withDescendants(state.records, type, uid);
   if (removed.length === 0) return null;
   const deleteOutbox: number[] = [];
+  const waitsFor: number[] = [];
   let serverMayKnow = false;
   for (const r of removed) {
+    const isRoot = r.type === type && r.uid === uid;
     for (const item of itemsOf(state, r.type, r.uid)) {
       if (mergeable(item)) deleteOutbox.push(item.seq);
-      else if (r.type === type && r.uid === uid) serverMayKnow = true;
+      else if (isRoot) serverMayKnow = true;
+      else if (item.op === 'upsert' && item.sent !== null) waitsFor.push(item.seq);
     }
   }
   const root = removed[0]!;
   const putOutbox: OutboxItem[] = [];
   if (root.version !== null || serverMayKnow) {
-    putOutbox.push({ seq: state.nextSeq(), type, uid, op: 'delete', patch: {}, baseVersion: root.version, state: 'pending', attempts: 0, sent: null, waitForPull: false, lastError: null });
+    putOutbox.push({
+      seq: state.nextSeq(), type, uid, op: 'delete', patch: {}, baseVersion: root.version, state: 'pending', attempts: 0, sent: null, waitForPull: false, lastError: null,
+      ...(waitsFor.length > 0 ? { waitsFor } : {}),
+    });
   }
   return { deleteRecords: removed.map((r) => ({ type: r.type, uid: r.uid })), deleteOutbox, putOutbox };
 }
@@ -82,11 +88,15 @@ export function planRemove(state: LocalState, type: RecordType, uid: string): St
 export function selectBatch(state: LocalState, maxPerType: number): OutboxItem[] {
   const seen = new Set<string>();
   const perType = new Map<RecordType, OutboxItem[]>(RECORD_TYPES.map((t) => [t, []]));
+  // A delete waits for the answers of the frozen edits below its record (see OutboxItem.waitsFor);
+  // one that got an error is no longer frozen, and one parked no longer waits to go.
+  const unanswered = new Set(state.outbox.filter((i) => i.sent !== null && i.state !== 'failed').map((i) => i.seq));
   for (const item of state.outbox) {
     const key = `${item.type}\u0000${item.uid}`;
     if (seen.has(key) || item.state === 'failed') continue;
     seen.add(key);
     if (item.state === 'inflight' || item.waitForPull) continue;
+    if (item.op === 'delete' && item.waitsFor?.some((seq) => unanswered.has(seq))) continue;
     const list = perType.get(item.type)!;
     if (list.length < maxPerType) list.push(item);
   }

@@ -52,7 +52,12 @@ export interface OutboxItem {
    * version (a re-push answered from its receipt) says the pulled copy already holds or supersedes
    * the item, so these values come back.
    */
-  readonly pulledUnder?: { readonly version: string; readonly fields: Readonly<Record<string, FieldValue>> };
+  readonly pulledUnder?: { readonly version: string; readonly fields: Readonly<Record<string, FieldValue>> };  /**
+   * For a delete: the frozen upserts (their answers outstanding) of records below it when it was
+   * deleted here. It waits for their answers: sent in one push, the server's cascade would reach
+   * them first and turn each into a conflict with this device's own delete.
+   */
+  readonly waitsFor?: readonly number[];
 }
 
 /** Metadata values the client keeps: cursor, device uid, tokens, signed-in user. */
