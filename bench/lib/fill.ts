@@ -55,7 +55,7 @@ export async function fillOwnRows(client: pg.Client, userId: number, calendarUid
   );
   await client.query(
     `INSERT INTO push_receipts (user_id, entity_type, uid, fingerprint, result)
-     SELECT $1, 'EVENT', 'ev-own-' || g, md5(g::text), '{"status":"created"}'::jsonb
+     SELECT $1, 'EVENT', 'ev-own-' || g, sha256(g::text::bytea), '{"status":"created"}'::jsonb
      FROM generate_series($2::int, $3::int) g`,
     [userId, have + 1, total],
   );

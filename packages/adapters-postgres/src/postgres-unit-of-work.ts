@@ -291,7 +291,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     const raw = await this.#read(lockRowsAndReceiptsQuery(this.userId, wanted, keys, reserveCounts(ahead)));
     for (const r of raw) {
       if (r.res_k !== null) {
-        drawn.push({ k: String(r.res_k), n: String(r.res_n) });
+        for (const n of r.res_n as string[]) drawn.push({ k: String(r.res_k), n });
       } else if (r.t === null) {
         receipts.push(receiptFromSql(r.r_entity, r.r_uid, r.r_fingerprint, r.r_result));
       } else {
