@@ -2,6 +2,7 @@ import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import {
   DrawnAhead,
   ENTITY_TYPE,
+  askedCounts,
   asksForAny,
   FIELD_TABLES,
   RECORD_TYPES,
@@ -72,10 +73,10 @@ export function objectRowsFrom(raw: readonly Readonly<Record<string, unknown>>[]
 
 const ascending = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** A reservation request as the counts of `reserveQuery` (negative or missing counts are 0). */
+/** A reservation request as the counts of `reserveQuery`. */
 function reserveCounts(request: ReserveRequest): ReserveCounts {
-  const count = (n: number | undefined): number => Math.max(0, n ?? 0);
-  return [count(request.versions), ...RECORD_TYPES.map((type) => count(request.rowIds?.[type])), count(request.conflictIds)];
+  const asked = askedCounts(request);
+  return [asked.versions, ...RECORD_TYPES.map((type) => asked.rowIds[type]), asked.conflictIds];
 }
 
 /** The values `reserveQuery` (or the prefetch's reservation rows) drew, as `reserve` answers them: each list ascending. */

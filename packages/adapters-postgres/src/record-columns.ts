@@ -22,3 +22,6 @@ export const SQL_TYPE_OF_KIND: Readonly<Record<FieldKind, 'text' | 'boolean' | '
 export function isNotNull(field: FieldSpec): boolean {
   return !field.nullable || field.requiredOnCreate;
 }
+
+/** A quoted SQL identifier (for statement texts made once as plain text). */
+export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import { FIELD_TABLES, RECORD_TYPES, type ObjectScope, type ReceiptKey, type RecordType } from '@calsync/domain';
-import { SQL_TYPE_OF_KIND } from './record-columns.js';
+import { SQL_TYPE_OF_KIND, ident } from './record-columns.js';
 import { matchingReceipts } from './receipt-queries.js';
 import { OCCURRENCE_FIELD_SPECS, recordSelectList, type SqlRecordRow } from './record-mapping.js';
 
@@ -67,8 +67,6 @@ const STAMPS = [
 /** The type a column has in the one-statement pull: instants travel as ISO text (no Date objects). */
 const pullType = (sqlType: string): string => (sqlType === 'timestamptz' ? 'text' : sqlType);
 
-/** A quoted identifier. */
-const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 /** A NULL of a given SQL type (an untyped NULL inside a parenthesized branch would become text). */
 const typedNull = (sqlType: string): string => `cast(null as ${pullType(sqlType)})`;
@@ -113,6 +111,9 @@ const nullColumns = (): RawBuilder<unknown> => branchColumns(null);
 
 /** Counts of a reservation, in the order of `reserveQuery`'s branches: versions, each record type's row ids, conflict ids. */
 export type ReserveCounts = readonly number[];
+
+/** A reservation of nothing. */
+export const NO_RESERVATION: ReserveCounts = Array.from({ length: RECORD_TYPES.length + 2 }, () => 0);
 
 /**
  * The reservation statement: n versions from the global sequence and n ids from each record
@@ -170,9 +171,6 @@ export function lockRowsAndReceiptsQuery(
     from (select q.k, array_agg(cast(q.n as text) order by q.n) as ns from (${reserveQuery(ahead)}) as q group by q.k) as d`;
   return sql<SqlRecordRow>`with ${sql.join(ctes)} ${sql.join(branches, sql` union all `)} union all ${receipts} union all ${reserved}`;
 }
-
-/** A reservation of nothing. */
-export const NO_RESERVATION: ReserveCounts = Array.from({ length: RECORD_TYPES.length + 2 }, () => 0);
 
 /**
  * The whole pull read in one statement: a first row (`t` = null) carrying the sequence's last

@@ -1,7 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import type { Statement } from './batch-connection.js';
 import { FIELD_TABLES, RECORD_TYPES, isLiveDefaultCalendar, perRecordType, type RecordRow, type RecordType, type RowWrite } from '@calsync/domain';
-import { SQL_TYPE_OF_KIND } from './record-columns.js';
+import { SQL_TYPE_OF_KIND, ident } from './record-columns.js';
 
 /** One statement of a set-based write plan: all inserts (or all updates) of one type, as write indexes. */
 export interface WriteStatement {
@@ -48,26 +48,20 @@ export function planWriteStatements(writes: readonly RowWrite[]): WriteStatement
 
 const asText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
-/** A quoted identifier. */
-const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
-/** The stamp and field columns every write sets, with their SQL types: `k.c0`, `k.c1`, … of the unnest in this order. */
+/**
+ * The stamp and field columns every write sets, each with its SQL type and its text value of a row
+ * (every driver sends text[] alike): `k.c0`, `k.c1`, … of the unnest, in this order.
+ */
 const WRITTEN_COLUMNS = perRecordType((type) => [
-  { column: 'version', sqlType: 'bigint' },
-  { column: 'updated_at', sqlType: 'timestamptz' },
-  { column: 'deleted', sqlType: 'timestamptz' },
-  ...FIELD_TABLES[type].map((f) => ({ column: f.column, sqlType: SQL_TYPE_OF_KIND[f.kind] })),
+  { column: 'version', sqlType: 'bigint', value: (r: RecordRow): string | null => r.version.toString() },
+  { column: 'updated_at', sqlType: 'timestamptz', value: (r: RecordRow): string | null => r.updatedAt },
+  { column: 'deleted', sqlType: 'timestamptz', value: (r: RecordRow): string | null => r.deleted },
+  ...FIELD_TABLES[type].map((f) => ({ column: f.column, sqlType: SQL_TYPE_OF_KIND[f.kind], value: (r: RecordRow) => asText(r.fields[f.name]) })),
 ]);
 
-/** Each row's text value per written column, in `WRITTEN_COLUMNS` order (every driver sends text[] alike). */
-function writtenValues(type: RecordType, rows: readonly RecordRow[]): (string | null)[][] {
-  return [
-    rows.map((r) => r.version.toString()),
-    rows.map((r) => r.updatedAt),
-    rows.map((r) => r.deleted),
-    ...FIELD_TABLES[type].map((f) => rows.map((r) => asText(r.fields[f.name]))),
-  ];
-}
+/** Each written column's values of `rows`, in `WRITTEN_COLUMNS` order. */
+const writtenValues = (type: RecordType, rows: readonly RecordRow[]): (string | null)[][] => WRITTEN_COLUMNS[type].map((c) => rows.map(c.value));
 
 /**
  * `unnest(cast($from as text[]), …) with ordinality as k(uid, c0, …, ord)`: the uids, then one array per

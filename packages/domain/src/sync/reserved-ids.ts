@@ -38,18 +38,25 @@ export class DrawnAhead {
 
   /** The first values of each list as `request` asks, taken out; undefined (nothing taken) when a list is too short. */
   take(request: ReserveRequest): Reserved | undefined {
-    const count = (n: number | undefined): number => Math.max(0, n ?? 0);
-    if (this.#versions.length < count(request.versions) || this.#conflictIds.length < count(request.conflictIds)) return undefined;
-    if (RECORD_TYPES.some((type) => this.#rowIds[type].length < count(request.rowIds?.[type]))) return undefined;
+    const asked = askedCounts(request);
+    if (this.#versions.length < asked.versions || this.#conflictIds.length < asked.conflictIds) return undefined;
+    if (RECORD_TYPES.some((type) => this.#rowIds[type].length < asked.rowIds[type])) return undefined;
     return {
-      versions: this.#versions.splice(0, count(request.versions)),
-      rowIds: perRecordType((type) => this.#rowIds[type].splice(0, count(request.rowIds?.[type]))),
-      conflictIds: this.#conflictIds.splice(0, count(request.conflictIds)),
+      versions: this.#versions.splice(0, asked.versions),
+      rowIds: perRecordType((type) => this.#rowIds[type].splice(0, asked.rowIds[type])),
+      conflictIds: this.#conflictIds.splice(0, asked.conflictIds),
     };
   }
 }
 
+/** How many of each `request` asks for, every count present (missing or negative counts are 0). */
+export function askedCounts(request: ReserveRequest): { versions: number; rowIds: Record<RecordType, number>; conflictIds: number } {
+  const count = (n: number | undefined): number => Math.max(0, n ?? 0);
+  return { versions: count(request.versions), rowIds: perRecordType((type) => count(request.rowIds?.[type])), conflictIds: count(request.conflictIds) };
+}
+
 /** Whether `request` asks for anything. */
 export function asksForAny(request: ReserveRequest): boolean {
-  return (request.versions ?? 0) > 0 || (request.conflictIds ?? 0) > 0 || RECORD_TYPES.some((type) => (request.rowIds?.[type] ?? 0) > 0);
+  const asked = askedCounts(request);
+  return asked.versions > 0 || asked.conflictIds > 0 || RECORD_TYPES.some((type) => asked.rowIds[type] > 0);
 }
