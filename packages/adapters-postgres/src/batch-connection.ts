@@ -1,4 +1,4 @@
-import type { CompiledQuery, DatabaseConnection, Kysely, QueryResult } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Kysely, type QueryResult } from 'kysely';
 
 /** One statement of a batch: its text and its parameter values ($1, $2, …), as Kysely compiles them. */
 export interface BatchPart {
@@ -6,9 +6,18 @@ export interface BatchPart {
   readonly parameters: readonly unknown[];
 }
 
-/** A statement the adapter runs: a Kysely raw query, or a fixed text with this call's values (`set-based-writes.ts`). */
-export interface Statement {
-  compile(db: Kysely<any>): CompiledQuery<unknown>; // eslint-disable-line @typescript-eslint/no-explicit-any -- any database schema
+/** A statement the adapter runs: a Kysely raw query, or a fixed text with this call's values (`fixedStatement`). */
+export interface Statement<R = unknown> {
+  compile(db: Kysely<any>): CompiledQuery<R>; // eslint-disable-line @typescript-eslint/no-explicit-any -- any database schema
+}
+
+/**
+ * A statement whose text is made once (`$1`, `$2`, … stand for `parameters` in order): nothing is
+ * built or compiled per call, and the one text instance keys the connection's prepared statement.
+ * For the statements of every push (the prefetch, the reservation, the set-based writes).
+ */
+export function fixedStatement<R = unknown>(text: string, parameters: readonly unknown[]): Statement<R> {
+  return { compile: () => CompiledQuery.raw(text, [...parameters]) as CompiledQuery<R> };
 }
 
 /** A statement without parameters (BEGIN, COMMIT). */

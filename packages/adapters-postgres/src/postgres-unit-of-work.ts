@@ -150,7 +150,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   }
 
   /** Sends the queue with `query` last; answers `query`'s rows. */
-  async #read<R>(query: RawBuilder<R>): Promise<R[]> {
+  async #read<R>(query: Statement<R>): Promise<R[]> {
     const compiled = query.compile(this.db);
     this.#used = true;
     const { rows } = await this.#send<R>(compiled);

@@ -1,7 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import { FIELD_TABLES, RECORD_TYPES, type ObjectScope, type ReceiptKey, type RecordType } from '@calsync/domain';
 import { SQL_TYPE_OF_KIND, ident } from './record-columns.js';
-import { matchingReceipts } from './receipt-queries.js';
+import { fixedStatement, type Statement } from './batch-connection.js';
+import { matchingReceiptsText, receiptKeyArrays } from './receipt-queries.js';
 import { OCCURRENCE_FIELD_SPECS, recordSelectList, type SqlRecordRow } from './record-mapping.js';
 
 /** `select <record columns> from <type> where user_id = $user and <condition> <tail>`: every record read is scoped by user. */
@@ -84,27 +85,30 @@ export function allChangesAlias(type: RecordType, column: string): string {
 const fieldAliases = () => RECORD_TYPES.flatMap((t) => FIELD_TABLES[t].map((f) => ({ type: t, column: f.column, sqlType: SQL_TYPE_OF_KIND[f.kind] })));
 
 /**
- * Select lists of the multi-type reads, built once as plain text: they are the bulk of those
+ * Select lists of the multi-type reads, made once as plain text: they are the bulk of those
  * statements, and composing them from query nodes at every pull and push showed in the profile.
  */
-const selectLists = new Map<RecordType | null, RawBuilder<unknown>>();
+const selectLists = new Map<RecordType | null, string>();
 
 /**
  * The select list of one type's branch of a multi-type UNION ALL: stamps, then every alias
  * (other types' as typed NULLs). With `type` null, every record column is NULL (rows that are not records).
  */
-function branchColumns(type: RecordType | null): RawBuilder<unknown> {
+function branchColumnsText(type: RecordType | null): string {
   let list = selectLists.get(type);
   if (list === undefined) {
     const columns = [
       ...STAMPS.map(([c, sqlType]) => `${type === null ? typedNull(sqlType) : pullColumn(c, sqlType)} as ${ident(c)}`),
       ...fieldAliases().map((a) => `${a.type === type ? pullColumn(a.column, a.sqlType) : typedNull(a.sqlType)} as ${ident(allChangesAlias(a.type, a.column))}`),
     ];
-    list = sql.raw(columns.join(', '));
+    list = columns.join(', ');
     selectLists.set(type, list);
   }
   return list;
 }
+
+/** `branchColumnsText` as a query node. */
+const branchColumns = (type: RecordType | null): RawBuilder<unknown> => sql.raw(branchColumnsText(type));
 
 /** A branch's select list with every record column NULL (rows that are not records). */
 const nullColumns = (): RawBuilder<unknown> => branchColumns(null);
@@ -115,61 +119,73 @@ export type ReserveCounts = readonly number[];
 /** A reservation of nothing. */
 export const NO_RESERVATION: ReserveCounts = Array.from({ length: RECORD_TYPES.length + 2 }, () => 0);
 
+/** The keys of `reserveQuery`'s branches, in order: versions, each record type's row ids, conflict ids. */
+const RESERVE_KEYS = ['v', ...RECORD_TYPES, 'c'] as const;
+
+/** `reserveQuery`'s text with its counts in parameters `$from` to `$from+5`. */
+function reserveText(from: number): string {
+  const sequence = (key: (typeof RESERVE_KEYS)[number]): string =>
+    key === 'v' ? `'record_version_seq'` : `pg_get_serial_sequence('${key === 'c' ? 'sync_conflicts' : key}', 'id')`;
+  return RESERVE_KEYS.map((key, i) => `select '${key}' as k, nextval(${sequence(key)}) as n from generate_series(1, cast($${from + i} as integer))`).join(
+    '\nunion all ',
+  );
+}
+
+const RESERVE_TEXT = reserveText(1);
+
 /**
  * The reservation statement: n versions from the global sequence and n ids from each record
  * table's and the conflict table's identity sequence, each count a parameter (one fixed text, so
  * one prepared statement). `k` names the sequence: 'v', a record type, or 'c'; `n` is the value.
  */
-export function reserveQuery(counts: ReserveCounts): RawBuilder<{ k: string; n: string }> {
-  const branch = (key: string, sequence: RawBuilder<unknown>, count: number): RawBuilder<unknown> =>
-    sql`select ${sql.lit(key)} as k, nextval(${sequence}) as n from generate_series(1, cast(${count} as integer))`;
-  const serial = (table: string): RawBuilder<unknown> => sql`pg_get_serial_sequence(${sql.lit(table)}, 'id')`;
-  return sql<{ k: string; n: string }>`${sql.join(
-    [
-      branch('v', sql`'record_version_seq'`, counts[0]!),
-      ...RECORD_TYPES.map((type, i) => branch(type, serial(type), counts[i + 1]!)),
-      branch('c', serial('sync_conflicts'), counts[RECORD_TYPES.length + 1]!),
-    ],
-    sql`\nunion all `,
-  )}`;
+export function reserveQuery(counts: ReserveCounts): Statement<{ k: string; n: string }> {
+  return fixedStatement(RESERVE_TEXT, counts);
 }
+
+/**
+ * The text of `lockRowsAndReceiptsQuery`, made once. Parameters: $1 the user, then each record
+ * type's wanted uids (sorted), the receipt keys (`receiptKeyArrays`), the reservation's counts.
+ * Per type, one index probe per wanted uid: the LIMIT 1 subquery (the (user_id, uid) key is
+ * unique, so it changes no answer) cannot be flattened into a join, so even a generic plan, which
+ * estimates a user's rows from the table's average, cannot walk all of a user's rows instead. Uids
+ * are locked in sorted order (a fixed order; the answer is ordered by id below).
+ */
+const PREFETCH_TEXT = (() => {
+  const receiptsFrom = 2 + RECORD_TYPES.length;
+  const reserveFrom = receiptsFrom + 3;
+  const ctes = RECORD_TYPES.map(
+    (type, i) => `${ident(`w_${type}`)} as (select x.* from unnest(cast($${2 + i} as text[])) as w(uid)
+      cross join lateral (select * from ${ident(type)} where user_id = $1 and uid = w.uid limit 1 for update) as x
+      order by x.id)`,
+  );
+  const notReceipt = `cast(null as text) as r_entity, cast(null as text) as r_uid, cast(null as text) as r_fingerprint, cast(null as jsonb) as r_result`;
+  const notReserved = `cast(null as text) as res_k, cast(null as text[]) as res_n`;
+  const branches = RECORD_TYPES.map((type) => `select cast('${type}' as text) as t, ${notReceipt}, ${notReserved}, ${branchColumnsText(type)} from ${ident(`w_${type}`)}`);
+  const receipts = `select cast(null as text) as t, r.entity_type as r_entity, r.uid as r_uid, encode(r.fingerprint, 'hex') as r_fingerprint, r.result as r_result,
+      ${notReserved}, ${branchColumnsText(null)}
+    ${matchingReceiptsText(1, receiptsFrom)}`;
+  // One row per sequence, its values as an array: a batch of 1,000 items draws 2,001 values, and
+  // as rows of this wide shape they cost more to read than the statement saves.
+  const reserved = `select cast(null as text) as t, ${notReceipt}, d.k as res_k, d.ns as res_n, ${branchColumnsText(null)}
+    from (select q.k, array_agg(cast(q.n as text) order by q.n) as ns from (${reserveText(reserveFrom)}) as q group by q.k) as d`;
+  return `with ${ctes.join(', ')} ${branches.join(' union all ')} union all ${receipts} union all ${reserved}`;
+})();
 
 /**
  * The push prefetch in one statement: per type the rows with the wanted uids, locked (FOR UPDATE,
  * one (user_id, uid) index probe per uid), in id order, as rows with `t` = the type; then the receipts matching the
  * keys as rows with `t` = null and `r_entity`, `r_uid`, `r_fingerprint`, `r_result` set; then the
  * values drawn ahead by `reserveQuery(ahead)`, one row per sequence with `res_k` its key and
- * `res_n` its values (none when every count is 0). One fixed shape (every type always present, arrays and counts as parameters), so it
- * is prepared once.
+ * `res_n` its values (none when every count is 0). One fixed text (every type always present,
+ * arrays and counts as parameters), made once, so it is prepared once and never compiled per push.
  */
 export function lockRowsAndReceiptsQuery(
   userId: number,
   wanted: Readonly<Record<RecordType, readonly string[]>>,
   keys: readonly ReceiptKey[],
   ahead: ReserveCounts = NO_RESERVATION,
-): RawBuilder<SqlRecordRow> {
-  // One index probe per wanted uid: the LIMIT 1 subquery (the (user_id, uid) key is unique, so it
-  // changes no answer) cannot be flattened into a join, so even a generic plan, which estimates a
-  // user's rows from the table's average, cannot walk all of a user's rows instead. Uids are locked
-  // in sorted order (a fixed order; the answer is ordered by id below).
-  const ctes = RECORD_TYPES.map(
-    (type) => sql`${sql.ref(`w_${type}`)} as (select x.* from unnest(cast(${[...wanted[type]].sort()} as text[])) as w(uid)
-      cross join lateral (select * from ${sql.table(type)} where user_id = ${userId} and uid = w.uid limit 1 for update) as x
-      order by x.id)`,
-  );
-  const notReceipt = sql`cast(null as text) as r_entity, cast(null as text) as r_uid, cast(null as text) as r_fingerprint, cast(null as jsonb) as r_result`;
-  const notReserved = sql`cast(null as text) as res_k, cast(null as text[]) as res_n`;
-  const branches = RECORD_TYPES.map(
-    (type) => sql`select cast(${type} as text) as t, ${notReceipt}, ${notReserved}, ${branchColumns(type)} from ${sql.ref(`w_${type}`)}`,
-  );
-  const receipts = sql`select cast(null as text) as t, r.entity_type as r_entity, r.uid as r_uid, encode(r.fingerprint, 'hex') as r_fingerprint, r.result as r_result,
-      ${notReserved}, ${nullColumns()}
-    ${matchingReceipts(userId, keys)}`;
-  // One row per sequence, its values as an array: a batch of 1,000 items draws 2,001 values, and
-  // as rows of this wide shape they cost more to read than the statement saves.
-  const reserved = sql`select cast(null as text) as t, ${notReceipt}, d.k as res_k, d.ns as res_n, ${nullColumns()}
-    from (select q.k, array_agg(cast(q.n as text) order by q.n) as ns from (${reserveQuery(ahead)}) as q group by q.k) as d`;
-  return sql<SqlRecordRow>`with ${sql.join(ctes)} ${sql.join(branches, sql` union all `)} union all ${receipts} union all ${reserved}`;
+): Statement<SqlRecordRow> {
+  return fixedStatement(PREFETCH_TEXT, [userId, ...RECORD_TYPES.map((type) => [...wanted[type]].sort()), ...receiptKeyArrays(keys), ...ahead]);
 }
 
 /**

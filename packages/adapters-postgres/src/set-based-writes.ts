@@ -1,5 +1,4 @@
-import { CompiledQuery } from 'kysely';
-import type { Statement } from './batch-connection.js';
+import { fixedStatement, type Statement } from './batch-connection.js';
 import { FIELD_TABLES, RECORD_TYPES, isLiveDefaultCalendar, perRecordType, type RecordRow, type RecordType, type RowWrite } from '@calsync/domain';
 import { SQL_TYPE_OF_KIND, ident } from './record-columns.js';
 
@@ -103,8 +102,6 @@ const UPDATE_TEXT = perRecordType((type) => {
     from written`;
 });
 
-const statement = (text: string, parameters: readonly unknown[]): Statement => ({ compile: () => CompiledQuery.raw(text, [...parameters]) });
-
 /**
  * The INSERT of rows of one type in one statement, under the ids the unit of work drew for them
  * (`overriding system value`: the identity column only ever gets values from its own sequence, drawn
@@ -112,7 +109,7 @@ const statement = (text: string, parameters: readonly unknown[]): Statement => (
  * Exported so the plan test explains the very statement the store runs.
  */
 export function insertRowsQuery(userId: number, type: RecordType, rows: readonly RecordRow[]): Statement {
-  return statement(INSERT_TEXT[type], [
+  return fixedStatement(INSERT_TEXT[type], [
     userId,
     rows.map((r) => r.uid),
     ...writtenValues(type, rows),
@@ -131,7 +128,7 @@ export function insertRowsQuery(userId: number, type: RecordType, rows: readonly
  * planner cannot fold it into an error at planning time.
  */
 export function updateRowsQuery(userId: number, type: RecordType, rows: readonly RecordRow[]): Statement {
-  return statement(UPDATE_TEXT[type], [
+  return fixedStatement(UPDATE_TEXT[type], [
     rows.map((r) => r.uid),
     ...writtenValues(type, rows),
     rows.map((r) => String(r.id)),

@@ -43,4 +43,19 @@ describe('the arithmetic ISO codec', () => {
       { numRuns: 3000 * RUNS },
     );
   });
+
+  it('reads the canonical form (its fast path) as the same text with a +00:00 offset (the full path)', () => {
+    const digit = (n: number) => fc.integer({ min: 0, max: 10 ** n - 1 }).map((v) => String(v).padStart(n, '0'));
+    const canonical = fc.oneof(
+      instant.map((ms) => new Date(ms).toISOString()),
+      fc.tuple(digit(4), digit(2), digit(2), digit(2), digit(2), digit(2), digit(3)).map(([y, mo, d, h, mi, s, ms]) => `${y}-${mo}-${d}T${h}:${mi}:${s}.${ms}Z`),
+      fc.constantFrom('2023-02-29T00:00:00.000Z', '2024-02-29T23:59:59.999Z', '2024-01-01T23:59:60.000Z', '0000-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z'),
+    );
+    fc.assert(
+      fc.property(canonical, (text) => {
+        expect(parseIsoInstant(text)?.getTime() ?? null).toBe(parseIsoInstant(`${text.slice(0, -1)}+00:00`)?.getTime() ?? null);
+      }),
+      { numRuns: 3000 * RUNS },
+    );
+  });
 });

@@ -46,8 +46,18 @@ export const INSTANT_RANGE = {
   max: Date.parse('9999-12-31T23:59:59.999Z'),
 } as const;
 
+/** The form `Date#toISOString` writes, the one our own clients send and the server stores. */
+const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 /** Parses an ISO 8601 instant inside `INSTANT_RANGE`; returns null when the text is not one. */
 export function parseIsoInstant(text: string): Date | null {
+  // Fast path for the canonical form: a text that reads back as itself is a valid instant (an
+  // impossible date or time would roll over or not parse, and then takes the full path below).
+  if (text.length === 24 && CANONICAL.test(text)) {
+    const date = new Date(text);
+    const time = date.getTime();
+    if (time >= INSTANT_RANGE.min && time <= INSTANT_RANGE.max && date.toISOString() === text) return date;
+  }
   const p = split(text);
   if (!p) return null;
   const month = Number(p.mo);
