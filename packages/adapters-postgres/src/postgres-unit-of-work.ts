@@ -28,7 +28,7 @@ import { Mutex } from 'async-mutex';
 import { conflictFromSql } from './conflict-mapping.js';
 import { encodeChange, notifyQuery } from './notify/change-payload.js';
 import { receiptFromSql, saveReceiptsQuery } from './receipt-queries.js';
-import { recordFromSql, referenceColumn } from './record-mapping.js';
+import { recordFromSql, referenceColumn, type SqlRecordRow } from './record-mapping.js';
 import {
   allChangesAlias,
   liveReferencingQuery,
@@ -297,7 +297,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
         receipts.push(receiptFromSql(r.r_entity, r.r_uid, r.r_fingerprint, r.r_result));
       } else {
         const type = r.t as RecordType;
-        rows[type].push(recordFromBranch(type, r));
+        rows[type].push(recordFromSql(type, r.rec as SqlRecordRow));
       }
     }
     // Drawn after everything handed out so far: it replaces what an earlier read drew ahead.

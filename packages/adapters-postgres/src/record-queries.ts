@@ -113,6 +113,18 @@ const branchColumns = (type: RecordType | null): RawBuilder<unknown> => sql.raw(
 /** A branch's select list with every record column NULL (rows that are not records). */
 const nullColumns = (): RawBuilder<unknown> => branchColumns(null);
 
+/**
+ * One record of `type` as a JSON object keyed by its columns, which `recordFromSql` reads as it
+ * reads a row: instants as `Date#toISOString()` text, bigints as text (exact). A read that would
+ * otherwise carry every type's columns side by side (the push prefetch) answers one such column per
+ * record: node-pg's work per answer and per row grows with the columns, not with the JSON.
+ */
+function recordJsonText(type: RecordType): string {
+  const columns: (readonly [string, string])[] = [...STAMPS, ...FIELD_TABLES[type].map((f) => [f.column, SQL_TYPE_OF_KIND[f.kind]] as const)];
+  const value = (column: string, sqlType: string): string => (sqlType === 'bigint' ? `cast(${ident(column)} as text)` : pullColumn(column, sqlType));
+  return `json_build_object(${columns.map(([column, sqlType]) => `'${column}', ${value(column, sqlType)}`).join(', ')})`;
+}
+
 /** Counts of a reservation, in the order of `reserveQuery`'s branches: versions, each record type's row ids, conflict ids. */
 export type ReserveCounts = readonly number[];
 
@@ -160,20 +172,21 @@ const PREFETCH_TEXT = (() => {
   );
   const notReceipt = `cast(null as text) as r_entity, cast(null as text) as r_uid, cast(null as text) as r_fingerprint, cast(null as jsonb) as r_result`;
   const notReserved = `cast(null as text) as res_k, cast(null as text[]) as res_n`;
-  const branches = RECORD_TYPES.map((type) => `select cast('${type}' as text) as t, ${notReceipt}, ${notReserved}, ${branchColumnsText(type)} from ${ident(`w_${type}`)}`);
+  const branches = RECORD_TYPES.map((type) => `select cast('${type}' as text) as t, ${notReceipt}, ${notReserved}, ${recordJsonText(type)} as rec from ${ident(`w_${type}`)}`);
   const receipts = `select cast(null as text) as t, r.entity_type as r_entity, r.uid as r_uid, encode(r.fingerprint, 'hex') as r_fingerprint, r.result as r_result,
-      ${notReserved}, ${branchColumnsText(null)}
+      ${notReserved}, cast(null as json) as rec
     ${matchingReceiptsText(1, receiptsFrom)}`;
   // One row per sequence, its values as an array: a batch of 1,000 items draws 2,001 values, and
   // as rows of this wide shape they cost more to read than the statement saves.
-  const reserved = `select cast(null as text) as t, ${notReceipt}, d.k as res_k, d.ns as res_n, ${branchColumnsText(null)}
+  const reserved = `select cast(null as text) as t, ${notReceipt}, d.k as res_k, d.ns as res_n, cast(null as json) as rec
     from (select q.k, array_agg(cast(q.n as text) order by q.n) as ns from (${reserveText(reserveFrom)}) as q group by q.k) as d`;
   return `with ${ctes.join(', ')} ${branches.join(' union all ')} union all ${receipts} union all ${reserved}`;
 })();
 
 /**
  * The push prefetch in one statement: per type the rows with the wanted uids, locked (FOR UPDATE,
- * one (user_id, uid) index probe per uid), in id order, as rows with `t` = the type; then the receipts matching the
+ * one (user_id, uid) index probe per uid), in id order, as rows with `t` = the type and the record
+ * in `rec` (`recordJsonText`); then the receipts matching the
  * keys as rows with `t` = null and `r_entity`, `r_uid`, `r_fingerprint`, `r_result` set; then the
  * values drawn ahead by `reserveQuery(ahead)`, one row per sequence with `res_k` its key and
  * `res_n` its values (none when every count is 0). One fixed text (every type always present,
