@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--quick] [--pglite] [--memory] [--notifications] [--occurrences] [--caldav] [--peer] [--many-devices]`: starts the real server process, drives it over HTTP and
+ * `pnpm bench [--quick] [--pglite] [--memory] [--notifications] [--occurrences] [--caldav] [--peer] [--many-devices] [--initial-sync]`: starts the real server process, drives it over HTTP and
  * compares against floors measured through `pg` on the same database in the same run. Prints a
  * table and writes bench/results/<date>.json. Not part of `pnpm test`.
  */
@@ -23,7 +23,7 @@ import { runCaldav } from './workloads/caldav.js';
 import { runPeer } from './workloads/peer.js';
 import { runOpenLoop } from './workloads/open-loop.js';
 import { runSmallPushLevel, serverAndDatabaseCpu, smallPushFigures, smallPushTarget, type SmallPushRun } from './workloads/small-push.js';
-import { runUpload } from './workloads/upload.js';
+import { runUpload, uploadEvents } from './workloads/upload.js';
 
 const quick = process.argv.includes('--quick');
 const usePglite = process.argv.includes('--pglite');
@@ -41,6 +41,8 @@ const caldavOnly = process.argv.includes('--caldav');
 const manyOnly = process.argv.includes('--many-devices');
 /** `--peer`: only the peer workload (calsync beside PouchDB's server, express-pouchdb on LevelDB). */
 const peerOnly = process.argv.includes('--peer');
+/** `--initial-sync`: only the initial-sync workload (its 10,000 events pushed as the upload workload pushes them, untimed). */
+const initialSyncOnly = process.argv.includes('--initial-sync');
 const caldavEvents = quick ? 300 : 2000;
 /** Events of the peer workload: one per request (two runs), in batches of 1,000, in conflicting write pairs. */
 const peerSizes = quick ? { small: 1000, large: 2000, batch: 2000, conflicts: 2000 } : { small: 2000, large: 10_000, batch: 10_000, conflicts: 10_000 };
@@ -94,7 +96,7 @@ async function main(): Promise<void> {
   if (usePglite) databaseUrl = `pglite://${mkdtempSync(join(tmpdir(), 'calsync-bench-'))}`;
   else await recreateDatabase(dbUrl);
   // First, alone on the machine: the idle memory of fresh servers (PGlite against PostgreSQL).
-  const idleMemory = notificationsOnly || occurrencesOnly || caldavOnly || peerOnly || manyOnly ? null : await runIdleMemory(usePglite ? null : dbUrl);
+  const idleMemory = notificationsOnly || occurrencesOnly || caldavOnly || peerOnly || manyOnly || initialSyncOnly ? null : await runIdleMemory(usePglite ? null : dbUrl);
   if (memoryOnly) {
     report({ idleMemory });
     return;
@@ -118,6 +120,10 @@ async function main(): Promise<void> {
       figures.caldav = await runCaldav(server.baseUrl, gateway, { events: caldavEvents, serverCpuSeconds: () => server.cpuSeconds() });
     } else if (peerOnly) {
       figures.peer = await runPeer(server.baseUrl, gateway, peerSizes);
+    } else if (initialSyncOnly) {
+      if (!client) throw new Error('--initial-sync measures against a baseline through pg: it needs PostgreSQL, not --pglite');
+      await uploadEvents(server.baseUrl, writer, sizes.upload);
+      figures.initialSync = await runInitialSync(server.baseUrl, reader, server, client);
     } else if (manyOnly) {
       figures.manyDevices = await runManyDevices(server.baseUrl, await signInFleet(server.baseUrl, gateway, sizes.users), { seconds: sizes.manySeconds });
     } else {
@@ -181,13 +187,13 @@ function report(figures: Record<string, unknown>): void {
   for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
   const out = {
     date: new Date().toISOString(),
-    mode: { quick, pglite: usePglite, notificationsOnly, occurrencesOnly, caldavOnly, peerOnly, memoryOnly, manyOnly },
+    mode: { quick, pglite: usePglite, notificationsOnly, occurrencesOnly, caldavOnly, peerOnly, memoryOnly, manyOnly, initialSyncOnly },
     machine: { node: process.version, cpus: cpus().length },
     ...figures,
   };
   const dir = fileURLToPath(new URL('./results/', import.meta.url));
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${out.date.slice(0, 10)}${quick ? '-quick' : ''}${usePglite ? '-pglite' : ''}${notificationsOnly ? '-notifications' : ''}${occurrencesOnly ? '-occurrences' : ''}${caldavOnly ? '-caldav' : ''}${peerOnly ? '-peer' : ''}${manyOnly ? '-many-devices' : ''}${memoryOnly ? '-memory' : ''}.json`);
+  const file = join(dir, `${out.date.slice(0, 10)}${quick ? '-quick' : ''}${usePglite ? '-pglite' : ''}${notificationsOnly ? '-notifications' : ''}${occurrencesOnly ? '-occurrences' : ''}${caldavOnly ? '-caldav' : ''}${peerOnly ? '-peer' : ''}${manyOnly ? '-many-devices' : ''}${initialSyncOnly ? '-initial-sync' : ''}${memoryOnly ? '-memory' : ''}.json`);
   writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
   console.log(`bench: wrote ${file}`);
 }

@@ -3,52 +3,101 @@ import { type DeviceSession, pull } from '../lib/client.js';
 import type { ServerProcess } from '../lib/server.js';
 import { msSince } from '../lib/stats.js';
 
-/** Figures of the initial-sync workload. */
+/** Figures of the initial-sync workload: medians over `repetitions` timed runs of each side. */
 export interface InitialSyncFigures {
   rows: number;
+  /** Timed runs of each side (after one untimed run of each). */
+  repetitions: number;
   rowsPerSecond: number;
   baselineRowsPerSecond: number;
+  /** Median of ours over median of the baseline. */
   ratio: number;
+  /** The lowest and highest ratio of one run of ours to the baseline run beside it. */
+  ratioLow: number;
+  ratioHigh: number;
   peakRssMb: number;
 }
 
-/**
- * A second device pulls everything with limit 1000 from no cursor, while the server's RSS is
- * sampled. Baseline: the same rows read through `pg` with keyset SELECTs of 1,000 and JSON-encoded.
- */
-export async function runInitialSync(baseUrl: string, device: DeviceSession, server: ServerProcess, client: pg.Client): Promise<InitialSyncFigures> {
-  const stopSampling = server.sampleRss();
-  const t0 = performance.now();
+/** A second device pulls everything with limit 1000 from no cursor; answers the rows it got. */
+async function pullEverything(baseUrl: string, device: DeviceSession): Promise<number> {
   let rows = 0;
   let cursor: string | undefined;
   for (;;) {
     const page = await pull(baseUrl, device.token, cursor, 1000);
     rows += page.calendars.length + page.events.length + page.tasks.length + page.reminders.length;
     cursor = page.nextCursor;
-    if (!page.hasMore) break;
+    if (!page.hasMore) return rows;
   }
-  const seconds = msSince(t0) / 1000;
-  const peakRssMb = stopSampling();
+}
 
-  const t1 = performance.now();
-  let baseRows = 0;
+/** The baseline: the same rows read through `pg` with keyset SELECTs of 1,000, each page JSON-encoded. */
+async function readEverything(client: pg.Client, userId: number): Promise<number> {
+  let rows = 0;
   for (const table of ['calendars', 'events', 'tasks', 'reminders']) {
     let after = '0';
     for (;;) {
-      const res = await client.query(
-        `SELECT * FROM ${table} WHERE user_id = $1 AND version > $2 ORDER BY version LIMIT 1000`,
-        [device.userId, after],
-      );
+      const res = await client.query(`SELECT * FROM ${table} WHERE user_id = $1 AND version > $2 ORDER BY version LIMIT 1000`, [userId, after]);
       if (res.rows.length === 0) break;
       JSON.stringify(res.rows);
-      baseRows += res.rows.length;
+      rows += res.rows.length;
       after = String(res.rows[res.rows.length - 1].version);
       if (res.rows.length < 1000) break;
     }
   }
-  const baseSeconds = msSince(t1) / 1000;
+  return rows;
+}
+
+/** Rows per second of one run of `read`, checking it read `expected` rows. */
+async function timed(read: () => Promise<number>, expected: number | null): Promise<{ rows: number; perSecond: number }> {
+  const t0 = performance.now();
+  const rows = await read();
+  const seconds = msSince(t0) / 1000;
+  if (expected !== null && rows !== expected) throw new Error(`initial sync: a run read ${rows} rows, another ${expected}`);
+  return { rows, perSecond: rows / seconds };
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/**
+ * Initial sync against its baseline, alternating: one untimed run of each side first, then
+ * `repetitions` pairs, ours first in even pairs and the baseline first in odd ones, so neither side
+ * is always the warmer. Each run is short (a fraction of a second), so one run of a side says
+ * little on a shared machine: the figures are medians. The server's RSS is sampled during our runs.
+ */
+export async function runInitialSync(baseUrl: string, device: DeviceSession, server: ServerProcess, client: pg.Client, repetitions = 7): Promise<InitialSyncFigures> {
+  const stopSampling = server.sampleRss();
+  const rows = await pullEverything(baseUrl, device);
+  const baseRows = await readEverything(client, device.userId);
   if (baseRows !== rows) throw new Error(`initial sync returned ${rows} rows, the table holds ${baseRows}`);
-  const rowsPerSecond = rows / seconds;
-  const baselineRowsPerSecond = baseRows / baseSeconds;
-  return { rows, rowsPerSecond, baselineRowsPerSecond, ratio: rowsPerSecond / baselineRowsPerSecond, peakRssMb };
+  const ours: number[] = [];
+  const base: number[] = [];
+  for (let i = 0; i < repetitions; i++) {
+    const runOurs = async () => ours.push((await timed(() => pullEverything(baseUrl, device), rows)).perSecond);
+    const runBase = async () => base.push((await timed(() => readEverything(client, device.userId), rows)).perSecond);
+    if (i % 2 === 0) {
+      await runOurs();
+      await runBase();
+    } else {
+      await runBase();
+      await runOurs();
+    }
+  }
+  const peakRssMb = stopSampling();
+  const rowsPerSecond = median(ours);
+  const baselineRowsPerSecond = median(base);
+  const pairRatios = ours.map((r, i) => r / base[i]!);
+  return {
+    rows,
+    repetitions,
+    rowsPerSecond,
+    baselineRowsPerSecond,
+    ratio: rowsPerSecond / baselineRowsPerSecond,
+    ratioLow: Math.min(...pairRatios),
+    ratioHigh: Math.max(...pairRatios),
+    peakRssMb,
+  };
 }

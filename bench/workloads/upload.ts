@@ -15,23 +15,31 @@ export interface UploadFigures {
 }
 
 /**
- * One device pushes `items` events (plus their calendar) in batches of 1,000, against two floors
- * measured through `pg` on the same database in the same run: one INSERT transaction per row, and
- * one multi-row INSERT per 1,000 rows, into a copy of the events table with the same indexes.
+ * The device bootstraps, pushes a calendar and then `items` events into it in batches of 1,000;
+ * answers the calendar, the events and the seconds the event pushes took.
  */
-export async function runUpload(baseUrl: string, device: DeviceSession, client: pg.Client, items: number): Promise<UploadFigures> {
+export async function uploadEvents(baseUrl: string, device: DeviceSession, items: number) {
   await pullAll(baseUrl, device.token, undefined, 1000); // bootstrap first, as the protocol says
   const calendarUid = uid('cal-');
   await push(baseUrl, device.token, { calendars: [{ uid: calendarUid, op: 'upsert', baseVersion: null, name: 'Bench' }] });
   const events = Array.from({ length: items }, (_, i) => newEvent(calendarUid, i));
-
   const t0 = performance.now();
   for (let i = 0; i < events.length; i += 1000) {
     const res = await push(baseUrl, device.token, { events: events.slice(i, i + 1000) });
     const bad = res.events?.filter((r) => r.status !== 'created') ?? [];
     if (bad.length) throw new Error(`upload: ${bad.length} items not created, first: ${JSON.stringify(bad[0])}`);
   }
-  const ours = items / (msSince(t0) / 1000);
+  return { calendarUid, events, seconds: msSince(t0) / 1000 };
+}
+
+/**
+ * One device pushes `items` events (plus their calendar) in batches of 1,000, against two floors
+ * measured through `pg` on the same database in the same run: one INSERT transaction per row, and
+ * one multi-row INSERT per 1,000 rows, into a copy of the events table with the same indexes.
+ */
+export async function runUpload(baseUrl: string, device: DeviceSession, client: pg.Client, items: number): Promise<UploadFigures> {
+  const { calendarUid, events, seconds } = await uploadEvents(baseUrl, device, items);
+  const ours = items / seconds;
 
   // Baselines: the same rows, into a table shaped like `events` with the same indexes.
   await client.query('DROP TABLE IF EXISTS bench_baseline_events');
