@@ -1,4 +1,4 @@
-import type { ConflictRecord, ReceiptKey, RowWrite, SyncUnitOfWork } from '../ports/sync-store.js';
+import type { ConflictRecord, ReceiptKey, ReserveRequest, RowWrite, SyncUnitOfWork } from '../ports/sync-store.js';
 import { perRecordType } from '../records/per-record-type.js';
 import { referenceFields } from '../records/field-tables.js';
 import { fieldsOfWireRecord, completeFields } from '../records/snapshot.js';
@@ -54,6 +54,44 @@ export interface PlanOutcome {
   readonly newestWritten: bigint | null;
 }
 
+/** What a push reads before its items are planned (`PushPlanner.prefetch`), and its items' checked fields. */
+export interface PrefetchRequest {
+  /** Per type, the items' uids and the parents their fields name. */
+  readonly wanted: Readonly<Record<RecordType, ReadonlySet<string>>>;
+  /** The receipt keys of the items that validate. */
+  readonly keys: readonly ReceiptKey[];
+  /** What `commit` most often reserves: a version and a row id per item, and one conflict id. */
+  readonly ahead: ReserveRequest;
+  /** Each item's checked fields and fingerprint, so the planner neither validates nor hashes again. */
+  readonly checked: ReadonlyMap<PushItem, CheckedPushItem>;
+}
+
+/** The prefetch of `changeset`: its rows, parents and receipts, and the reservation its commit most likely needs. */
+export function prefetchRequest(changeset: PushChangeset): PrefetchRequest {
+  const keys: ReceiptKey[] = [];
+  const wanted = perRecordType(() => new Set<string>());
+  const checkedItems = new Map<PushItem, CheckedPushItem>();
+  for (const type of RECORD_TYPES) {
+    for (const item of changeset[type] ?? []) {
+      wanted[type].add(item.uid);
+      const checked = checkPushItem(type, item);
+      checkedItems.set(item, checked);
+      const { fingerprint } = checked;
+      if (fingerprint !== null) keys.push({ type, uid: item.uid, fingerprint });
+      if (item.op !== 'upsert' || typeof item.fields !== 'object' || item.fields === null) continue;
+      for (const spec of referenceFields(type)) {
+        const target = item.fields[spec.name];
+        if (typeof target === 'string' && spec.ref !== undefined) wanted[spec.ref].add(target);
+      }
+    }
+  }
+  // Drawn with the read (no round trip of its own): what `commit` most often reserves. A delete's
+  // cascade, a default's demotion or more conflicts reserve the rest then.
+  const items = perRecordType((type) => changeset[type]?.length ?? 0);
+  const total = RECORD_TYPES.reduce((sum, type) => sum + items[type], 0);
+  return { wanted, keys, ahead: { versions: total, rowIds: items, conflictIds: Math.min(total, 1) }, checked: checkedItems };
+}
+
 /**
  * Plans pushed items (and restores) inside one unit of work: each item is decided in order on a
  * `RowOverlay`, then `commit` takes the versions, writes the rows, conflicts and receipts. One
@@ -77,31 +115,14 @@ export class PushPlanner {
     this.#overlay = new RowOverlay(uow, now);
   }
 
-  /** Loads, in one store call, the rows and receipts the items of `changeset` name. */
-  async prefetch(changeset: PushChangeset): Promise<void> {
-    const keys: ReceiptKey[] = [];
-    const wanted = perRecordType(() => new Set<string>());
-    for (const type of RECORD_TYPES) {
-      for (const item of changeset[type] ?? []) {
-        wanted[type].add(item.uid);
-        const checked = checkPushItem(type, item);
-        this.#checked.set(item, checked);
-        const { fingerprint } = checked;
-        if (fingerprint !== null) keys.push({ type, uid: item.uid, fingerprint });
-        if (item.op !== 'upsert' || typeof item.fields !== 'object' || item.fields === null) continue;
-        for (const spec of referenceFields(type)) {
-          const target = item.fields[spec.name];
-          if (typeof target === 'string' && spec.ref !== undefined) wanted[spec.ref].add(target);
-        }
-      }
-    }
-    // One round trip for every type's rows (the items' and the parents they name) and the receipts,
-    // drawing with it what `commit` most often reserves: a version and a row id per item, and one
-    // conflict id (a delete's cascade, a default's demotion or more conflicts reserve the rest then).
-    const missing = perRecordType((type) => this.#overlay.missing(type, wanted[type]));
-    const items = perRecordType((type) => changeset[type]?.length ?? 0);
-    const total = RECORD_TYPES.reduce((sum, type) => sum + items[type], 0);
-    const found = await this.#uow.prefetch(missing, keys, { versions: total, rowIds: items, conflictIds: Math.min(total, 1) });
+  /**
+   * Loads, in one store call, the rows and receipts the items of `changeset` name (`request`: what
+   * `prefetchRequest` made of it, when the caller already has it).
+   */
+  async prefetch(changeset: PushChangeset, request: PrefetchRequest = prefetchRequest(changeset)): Promise<void> {
+    for (const [item, checked] of request.checked) this.#checked.set(item, checked);
+    const missing = perRecordType((type) => this.#overlay.missing(type, request.wanted[type]));
+    const found = await this.#uow.prefetch(missing, request.keys, request.ahead);
     for (const type of RECORD_TYPES) if (missing[type].length > 0) this.#overlay.loaded(type, missing[type], found.rows[type]);
     for (const r of found.receipts) this.#stored.set(receiptKey(r.type, r.uid, r.fingerprint), r.result);
   }

@@ -11,7 +11,8 @@ import { itemError } from '../records/item-error.js';
 import { toWireRecord } from '../records/snapshot.js';
 import { ENTITY_TYPE, RECORD_TYPES, type RecordType, type WireRecord } from '../records/types.js';
 import { clampToBounds, PAGE_LIMITS } from '../rules/page-limits.js';
-import { PushPlanner, toConflictDto, toPushResponse, type PlanOutcome } from './push-planner.js';
+import { GroupPrefetch } from './group-prefetch.js';
+import { prefetchRequest, PushPlanner, toConflictDto, toPushResponse, type PlanOutcome, type PrefetchRequest } from './push-planner.js';
 import type { ConflictPage, ItemResult, OccurrenceQuery, PullResponse, PushChangeset, PushResponse, ResolveResponse, SyncApi } from './types.js';
 
 /** Dependencies of `SyncService`. */
@@ -119,8 +120,11 @@ export class SyncService implements SyncApi {
     let outs: (PlanOutcome & { change: DataChange | null })[];
     try {
       outs = await this.#store.inUserTransaction(userId, async (uow) => {
+        // One read for every push's prefetch; each push then plans on it as the pushes before it left it.
+        const requests = group.map((push) => prefetchRequest(push.changeset));
+        const shared = await GroupPrefetch.read(uow, requests);
         const planned = [];
-        for (const push of group) planned.push(await this.#plan(uow, push.changeset, push.deviceUid));
+        for (const [i, push] of group.entries()) planned.push(await this.#plan(shared, push.changeset, push.deviceUid, requests[i]));
         return planned;
       });
     } catch {
@@ -171,9 +175,9 @@ export class SyncService implements SyncApi {
   }
 
   /** Decides and writes the items of `changeset` in push order inside one unit of work, announcing the change. */
-  async #plan(uow: SyncUnitOfWork, changeset: PushChangeset, deviceUid: string | null): Promise<PlanOutcome & { change: DataChange | null }> {
+  async #plan(uow: SyncUnitOfWork, changeset: PushChangeset, deviceUid: string | null, request?: PrefetchRequest): Promise<PlanOutcome & { change: DataChange | null }> {
     const planner = new PushPlanner(uow, this.#clock.now().toISOString());
-    await planner.prefetch(changeset);
+    await planner.prefetch(changeset, request);
     for (const type of RECORD_TYPES) for (const item of changeset[type] ?? []) await planner.planItem(type, item);
     return this.#commitAnnouncing(uow, planner, deviceUid);
   }

@@ -9,6 +9,8 @@ import { rowsOf, type StoreHarness } from './fixtures.js';
  */
 class CountingStore implements SyncStore {
   units = 0;
+  /** Calls of `prefetch` on the store's units of work. */
+  prefetches = 0;
   constructor(private readonly inner: SyncStore) {}
 
   inUserTransaction<T>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T> {
@@ -23,6 +25,7 @@ class CountingStore implements SyncStore {
         new Proxy(uow, {
           get: (target, key) => {
             if (key === 'applyWrites') return applyWrites(target);
+            if (key === 'prefetch') this.prefetches++;
             const value: unknown = Reflect.get(target, key, target);
             return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
           },
@@ -74,6 +77,31 @@ export function pushGroupCases(harness: () => StoreHarness): void {
       expect(version(second!, 'events') < version(third!, 'events')).toBe(true);
       await store.inUserTransaction(user, async (uow) => {
         expect((await rowsOf(uow, 'events', ['g-e1', 'g-e2'])).map((r) => r.uid)).toEqual(['g-e1', 'g-e2']);
+      });
+    });
+
+    it('read their prefetches together, and each push sees the rows and receipts the pushes before it wrote', async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      const counting = new CountingStore(store);
+      const svc = engine(counting);
+      const [, made, filled, again, reminded] = await Promise.all([
+        svc.push(user, { tasks: [task('d-first')] }),
+        svc.push(user, calendar('d-cal')),
+        svc.push(user, { events: [event('d-e1', 'd-cal')] }), // names the calendar the push before made
+        svc.push(user, { events: [event('d-e1', 'd-cal')] }), // the push before again: its receipt answers
+        svc.push(user, { reminders: [{ uid: 'd-r1', op: 'upsert', baseVersion: null, fields: { eventUid: 'd-e1', minutesBefore: 10 } }] }), // names the event made in this group
+      ]);
+      expect(counting.units).toBe(2);
+      // One prefetch for the push that ran alone, one for the group of four.
+      expect(counting.prefetches).toBe(2);
+      expect(made!.calendars).toMatchObject([{ uid: 'd-cal', status: 'created' }]);
+      expect(filled!.events).toMatchObject([{ uid: 'd-e1', status: 'created' }]);
+      expect(again!.events).toEqual(filled!.events);
+      expect(reminded!.reminders).toMatchObject([{ uid: 'd-r1', status: 'created' }]);
+      await store.inUserTransaction(user, async (uow) => {
+        expect((await rowsOf(uow, 'events', ['d-e1'])).map((r) => r.fields.calendarUid)).toEqual(['d-cal']);
+        expect((await rowsOf(uow, 'reminders', ['d-r1'])).map((r) => r.fields.eventUid)).toEqual(['d-e1']);
       });
     });
 
