@@ -19,9 +19,20 @@ export interface XmlNode {
   readonly text: string;
 }
 
+/** The `{namespace}local` names of our namespaces made so far. */
+const ourNames = new Map<string, Map<string, string>>(Object.values(NS).map((ns) => [ns, new Map<string, string>()]));
+
 /** `{namespace}local` of a name in a namespace. */
 export function qname(ns: string, local: string): string {
-  return `{${ns}}${local}`;
+  const ours = ourNames.get(ns);
+  if (ours === undefined) return `{${ns}}${local}`;
+  let name = ours.get(local);
+  if (name === undefined) {
+    name = `{${ns}}${local}`;
+    // Made once per name of our namespaces (the writer looks names up, and a string made once has its hash); request bodies may name any, so only so many.
+    if (ours.size < 1_000) ours.set(local, name);
+  }
+  return name;
 }
 
 type Ordered = Record<string, unknown> & { ':@'?: Record<string, string> };
@@ -92,23 +103,30 @@ export function children(node: XmlNode | undefined, name: string): XmlNode[] {
   return node?.children.filter((c) => c.name === name) ?? [];
 }
 
-/** An element to write: `{ns}local`, then its text, children or nothing. */
-export interface OutElement {
-  readonly name: string;
-  readonly text?: string;
-  readonly children?: readonly OutElement[];
-  readonly attributes?: Readonly<Record<string, string>>;
+/** What `el` records of an element's name: its namespace and local name, and its prefixed name when the namespace is one of ours. */
+interface SplitName {
+  readonly ns: string;
+  readonly local: string;
+  readonly prefixed: string | undefined;
 }
 
-/** `el('{DAV:}href', '/x')` and `el(name, [children])`. */
-export function el(name: string, content?: string | readonly OutElement[], attributes?: Readonly<Record<string, string>>): OutElement {
-  return typeof content === 'string' ? { name, text: content, ...(attributes ? { attributes } : {}) } : { name, children: content ?? [], ...(attributes ? { attributes } : {}) };
+/** Where an element keeps its split name (a symbol: the builder reads only string keys). */
+const SPLIT = Symbol('split name');
+
+/**
+ * An element to write, already in the builder's ordered input (`{ tag: [children], ':@': attributes }`):
+ * a response is built once, not built as a tree and converted. Made by `el` only.
+ */
+export interface OutElement {
+  readonly [SPLIT]: SplitName | null;
 }
+
+type Built = OutElement & Record<string, unknown>;
 
 /** `{namespace}local` split, and prefixed when the namespace is one of ours (by name: a response names the same few hundred elements again and again). */
-const splitNames = new Map<string, { ns: string; local: string; prefixed: string | undefined } | null>();
+const splitNames = new Map<string, SplitName | null>();
 
-function splitName(name: string): { ns: string; local: string; prefixed: string | undefined } | null {
+function splitName(name: string): SplitName | null {
   let split = splitNames.get(name);
   if (split === undefined) {
     const m = /^\{([^}]*)\}(.*)$/.exec(name);
@@ -120,36 +138,79 @@ function splitName(name: string): { ns: string; local: string; prefixed: string 
   return split;
 }
 
+/**
+ * `el('{DAV:}href', '/x')` and `el(name, [children])`. An element of one of our namespaces gets its
+ * prefixed tag here; one of another namespace keeps its `{ns}local` key until `writeXml` gives
+ * the namespace a prefix of the document.
+ */
+export function el(name: string, content?: string | readonly OutElement[], attributes?: Readonly<Record<string, string>>): OutElement {
+  const split = splitName(name);
+  const tag = split === null ? name : (split.prefixed ?? name);
+  const out: Record<string | symbol, unknown> = { [tag]: typeof content === 'string' ? [{ '#text': content }] : (content ?? []) };
+  if (attributes !== undefined) {
+    const attrs: Record<string, string> = {};
+    for (const k in attributes) attrs[`@_${k}`] = attributes[k]!;
+    out[':@'] = attrs;
+  }
+  out[SPLIT] = split;
+  return out as unknown as OutElement;
+}
+
 const builder = new XMLBuilder({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '@_', suppressEmptyNode: true, processEntities: true });
+
+/**
+ * Notes the namespaces of `e` and its descendants in `used` (in document order, each its prefix),
+ * and answers `e` as the builder is to read it: `e` itself, or a copy with prefixed tags where an
+ * element (or a descendant) is of a namespace not ours. Elements are never changed (some are shared).
+ */
+function prepared(e: OutElement, used: Map<string, string>): OutElement {
+  const split = e[SPLIT];
+  if (split === undefined) return e; // a text node
+  const built = e as Built;
+  let tag: string | undefined;
+  for (const k in built) {
+    if (k !== ':@') {
+      tag = k;
+      break;
+    }
+  }
+  let newTag = tag!;
+  if (split !== null) {
+    const known = PREFIX[split.ns];
+    if (known !== undefined) used.set(split.ns, known);
+    else {
+      let prefix = used.get(split.ns);
+      if (prefix === undefined) prefix = `x${used.size}`;
+      used.set(split.ns, prefix);
+      newTag = `${prefix}:${split.local}`;
+    }
+  }
+  const kids = built[tag!] as OutElement[];
+  let newKids: OutElement[] | null = null;
+  for (let i = 0; i < kids.length; i++) {
+    const k = prepared(kids[i]!, used);
+    if (k !== kids[i] && newKids === null) newKids = kids.slice(0, i);
+    if (newKids !== null) newKids.push(k);
+  }
+  if (newTag === tag && newKids === null) return e;
+  const out: Record<string | symbol, unknown> = { [newTag]: newKids ?? kids };
+  if (built[':@'] !== undefined) out[':@'] = built[':@'];
+  out[SPLIT] = split;
+  return out as unknown as OutElement;
+}
 
 /** Writes a tree as an XML document (the builder escapes text and attributes), declaring every namespace used at the root. */
 export function writeXml(root: OutElement): string {
   const used = new Map<string, string>();
-  const prefixed = (name: string): string => {
-    const split = splitName(name);
-    if (split === null) return name;
-    const known = PREFIX[split.ns];
-    if (known !== undefined) {
-      // The usual case: a namespace of ours, its prefixed name made once.
-      used.set(split.ns, known);
-      return split.prefixed!;
+  const tree = prepared(root, used) as Built;
+  let rootTag = '';
+  for (const k in tree) {
+    if (k !== ':@') {
+      rootTag = k;
+      break;
     }
-    let prefix = used.get(split.ns);
-    if (prefix === undefined) prefix = `x${used.size}`;
-    used.set(split.ns, prefix);
-    return `${prefix}:${split.local}`;
-  };
-  const convert = (e: OutElement): Record<string, unknown> => {
-    const tag = prefixed(e.name);
-    const inner: unknown[] = e.text !== undefined ? [{ '#text': e.text }] : (e.children ?? []).map(convert);
-    const out: Record<string, unknown> = { [tag]: inner };
-    if (e.attributes) out[':@'] = Object.fromEntries(Object.entries(e.attributes).map(([k, v]) => [`@_${k}`, v]));
-    return out;
-  };
-  const tree = convert(root);
-  const rootTag = Object.keys(tree)[0]!;
-  const nsAttrs: Record<string, string> = {};
+  }
+  const nsAttrs: Record<string, string> = { ...(tree[':@'] as Record<string, string> | undefined) };
   for (const [ns, prefix] of used) nsAttrs[`@_xmlns:${prefix}`] = ns;
-  tree[':@'] = { ...(tree[':@'] as object | undefined), ...nsAttrs };
-  return `<?xml version="1.0" encoding="utf-8"?>\n${builder.build([{ [rootTag]: tree[rootTag], ':@': tree[':@'] }])}`;
+  return `<?xml version="1.0" encoding="utf-8"?>\n${builder.build([{ [rootTag]: tree[rootTag], ':@': nsAttrs }])}`;
 }
