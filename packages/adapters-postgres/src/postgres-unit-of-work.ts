@@ -10,6 +10,7 @@ import {
   type ChangesSince,
   type ConflictRecord,
   type DataChange,
+  type EncodedRecord,
   type ObjectRows,
   type ObjectScope,
   type NewConflict,
@@ -267,7 +268,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   }
 
   async readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
-    const rows = perRecordType((): RecordRow[] => []);
+    const rows = perRecordType((): EncodedRecord[] => []);
     const raw = await this.#read(readAllChangesQuery(this.userId, watermarks, Math.max(0, limit)));
     let bound = 0n;
     let purgedThrough = 0n;
@@ -277,8 +278,8 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
         purgedThrough = BigInt(String(r.purged));
         continue;
       }
-      const type = r.t as RecordType;
-      rows[type].push(recordFromBranch(type, r));
+      // The statement built the record's wire JSON (readAllChangesQuery): passed on as text.
+      rows[r.t as RecordType].push({ version: BigInt(r.version as string), wire: r.wire as string });
     }
     // Each branch is ordered; a parallel plan could still interleave branches, so order once more.
     for (const list of Object.values(rows)) list.sort((a, b) => ascending(a.version, b.version));

@@ -72,9 +72,11 @@ const pullType = (sqlType: string): string => (sqlType === 'timestamptz' ? 'text
 /** A NULL of a given SQL type (an untyped NULL inside a parenthesized branch would become text). */
 const typedNull = (sqlType: string): string => `cast(null as ${pullType(sqlType)})`;
 
-/** A column as the pull sends it: timestamptz as `Date#toISOString()` text, in UTC, milliseconds. */
-const pullColumn = (column: string, sqlType: string): string =>
-  sqlType === 'timestamptz' ? `to_char(${ident(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : ident(column);
+/** A timestamptz expression as `Date#toISOString()` text, in UTC, milliseconds (NULL stays NULL). */
+const isoText = (expression: string): string => `to_char(${expression} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** A column as the pull sends it: timestamptz as `Date#toISOString()` text (`isoText`). */
+const pullColumn = (column: string, sqlType: string): string => (sqlType === 'timestamptz' ? isoText(ident(column)) : ident(column));
 
 /** The alias of a field column of `type` in the one-statement pull (types share no field alias). */
 export function allChangesAlias(type: RecordType, column: string): string {
@@ -202,20 +204,49 @@ export function lockRowsAndReceiptsQuery(
 }
 
 /**
- * The whole pull read in one statement: a first row (`t` = null) carrying the sequence's last
- * value as the bound and the user's purge horizon (`purged`, 0 when nothing was purged), then per type (`t` = its name) the rows after its watermark up to that bound,
- * by version, at most `limit`, each through the (user_id, version) index. Field columns are
- * aliased per type (`allChangesAlias`) so the four tables fit one UNION ALL.
+ * The select list of one record of `type` as its wire JSON (a `lateral` row for `row_to_json`),
+ * `r` being the table's row: `toWireRecord`'s shape (domain records/snapshot.ts) built in SQL,
+ * key for key in its order: each field under its wire name, then id, uid, version as text,
+ * deleted, createdAt, updatedAt, instants as `Date#toISOString()` text. `row_to_json` writes JSON
+ * as `JSON.stringify` does (no spaces, the same escapes), so the text is the one
+ * `encodeWireRecord` makes of the row; the store contract suite checks it for every record type.
  */
-export function readAllChangesQuery(userId: number, after: Readonly<Record<RecordType, bigint>>, limit: number): RawBuilder<SqlRecordRow> {
-  const boundBranch = sql`select cast(null as text) as t, v as bound,
-    (select coalesce(max(purged_through), 0) from sync_purge_horizons where user_id = ${userId}) as purged, ${nullColumns()} from b`;
-  const typeBranch = (type: RecordType) => sql`(select cast(${type} as text) as t, cast(null as bigint) as bound, cast(null as bigint) as purged, ${branchColumns(type)}
-    from ${sql.table(type)}
-    where user_id = ${userId} and version > cast(${after[type].toString()} as bigint) and version <= (select v from b)
-    order by version limit ${limit}::integer)`;
-  return sql<SqlRecordRow>`with b as (select case when is_called then last_value else 0 end as v from record_version_seq)
-    ${boundBranch} union all ${sql.join(RECORD_TYPES.map(typeBranch), sql` union all `)}`;
+function wireRecordColumnsText(type: RecordType): string {
+  const column = (name: string, sqlType: string): string => (sqlType === 'timestamptz' ? isoText(`r.${ident(name)}`) : `r.${ident(name)}`);
+  return [
+    ...FIELD_TABLES[type].map((f) => `${column(f.column, SQL_TYPE_OF_KIND[f.kind])} as ${ident(f.name)}`),
+    `r."id" as "id"`,
+    `r."uid" as "uid"`,
+    `cast(r."version" as text) as "version"`,
+    `${column('deleted', 'timestamptz')} as "deleted"`,
+    `${column('created_at', 'timestamptz')} as "createdAt"`,
+    `${column('updated_at', 'timestamptz')} as "updatedAt"`,
+  ].join(', ');
+}
+
+/** The text of `readAllChangesQuery`, made once: $1 the user, $2 … $5 each type's watermark, $6 the limit. */
+const ALL_CHANGES_TEXT = (() => {
+  const bound = `select cast(null as text) as t, b.v as bound, (select coalesce(max(purged_through), 0) from sync_purge_horizons where user_id = $1) as purged,
+    cast(null as bigint) as version, cast(null as text) as wire from b`;
+  const branch = (type: RecordType, i: number) => `(select cast('${type}' as text) as t, cast(null as bigint) as bound, cast(null as bigint) as purged,
+    r.version, cast(row_to_json(w) as text) as wire
+    from (select * from ${ident(type)} where user_id = $1 and version > cast($${2 + i} as bigint) and version <= (select v from b)
+      order by version limit cast($6 as integer)) as r
+    cross join lateral (select ${wireRecordColumnsText(type)}) as w)`;
+  return `with b as (select case when is_called then last_value else 0 end as v from record_version_seq)
+    ${bound} union all ${RECORD_TYPES.map(branch).join(' union all ')}`;
+})();
+
+/**
+ * The whole pull read in one statement: a first row (`t` = null) carrying the sequence's last
+ * value as the bound and the user's purge horizon (`purged`, 0 when nothing was purged), then per
+ * type (`t` = its name) the rows after its watermark up to that bound, by version, at most
+ * `limit`, each through the (user_id, version) index, as its `version` and its wire JSON text
+ * (`wire`, see `wireRecordColumnsText`): node-pg reads two columns of a row, and nothing parses
+ * and re-encodes the record on its way to the HTTP answer. One fixed text, prepared once.
+ */
+export function readAllChangesQuery(userId: number, after: Readonly<Record<RecordType, bigint>>, limit: number): Statement<SqlRecordRow> {
+  return fixedStatement(ALL_CHANGES_TEXT, [userId, ...RECORD_TYPES.map((type) => after[type].toString()), limit]);
 }
 
 /**

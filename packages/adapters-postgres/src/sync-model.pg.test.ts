@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { CursorCodec, perRecordType, RECORD_TYPES, SyncService, type SyncStore } from '@calsync/domain';
+import { CursorCodec, RECORD_TYPES, SyncService, type SyncStore } from '@calsync/domain';
 import { FixedClock, InMemorySyncStore, itemByItem, SEED_CHANGESET, smallChangesetArb } from '@calsync/testkit';
 import { PostgresSyncStore } from './postgres-sync-store.js';
+import { recordFromSql } from './record-mapping.js';
+import { recordQuery } from './record-queries.js';
 import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '../test-support/index.js';
 import { DrawnNumbers } from '../test-support/model/drawn-numbers.js';
 import { GroupPushCommand } from '../test-support/model/group-push-command.js';
@@ -69,7 +71,8 @@ describe.each(kinds)('the engine on PostgresSyncStore (%s) behaves like its in-m
           sync: engine(realNumbers.recording(sqlStore)),
           cursors: new Map(),
           numbers: realNumbers,
-          rows: async (user, type) => (await sqlStore.inUserTransaction(user, (uow) => uow.readChangesSince(perRecordType(() => 0n), 10_000))).rows[type],
+          rows: async (user, type) =>
+            (await recordQuery(type, user, sql`true`, sql`order by version`).execute(database.db)).rows.map((r) => recordFromSql(type, r)),
         };
         for (const user of USERS) await new PushCommand(user, SEED_CHANGESET).run(model, real);
         await fc.asyncModelRun(() => ({ model, real }), commands);

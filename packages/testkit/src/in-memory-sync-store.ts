@@ -1,4 +1,5 @@
 import {
+  encodeWireRecord,
   eventWindowBounds,
   OCCURRENCE_SOURCE_FIELDS,
   isLiveDefaultCalendar,
@@ -268,7 +269,8 @@ export class InMemorySyncStore implements SyncStore {
           [...d.rows[type].values()]
             .filter((r) => r.version > watermarks[type] && r.version <= bound)
             .sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0))
-            .slice(0, Math.max(0, limit)),
+            .slice(0, Math.max(0, limit))
+            .map((r) => ({ version: r.version, wire: encodeWireRecord(r) })),
         );
         // This store has no retention (no RetentionStore runs on it): nothing was ever purged.
         return { bound, rows, purgedThrough: 0n };

@@ -22,6 +22,7 @@ export function itemByItem(sync: SyncApi): SyncApi {
   return {
     push: (userId, changeset, deviceUid) => pushItemByItem(sync, userId, changeset, deviceUid ?? null),
     pull: (userId, query) => sync.pull(userId, query),
+    ...(sync.pullEncoded === undefined ? {} : { pullEncoded: sync.pullEncoded.bind(sync) }),
     listConflicts: (userId, query) => sync.listConflicts(userId, query),
     resolveConflict: (userId, conflictId, action, deviceUid) => sync.resolveConflict(userId, conflictId, action, deviceUid),
     newestVersion: (userId) => sync.newestVersion(userId),

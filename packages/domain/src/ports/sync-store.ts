@@ -112,11 +112,22 @@ export interface CollectionVersions {
   readonly tasks: bigint;
 }
 
+/**
+ * A row as the pull sends it: its version, and the record as its JSON text on the wire, which is
+ * exactly what `encodeWireRecord` makes of the stored row (same keys and values; the store contract
+ * suite checks it for every record type). A SQL store may build the text in its query, so a pull
+ * neither builds nor re-encodes an object per row.
+ */
+export interface EncodedRecord {
+  readonly version: bigint;
+  readonly wire: string;
+}
+
 /** The answer of `SyncUnitOfWork.readChangesSince`: the pull's upper bound and each type's rows. */
 export interface ChangesSince {
   /** The global sequence's last issued value when the read began (0n when none was ever issued). */
   readonly bound: bigint;
-  readonly rows: Readonly<Record<RecordType, RecordRow[]>>;
+  readonly rows: Readonly<Record<RecordType, readonly EncodedRecord[]>>;
   /**
    * The user's purge horizon: the highest version of any of the user's tombstones that retention
    * removed (`RetentionStore`), 0n when none was. A reader whose watermark of some type is below it
@@ -191,8 +202,8 @@ export interface SyncUnitOfWork {
    * The pull read: `bound` is the global sequence's last issued value, read under the per-user
    * lock; then for every type the rows (live and tombstones) with
    * `watermarks[type] < version <= bound`, ascending by version, at most `limit` each (none when
-   * the watermark is at or past the bound, or `limit` is 0); and the user's purge horizon, read in
-   * the same snapshot as the rows.
+   * the watermark is at or past the bound, or `limit` is 0), each as its wire JSON
+   * (`EncodedRecord`); and the user's purge horizon, read in the same snapshot as the rows.
    */
   readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince>;
   /**

@@ -22,6 +22,14 @@ export function toWireRecord(row: RecordRow): WireRecord {
   return out as unknown as WireRecord;
 }
 
+/**
+ * A stored row as its JSON text on the wire: `JSON.stringify(toWireRecord(row))`. A SQL store may
+ * build the same text in its query instead (the store contract suite checks that both agree).
+ */
+export function encodeWireRecord(row: RecordRow): string {
+  return JSON.stringify(toWireRecord(row));
+}
+
 /** The field values a wire record holds for `type` (stamps left out), e.g. to restore a loser snapshot. */
 export function fieldsOfWireRecord(type: RecordType, record: WireRecord): FieldValues {
   const out: Record<string, FieldValue> = {};

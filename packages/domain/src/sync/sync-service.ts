@@ -6,14 +6,13 @@ import { checkOccurrenceWindow } from '../calendar/occurrence-window.js';
 import { DomainError } from '../errors.js';
 import type { ChangeNotifier, DataChange } from '../ports/change-feed.js';
 import type { Clock } from '../ports/clock.js';
-import type { CollectionVersions, ObjectChanges, ObjectRows, ObjectScope, SyncStore, SyncUnitOfWork } from '../ports/sync-store.js';
+import type { CollectionVersions, EncodedRecord, ObjectChanges, ObjectRows, ObjectScope, SyncStore, SyncUnitOfWork } from '../ports/sync-store.js';
 import { itemError } from '../records/item-error.js';
-import { toWireRecord } from '../records/snapshot.js';
 import { ENTITY_TYPE, RECORD_TYPES, type RecordType, type WireRecord } from '../records/types.js';
 import { clampToBounds, PAGE_LIMITS } from '../rules/page-limits.js';
 import { GroupPrefetch } from './group-prefetch.js';
 import { prefetchRequest, PushPlanner, toConflictDto, toPushResponse, type PlanOutcome, type PrefetchRequest } from './push-planner.js';
-import type { ConflictPage, ItemResult, OccurrenceQuery, PullResponse, PushChangeset, PushResponse, ResolveResponse, SyncApi } from './types.js';
+import type { ConflictPage, EncodedPullResponse, ItemResult, OccurrenceQuery, PullResponse, PushChangeset, PushResponse, ResolveResponse, SyncApi } from './types.js';
 
 /** Dependencies of `SyncService`. */
 export interface SyncServiceDeps {
@@ -183,6 +182,10 @@ export class SyncService implements SyncApi {
   }
 
   async pull(userId: number, query: { readonly cursor?: string; readonly limit?: number }): Promise<PullResponse> {
+    return decodePull(await this.pullEncoded(userId, query));
+  }
+
+  async pullEncoded(userId: number, query: { readonly cursor?: string; readonly limit?: number }): Promise<EncodedPullResponse> {
     const limit = clampToBounds(query.limit, PAGE_LIMITS.pull);
     let decoded = this.#codec.decode(query.cursor, userId);
     return this.#store.inUserTransaction(userId, async (uow) => {
@@ -192,13 +195,13 @@ export class SyncService implements SyncApi {
       if (gap) decoded = { reset: true, watermarks: ZERO_WATERMARKS };
       const { bound, rows: changes } = gap ? await uow.readChangesSince(ZERO_WATERMARKS, limit + 1) : first;
       const next: Record<RecordType, bigint> = { ...decoded.watermarks };
-      const records = {} as Record<RecordType, WireRecord[]>;
+      const records = {} as Record<RecordType, string[]>;
       let hasMore = false;
       for (const type of RECORD_TYPES) {
         const from = decoded.watermarks[type];
         const rows = changes[type];
         const page = rows.slice(0, limit);
-        records[type] = page.map(toWireRecord);
+        records[type] = page.map(wireOf);
         if (rows.length > limit) {
           hasMore = true;
           next[type] = page[page.length - 1]!.version;
@@ -290,4 +293,14 @@ export class SyncService implements SyncApi {
     if (out.change !== null) this.#notifier?.committed(out.change);
     return out;
   }
+}
+
+/** A pulled record's JSON text. */
+const wireOf = (record: EncodedRecord): string => record.wire;
+
+/** The `PullResponse` an encoded page stands for (each record's JSON parsed). */
+export function decodePull(page: EncodedPullResponse): PullResponse {
+  const records = {} as Record<RecordType, WireRecord[]>;
+  for (const type of RECORD_TYPES) records[type] = page[type].map((text) => JSON.parse(text) as WireRecord);
+  return { ...records, cursorReset: page.cursorReset, nextCursor: page.nextCursor, hasMore: page.hasMore };
 }

@@ -54,6 +54,17 @@ export type PullResponse = Record<RecordType, WireRecord[]> & {
   readonly hasMore: boolean;
 };
 
+/**
+ * A pull page with each record as its JSON text (`EncodedRecord.wire`, the JSON of `toWireRecord`),
+ * as the store read it: what HTTP sends without parsing and re-encoding every record.
+ * `decodePull` turns it into the `PullResponse` it stands for.
+ */
+export type EncodedPullResponse = Record<RecordType, readonly string[]> & {
+  readonly cursorReset: boolean;
+  readonly nextCursor: string;
+  readonly hasMore: boolean;
+};
+
 /** `data` of GET /api/sync/conflicts. */
 export interface ConflictPage {
   readonly conflicts: ConflictDto[];
@@ -72,6 +83,8 @@ export interface SyncApi {
   /** `deviceUid`: the device that pushes (not notified of its own change); null without a device. */
   push(userId: number, changeset: PushChangeset, deviceUid?: string | null): Promise<PushResponse>;
   pull(userId: number, query: { readonly cursor?: string; readonly limit?: number }): Promise<PullResponse>;
+  /** The same page as `pull`, each record as its JSON text (what the HTTP route sends). Optional: without it, the route encodes `pull`'s answer. */
+  pullEncoded?(userId: number, query: { readonly cursor?: string; readonly limit?: number }): Promise<EncodedPullResponse>;
   listConflicts(userId: number, query: { readonly afterId?: number; readonly limit?: number }): Promise<ConflictPage>;
   resolveConflict(userId: number, conflictId: number, action: 'restore' | 'dismiss', deviceUid?: string | null): Promise<ResolveResponse>;
   /** The user's newest change version (0n when none). */

@@ -1,4 +1,4 @@
-import { RECORD_TYPES, RETENTION_KINDS, type PullResponse, type PushResponse, type RecordType, type RetentionObserver } from '@calsync/domain';
+import { RECORD_TYPES, RETENTION_KINDS, type EncodedPullResponse, type PushResponse, type RecordType, type RetentionObserver } from '@calsync/domain';
 import promClient from 'prom-client';
 
 /** Sync counters derived from service responses. */
@@ -6,7 +6,7 @@ export interface SyncMetrics {
   /** Counts pushed items by record type and result status, and the conflicts the push created. */
   recordPush(response: PushResponse): void;
   /** Counts pulled rows by record type and cursor resets (by whether a cursor was sent). */
-  recordPull(response: PullResponse, cursorSent: boolean): void;
+  recordPull(response: Pick<EncodedPullResponse, RecordType | 'cursorReset'>, cursorSent: boolean): void;
 }
 
 /** Live-notification gauges and counters (streams on this node, FCM sends and failures). */

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { decodePull, type EncodedPullResponse } from '@calsync/domain';
+import { pullBody } from './sync-routes.js';
 import { asUser, build } from '../../test-support/index.js';
 import type { RecordingSyncApi } from '../../test-support/index.js';
 
@@ -122,6 +124,21 @@ describe('GET /api/sync/changes', () => {
       expect(res.statusCode).toBe(400);
       expect(res.json().error.code).toBe('VALIDATION_ERROR');
     }
+  });
+
+  it('answers JSON: the success envelope of the page, records and all', async () => {
+    const res = await app.inject({ method: 'GET', url: '/api/sync/changes', headers: user });
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.json()).toEqual({ success: true, data: await sync.pull(7, {}) });
+  });
+
+  it('writes the body around the records\' JSON texts exactly as JSON.stringify writes the decoded page', () => {
+    const record = (uid: string) => JSON.stringify({ title: 'He said "hi"\n', uid, version: '12', deleted: null, done: false, n: 3 });
+    const pages: EncodedPullResponse[] = [
+      { calendars: [], events: [], tasks: [], reminders: [], cursorReset: false, nextCursor: 'c.2', hasMore: false },
+      { calendars: [record('c1')], events: [record('e1'), record('e2')], tasks: [], reminders: [record('r"1')], cursorReset: true, nextCursor: 'x"y\\z', hasMore: true },
+    ];
+    for (const page of pages) expect(pullBody(page)).toBe(JSON.stringify({ success: true, data: decodePull(page) }));
   });
 
   it('sends Cache-Control and ETag, and 304 on a matching If-None-Match', async () => {

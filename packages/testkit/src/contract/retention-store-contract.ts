@@ -86,7 +86,7 @@ export function runRetentionStoreContract(name: string, open: () => Promise<Rete
       expect(await purgeAll(retention, 'tombstones', DELETED)).toBe(0);
       expect(await purgeAll(retention, 'tombstones', AFTER_DELETED)).toBeGreaterThanOrEqual(3);
       const after = await changes(user);
-      const left = Object.values(after.rows).flat().map((r) => r.uid).sort();
+      const left = Object.values(after.rows).flat().map((r) => (JSON.parse(r.wire) as { uid: string }).uid).sort();
       expect(left).toEqual(['c-held', 'e-live', 't-new']);
       const removedVersions = ['c-gone', 'e-gone', 'r-gone'].map(versionOf);
       expect(after.purgedThrough).toBe(removedVersions.reduce((a, b) => (a > b ? a : b)));

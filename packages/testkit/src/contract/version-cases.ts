@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RECORD_TYPES, perRecordType } from '@calsync/domain';
-import { T2, boundOf, insertRows, nextVersions, noUids, sampleFields, type MakeStore, type StoreHarness } from './fixtures.js';
+import { RECORD_TYPES, encodeWireRecord, perRecordType, type EncodedRecord, type WireRecord } from '@calsync/domain';
+import { T1, T2, boundOf, insertRows, nextVersions, noUids, sampleFields, type MakeStore, type StoreHarness } from './fixtures.js';
 
 /** Global sequence and change-feed cases. */
 export function versionCases(harness: () => StoreHarness, makeStore: MakeStore): void {
@@ -110,7 +110,7 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
         const uids = async (watermarks: Partial<typeof zero>, limit: number) => {
           const read = await uow.readChangesSince({ ...zero, ...watermarks }, limit);
           expect(read.bound).toBe(top);
-          return Object.fromEntries(RECORD_TYPES.map((t) => [t, read.rows[t].map((r) => r.uid)]));
+          return Object.fromEntries(RECORD_TYPES.map((t) => [t, read.rows[t].map((r) => wireOf(r).uid)]));
         };
         const only = (some: Partial<Record<string, string[]>>) => ({ ...perRecordType((): string[] => []), ...some });
         expect(await uids({}, 100)).toEqual(only({ calendars: ['rc-cal'], tasks: ['rc-1', 'rc-2', 'rc-3', 'rc-4'] }));
@@ -119,12 +119,47 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
         expect(await uids({ tasks: v[4]!, calendars: top + 5n }, 100)).toEqual(only({}));
         expect(await uids({}, 0)).toEqual(only({}));
         const tomb = (await uow.readChangesSince({ ...zero, tasks: v[0]! }, 1)).rows.tasks[0]!;
-        expect(tomb).toEqual(rows[2]);
+        expect(tomb).toEqual({ version: rows[2]!.version, wire: encodeWireRecord(rows[2]!) });
       });
       await store.inUserTransaction(other, async (uow) => {
         const theirs = (await uow.readChangesSince(zero, 100)).rows.tasks;
-        expect(theirs.map((r) => [r.uid, r.userId, r.deleted])).toEqual([['rc-2', other, null]]);
+        // The user's own rc-2 is a tombstone: a live one is the other user's.
+        expect(theirs.map((r) => [wireOf(r).uid, wireOf(r).deleted])).toEqual([['rc-2', null]]);
       });
+    });
+
+    it('readChangesSince answers every row as its wire JSON, the exact text encodeWireRecord makes of the stored row', async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      // Every record type and field kind: zones, an all-day event, a series with an override,
+      // subtasks, reminders on an event and on a task, text that JSON escapes, and a tombstone of each type.
+      const odd = 'Quote " back\\slash\nnew line\ttab \u0001 \u007f \u2028 émoji 🎉 </script>';
+      const event = sampleFields('events', { calendarUid: 'wj-cal' });
+      const rows = await insertRows(store, user, [
+        { type: 'calendars', uid: 'wj-cal', fields: { ...sampleFields('calendars'), name: odd, isDefault: true } },
+        { type: 'calendars', uid: 'wj-cal-plain', fields: { name: 'Plain', color: null, timezone: null, isDefault: false } },
+        { type: 'calendars', uid: 'wj-cal-gone', fields: sampleFields('calendars'), deleted: T2 },
+        { type: 'events', uid: 'wj-series', fields: { ...event, timezone: 'America/New_York', description: odd } },
+        {
+          type: 'events',
+          uid: 'wj-override',
+          fields: { ...event, rrule: null, exdate: null, recurringEventUid: 'wj-series', originalStartTime: '2024-03-04T08:30:00.000Z', icalExtras: null },
+        },
+        { type: 'events', uid: 'wj-all-day', fields: { ...event, startTime: '2024-03-04', endTime: '2024-03-05', allDay: true, rrule: null, exdate: null, icalExtras: null } },
+        { type: 'events', uid: 'wj-ev-gone', fields: event, deleted: T2 },
+        { type: 'tasks', uid: 'wj-task', fields: { ...sampleFields('tasks'), notes: odd, completed: true, completedAt: T2, priority: 0 } },
+        { type: 'tasks', uid: 'wj-sub', fields: sampleFields('tasks', { taskUid: 'wj-task' }) },
+        { type: 'tasks', uid: 'wj-task-gone', fields: sampleFields('tasks'), deleted: T2 },
+        { type: 'reminders', uid: 'wj-rem-ev', fields: sampleFields('reminders', { eventUid: 'wj-series' }) },
+        { type: 'reminders', uid: 'wj-rem-task', fields: { ...sampleFields('reminders', { taskUid: 'wj-task' }), minutesBefore: null, remindAt: T1 } },
+        { type: 'reminders', uid: 'wj-rem-gone', fields: sampleFields('reminders', { eventUid: 'wj-all-day' }), deleted: T2 },
+      ]);
+      const read = await store.inUserTransaction(user, (uow) => uow.readChangesSince(perRecordType(() => 0n), 100));
+      for (const type of RECORD_TYPES) {
+        const stored = rows.filter((r) => r.type === type);
+        expect(read.rows[type].map((r) => r.wire)).toEqual(stored.map((r) => encodeWireRecord(r)));
+        expect(read.rows[type].map((r) => r.version)).toEqual(stored.map((r) => r.version));
+      }
     });
 
     it('readChangesSince bounds by the last issued version: a version issued later in the unit of work is past the next read', async () => {
@@ -138,8 +173,13 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
         const [issued] = await nextVersions(uow, 1);
         const after = await uow.readChangesSince(zero, 10);
         expect(after.bound).toBe(issued);
-        expect(after.rows.tasks.map((r) => r.uid)).toEqual(['bd-1']);
+        expect(after.rows.tasks.map((r) => wireOf(r).uid)).toEqual(['bd-1']);
       });
     });
   });
+}
+
+/** The wire record a pulled row stands for. */
+function wireOf(record: EncodedRecord): WireRecord {
+  return JSON.parse(record.wire) as WireRecord;
 }
