@@ -230,6 +230,45 @@ describe('outbox lifecycle', () => {
     expect(a.status).toMatchObject({ pending: 0, failed: 0 });
   });
 
+  it('a new default merged into the server\'s before a crash, then the server\'s default deleted here and the new one renamed: the new one is made anew, no conflict with this device\'s own delete', async () => {
+    // Found by the convergence property (seed 1158888347): the merge's answer was lost in a crash,
+    // the re-push was answered from its receipt with the uid of "Personal", which this device had
+    // deleted meanwhile; re-keyed to it, the rename met the tombstone of its own delete (a conflict
+    // with itself) and the calendar the user kept was gone.
+    const store = new MemoryStore();
+    const faulty = new FaultyFetch(service.fetch);
+    const a = await clientOf(service, { store, fetch: faulty.fetch });
+    const other = await clientOf(service);
+    await signIn(service, a, '+15550001011');
+    await signIn(service, other, '+15550001011');
+    const personal = a.calendars.list()[0]!.uid;
+    const mine = await a.calendars.put({ name: 'Mine', isDefault: true });
+    const ev = await a.events.put({ calendarUid: mine, title: 'E', ...times });
+    faulty.next = ({ path }) => (path === '/api/sync/push' ? 'crash' : null);
+    void a.sync();
+    await faulty.crash; // merged into "Personal" on the server; the answer never stored
+    const b = await clientOf(service, { store });
+    await b.calendars.remove(personal); // to the user "Personal" is another calendar than "Mine"
+    await b.calendars.put({ uid: mine, name: 'Mine!' });
+    await b.calendars.put({ name: 'Other' });
+    await b.sync();
+    await b.sync();
+    await other.sync();
+    const userId = b.auth.user()!.id;
+    expect(service.syncStore.snapshotConflicts(userId)).toEqual([]);
+    const live = service.syncStore.snapshotRows(userId, 'calendars').filter((r) => r.deleted === null);
+    const made = live.find((r) => r.fields.name === 'Mine!');
+    expect(live.map((r) => [r.fields.name, r.fields.isDefault]).sort()).toEqual([['Mine!', true], ['Other', false]]);
+    expect(made!.uid).not.toBe(personal);
+    const events = service.syncStore.snapshotRows(userId, 'events').filter((r) => r.deleted === null);
+    expect(events.map((r) => [r.uid, r.fields.calendarUid])).toEqual([[ev, made!.uid]]);
+    for (const device of [b, other]) {
+      expect(device.calendars.list().map((c) => [c.uid, c.name, c.isDefault, c.version]).sort()).toEqual(live.map((r) => [r.uid, r.fields.name, r.fields.isDefault, r.version.toString()]).sort());
+      expect(device.events.list().map((e) => [e.uid, e.calendarUid])).toEqual([[ev, made!.uid]]);
+      expect(device.status).toMatchObject({ pending: 0, failed: 0 });
+    }
+  });
+
   it('a lost answer and a duplicated request: re-pushed unchanged, no conflict, no extra version', async () => {
     const faulty = new FaultyFetch(service.fetch);
     const a = await clientOf(service, { fetch: faulty.fetch });

@@ -70,6 +70,7 @@ export function planRemove(state: LocalState, type: RecordType, uid: string): St
     }
   }
   const root = removed[0]!;
+  if (type === 'calendars') for (const item of state.outbox) if (item.uid !== uid && isFrozenDefaultCreate(item)) waitsFor.push(item.seq);
   const putOutbox: OutboxItem[] = [];
   if (root.version !== null || serverMayKnow) {
     putOutbox.push({
@@ -78,6 +79,14 @@ export function planRemove(state: LocalState, type: RecordType, uid: string): St
     });
   }
   return { deleteRecords: removed.map((r) => ({ type: r.type, uid: r.uid })), deleteOutbox, putOutbox };
+}
+
+/**
+ * A new default calendar's create whose answer is outstanding: the server may already have merged
+ * it into the user's existing default, which the answer names (see planRekey).
+ */
+function isFrozenDefaultCreate(item: OutboxItem): boolean {
+  return item.sent !== null && item.sent.op === 'upsert' && item.sent.baseVersion === null && isDefaultCalendar(item.type, item.sent.fields);
 }
 
 /**
@@ -124,8 +133,12 @@ function withOnePromotion(state: LocalState, calendars: OutboxItem[]): OutboxIte
   // A calendar delete still queued outside this batch (behind an earlier item of its record, e.g.
   // a frozen rename) may be of the server's current default: a new default arriving first would
   // be merged into it and then deleted with it. The promotion waits until the delete has gone
-  // (a delete of the promoted calendar itself queues behind the promotion, so it does not count).
-  const waitingDelete = state.outbox.some((i) => i.type === 'calendars' && i.op === 'delete' && i.state !== 'failed' && i.uid !== promotion.uid && !calendars.includes(i));
+  // (a delete of the promoted calendar itself queues behind the promotion, so it does not count,
+  // nor does one waiting for the answer of this promotion's frozen create: see planRemove).
+  const answerAwaited = (i: OutboxItem): boolean => isFrozenDefaultCreate(promotion) && i.waitsFor?.includes(promotion.seq) === true;
+  const waitingDelete = state.outbox.some(
+    (i) => i.type === 'calendars' && i.op === 'delete' && i.state !== 'failed' && i.uid !== promotion.uid && !calendars.includes(i) && !answerAwaited(i),
+  );
   if (waitingDelete) return calendars.filter((i) => i !== promotion);
   return calendars.filter((i) => i === promotion || (i.op === 'delete' || !isDefaultCalendar('calendars', state.records.calendars.get(i.uid)?.fields ?? {})));
 }

@@ -12,35 +12,49 @@ const CALENDAR_LINKS = childLinks('calendars');
  * outbox item that pointed at the old uid points at the new one (a queued delete of the merged
  * calendar is dropped: the existing default is another calendar to the user). Items it touched may be pushed
  * again at once: the reference they failed on now exists.
+ *
+ * When this device deleted that existing default meanwhile (the merge's answer came late, after a
+ * lost answer or a crash; the delete waited for it, see planRemove), the two are different
+ * calendars to the user, who deleted one and kept the other: the delete goes on, and the kept
+ * calendar is made anew on the server under a fresh uid (`freshUid`), with its whole local fields,
+ * everything pointing at it following it. Its old uid cannot be used again: a re-push of the same
+ * item would be answered from the merge's receipt.
  */
-export function planRekey(state: LocalState, { from, to, version }: Rekey): StoreWrite {
+export function planRekey(state: LocalState, { from, to, version }: Rekey, freshUid: () => string): StoreWrite {
   const putRecords: StoredRecord[] = [];
   const local = state.records.calendars.get(from);
   const existing = state.records.calendars.get(to);
-  if (existing) putRecords.push({ ...existing, fields: { ...existing.fields, isDefault: true } });
+  const deletedHere = state.outbox.some((i) => i.type === 'calendars' && i.uid === to && i.op === 'delete');
+  const remade = local !== undefined && deletedHere;
+  const target = remade ? freshUid() : to;
+  const putOutbox: OutboxItem[] = [];
+  const deleteOutbox: number[] = [];
+  if (remade) {
+    putRecords.push({ type: 'calendars', uid: target, fields: local.fields, version: null });
+    putOutbox.push({ seq: state.nextSeq(), type: 'calendars', uid: target, op: 'upsert', patch: { ...local.fields }, baseVersion: null, state: 'pending', attempts: 0, sent: null, waitForPull: false, lastError: null });
+  } else if (existing) putRecords.push({ ...existing, fields: { ...existing.fields, isDefault: true } });
   else if (local) putRecords.push({ type: 'calendars', uid: to, fields: { ...local.fields, isDefault: true }, version });
   for (const link of CALENDAR_LINKS) {
     for (const r of state.records[link.type].values()) {
-      if (r.fields[link.field] === from) putRecords.push({ ...r, fields: { ...r.fields, [link.field]: to } });
+      if (r.fields[link.field] === from) putRecords.push({ ...r, fields: { ...r.fields, [link.field]: target } });
     }
   }
-  const putOutbox: OutboxItem[] = [];
-  const deleteOutbox: number[] = [];
   for (const item of state.outbox) {
-    if (item.type === 'calendars' && item.uid === from && item.op === 'delete') {
+    if (item.type === 'calendars' && item.uid === from && (item.op === 'delete' || remade)) {
       // The user deleted the calendar they made, not the existing default it merged into (which
-      // they see as a calendar of its own): nothing to delete on the server.
+      // they see as a calendar of its own): nothing to delete on the server. A remade calendar's
+      // edits are in its create.
       deleteOutbox.push(item.seq);
       continue;
     }
     let next = item;
-    if (item.type === 'calendars' && item.uid === from) next = { ...next, uid: to };
+    if (item.type === 'calendars' && item.uid === from) next = { ...next, uid: target };
     for (const link of CALENDAR_LINKS) {
       if (link.type !== item.type) continue;
-      if (next.patch[link.field] === from) next = { ...next, patch: { ...next.patch, [link.field]: to }, waitForPull: false };
+      if (next.patch[link.field] === from) next = { ...next, patch: { ...next.patch, [link.field]: target }, waitForPull: false };
       if (next.sent && next.sent.fields[link.field] === from) {
         // A push naming `from` cannot have been applied (the server never had it): safe to change.
-        next = { ...next, sent: { ...next.sent, fields: { ...next.sent.fields, [link.field]: to } }, waitForPull: false };
+        next = { ...next, sent: { ...next.sent, fields: { ...next.sent.fields, [link.field]: target } }, waitForPull: false };
       }
     }
     if (next !== item) putOutbox.push(next);

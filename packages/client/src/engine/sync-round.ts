@@ -8,6 +8,7 @@ import { META, type LocalState } from './local-state.js';
 import { isPromotion, planPark, planPulled, planResults, planSend, planUnsent, selectBatch } from './outbox.js';
 import { planPullPage, planSnapshotEnd, snapshotKey } from './pull-apply.js';
 import { planRekey } from './rekey.js';
+import { uuidv7 } from '../uid.js';
 
 /** What one round needs. */
 export interface RoundContext {
@@ -130,5 +131,5 @@ async function pushSent(ctx: RoundContext, sent: readonly OutboxItem[]): Promise
   const { write, rekeys } = planResults(ctx.state, sent, results, ctx.maxAttempts);
   await ctx.state.commit(write);
   await ctx.state.commit(planOwnWrites(ctx.state, sent, results, data.conflicts));
-  for (const rekey of rekeys) await ctx.state.commit(planRekey(ctx.state, rekey));
+  for (const rekey of rekeys) await ctx.state.commit(planRekey(ctx.state, rekey, () => uuidv7(ctx.now())));
 }

@@ -55,7 +55,9 @@ export interface OutboxItem {
   readonly pulledUnder?: { readonly version: string; readonly fields: Readonly<Record<string, FieldValue>> };  /**
    * For a delete: the frozen upserts (their answers outstanding) of records below it when it was
    * deleted here. It waits for their answers: sent in one push, the server's cascade would reach
-   * them first and turn each into a conflict with this device's own delete.
+   * them first and turn each into a conflict with this device's own delete. A calendar delete
+   * also waits for the frozen creates of new default calendars: the server may have merged one into
+   * the calendar being deleted, and its answer must be known before the delete goes (see planRekey).
    */
   readonly waitsFor?: readonly number[];
 }
