@@ -117,6 +117,14 @@ export function propRequestOf(node: XmlNode | undefined): PropRequest {
 /** The properties allprop leaves out unless named (calendar-data is large). */
 const NOT_IN_ALLPROP = new Set([c('calendar-data'), d('current-user-privilege-set'), d('supported-report-set')]);
 
+/** The names and status elements every response writes (elements are never changed: one of each serves every response). */
+const RESPONSE = d('response');
+const HREF = d('href');
+const PROPSTAT = d('propstat');
+const PROP = d('prop');
+const STATUS_OK = el(d('status'), 'HTTP/1.1 200 OK');
+const STATUS_NOT_FOUND = el(d('status'), 'HTTP/1.1 404 Not Found');
+
 /** One `response` of a multistatus: the href, and the asked properties split into found (200) and not found (404). */
 export function propResponse(href: string, props: Props, request: PropRequest): OutElement {
   const found: OutElement[] = [];
@@ -132,14 +140,14 @@ export function propResponse(href: string, props: Props, request: PropRequest): 
     else found.push(typeof value === 'string' ? el(name, value) : el(name, value));
   }
   const propstats: OutElement[] = [];
-  if (found.length > 0 || missing.length === 0) propstats.push(el(d('propstat'), [el(d('prop'), found), el(d('status'), 'HTTP/1.1 200 OK')]));
-  if (missing.length > 0) propstats.push(el(d('propstat'), [el(d('prop'), missing), el(d('status'), 'HTTP/1.1 404 Not Found')]));
-  return el(d('response'), [el(d('href'), href), ...propstats]);
+  if (found.length > 0 || missing.length === 0) propstats.push(el(PROPSTAT, [el(PROP, found), STATUS_OK]));
+  if (missing.length > 0) propstats.push(el(PROPSTAT, [el(PROP, missing), STATUS_NOT_FOUND]));
+  return el(RESPONSE, [el(HREF, href), ...propstats]);
 }
 
 /** A `response` with only a status (a multiget href that is not there, a deleted member in sync-collection). */
 export function statusResponse(href: string, status: string): OutElement {
-  return el(d('response'), [el(d('href'), href), el(d('status'), status)]);
+  return el(RESPONSE, [el(HREF, href), el(d('status'), status)]);
 }
 
 /** The multistatus document of some responses (and a sync token, for sync-collection). */

@@ -112,15 +112,25 @@ interface SplitName {
   readonly prefixed: string | undefined;
 }
 
-/** Where an element keeps its split name (a symbol: the builder reads only string keys). */
+/** Where an element keeps its split name, its tag and its namespaces (symbols: the builder reads only string keys). */
 const SPLIT = Symbol('split name');
+const TAG = Symbol('tag');
+const USES = Symbol('namespaces used');
+
+/** Our namespaces by a one-character code, for `USES`. */
+const CODES: readonly string[] = [NS.dav, NS.caldav, NS.cs, NS.apple];
+const CODE_OF: Readonly<Record<string, string>> = Object.fromEntries(CODES.map((ns, i) => [ns, String(i)]));
 
 /**
  * An element to write, already in the builder's ordered input (`{ tag: [children], ':@': attributes }`):
- * a response is built once, not built as a tree and converted. Made by `el` only.
+ * a response is built once, not built as a tree and converted. Made by `el` only, never changed after
+ * (elements are shared between documents).
  */
 export interface OutElement {
   readonly [SPLIT]: SplitName | null;
+  readonly [TAG]: string;
+  /** The codes of our namespaces the element and its descendants use, in document order; null when one of them is of another namespace. */
+  readonly [USES]: string | null;
 }
 
 type Built = OutElement & Record<string, unknown>;
@@ -148,6 +158,14 @@ function splitName(name: string): SplitName | null {
 export function el(name: string, content?: string | readonly OutElement[], attributes?: Readonly<Record<string, string>>): OutElement {
   const split = splitName(name);
   const tag = split === null ? name : (split.prefixed ?? name);
+  let uses: string | null = split === null ? '' : (CODE_OF[split.ns] ?? null);
+  if (typeof content !== 'string' && content !== undefined) {
+    for (let i = 0; i < content.length && uses !== null; i++) {
+      const inner = content[i]![USES];
+      if (inner === null) uses = null;
+      else if (inner !== uses && inner !== '') for (const code of inner) if (!uses.includes(code)) uses += code;
+    }
+  }
   const out: Record<string | symbol, unknown> = { [tag]: typeof content === 'string' ? [{ '#text': content }] : (content ?? []) };
   if (attributes !== undefined) {
     const attrs: Record<string, string> = {};
@@ -155,28 +173,35 @@ export function el(name: string, content?: string | readonly OutElement[], attri
     out[':@'] = attrs;
   }
   out[SPLIT] = split;
+  out[TAG] = tag;
+  out[USES] = uses;
   return out as unknown as OutElement;
 }
 
 const builder = new XMLBuilder({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '@_', suppressEmptyNode: true, processEntities: true });
 
+/** Notes our namespaces of `codes` in `used`, in their order (a namespace noted before keeps its place). */
+function noteCodes(codes: string, used: Map<string, string>): void {
+  for (const code of codes) {
+    const ns = CODES[Number(code)]!;
+    used.set(ns, PREFIX[ns]!);
+  }
+}
+
 /**
  * Notes the namespaces of `e` and its descendants in `used` (in document order, each its prefix),
  * and answers `e` as the builder is to read it: `e` itself, or a copy with prefixed tags where an
- * element (or a descendant) is of a namespace not ours. Elements are never changed (some are shared).
+ * element (or a descendant) is of a namespace not ours. Only subtrees holding such an element are walked.
  */
 function prepared(e: OutElement, used: Map<string, string>): OutElement {
-  const split = e[SPLIT];
-  if (split === undefined) return e; // a text node
-  const built = e as Built;
-  let tag: string | undefined;
-  for (const k in built) {
-    if (k !== ':@') {
-      tag = k;
-      break;
-    }
+  const uses = e[USES];
+  if (uses !== null) {
+    noteCodes(uses, used);
+    return e;
   }
-  let newTag = tag!;
+  const split = e[SPLIT];
+  const tag = e[TAG];
+  let newTag = tag;
   if (split !== null) {
     const known = PREFIX[split.ns];
     if (known !== undefined) used.set(split.ns, known);
@@ -187,7 +212,8 @@ function prepared(e: OutElement, used: Map<string, string>): OutElement {
       newTag = `${prefix}:${split.local}`;
     }
   }
-  const kids = built[tag!] as OutElement[];
+  const built = e as Built;
+  const kids = built[tag] as OutElement[];
   let newKids: OutElement[] | null = null;
   for (let i = 0; i < kids.length; i++) {
     const k = prepared(kids[i]!, used);
@@ -198,6 +224,8 @@ function prepared(e: OutElement, used: Map<string, string>): OutElement {
   const out: Record<string | symbol, unknown> = { [newTag]: newKids ?? kids };
   if (built[':@'] !== undefined) out[':@'] = built[':@'];
   out[SPLIT] = split;
+  out[TAG] = newTag;
+  out[USES] = null;
   return out as unknown as OutElement;
 }
 
@@ -205,13 +233,7 @@ function prepared(e: OutElement, used: Map<string, string>): OutElement {
 export function writeXml(root: OutElement): string {
   const used = new Map<string, string>();
   const tree = prepared(root, used) as Built;
-  let rootTag = '';
-  for (const k in tree) {
-    if (k !== ':@') {
-      rootTag = k;
-      break;
-    }
-  }
+  const rootTag = tree[TAG];
   const nsAttrs: Record<string, string> = { ...(tree[':@'] as Record<string, string> | undefined) };
   for (const [ns, prefix] of used) nsAttrs[`@_xmlns:${prefix}`] = ns;
   return `<?xml version="1.0" encoding="utf-8"?>\n${builder.build([{ [rootTag]: tree[rootTag], ':@': nsAttrs }])}`;
