@@ -161,8 +161,9 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
       const asked = { ...(cursor === undefined ? {} : { cursor }), ...(query.limit === undefined ? {} : { limit: query.limit }) };
       const page = opts.sync.pullEncoded === undefined ? encodePull(await opts.sync.pull(userId, asked)) : await opts.sync.pullEncoded(userId, asked);
       app.syncMetrics.recordPull(page, cursor !== undefined);
-      // The records are JSON text already (the store built them): the body is written around them.
-      return reply.type('application/json; charset=utf-8').send(pullBody(page) as never);
+      // The records are JSON text already (the store built them): the body is written around them,
+      // and encoded to UTF-8 once (the ETag's hash and the socket then read the same bytes).
+      return reply.type('application/json; charset=utf-8').send(Buffer.from(pullBody(page)) as never);
     },
   );
 
