@@ -301,6 +301,37 @@ function objectsStatement(userId: number, scope: ObjectScope, rootsFilter: RawBu
 }
 
 /**
+ * `readObjectListing` in one statement (one snapshot): the live calendars as rows with `t` =
+ * 'calendars' and the record in `rec` (`recordJsonText`), then per root of the scope a row with
+ * `t` null: its `id`, `uid`, `del` (a tombstone), `v` the highest version of the root, its
+ * overrides and the reminders of both (as text), and `x` its extras when they contain
+ * `extrasHolding`. Roots, overrides and reminders are found as `readObjectsQuery` finds them; only
+ * uids and versions are read of the overrides and reminders.
+ */
+export function readObjectListingQuery(userId: number, scope: ObjectScope, extrasHolding: string): RawBuilder<Record<string, unknown>> {
+  const calendars = sql`select cast('calendars' as text) as t, ${sql.raw(recordJsonText('calendars'))} as rec, id,
+      cast(null as text) as uid, cast(null as boolean) as del, cast(null as text) as v, cast(null as text) as x
+    from calendars where user_id = ${userId} and deleted is null`;
+  const listed = sql`select cast(null as text) as t, cast(null as json) as rec, r.id, r.uid, r.deleted is not null as del,
+      cast(greatest(r.version, v.v) as text) as v, case when strpos(r.ical_extras, ${extrasHolding}) > 0 then r.ical_extras end as x
+    from r left join v on v.root = r.uid`;
+  if ('tasks' in scope) {
+    return sql<Record<string, unknown>>`with r as (select id, uid, deleted, version, ical_extras from tasks where user_id = ${userId}),
+      v as (select task_uid as root, max(version) as v from reminders
+        where user_id = ${userId} and exists (select 1 from r) and task_uid = any(array(select uid from r)) group by task_uid)
+      ${calendars} union all ${listed}`;
+  }
+  return sql<Record<string, unknown>>`with r as (select id, uid, deleted, version, ical_extras from events
+        where user_id = ${userId} and calendar_uid = ${scope.calendarUid} and recurring_event_uid is null),
+    o as (select uid, recurring_event_uid as root, version from events
+      where user_id = ${userId} and exists (select 1 from r) and recurring_event_uid = any(array(select uid from r))),
+    m as (select coalesce(o.root, x.event_uid) as root, x.version from reminders x left join o on o.uid = x.event_uid
+      where x.user_id = ${userId} and exists (select 1 from r) and x.event_uid = any(array(select uid from r union all select uid from o))),
+    v as (select root, max(version) as v from (select root, version from o union all select root, version from m) as a group by root)
+    ${calendars} union all ${listed}`;
+}
+
+/**
  * `readCollectionVersions` in one statement: rows (`c`, `v`) of each live calendar's uid with its highest
  * version over its roots, their overrides and the reminders of both, and `c` null for the tasks
  * and their reminders. Each override and reminder finds its root by a (user_id, uid) probe (a

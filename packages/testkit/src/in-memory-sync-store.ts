@@ -12,6 +12,7 @@ import {
   type CollectionVersions,
   type NewConflict,
   type ObjectChanges,
+  type ObjectListing,
   type ObjectRows,
   type ObjectScope,
   type PushReceipt,
@@ -151,6 +152,30 @@ export class InMemorySyncStore implements SyncStore {
       reminders: all.reminders.filter((r) => changed.has(reminderOwner(r)!)),
       newestVersion,
     };
+  }
+
+  /** The scope read whole, each root's highest version over its rows, its extras when they hold `extrasHolding`. */
+  async readObjectListing(userId: number, scope: ObjectScope, extrasHolding: string): Promise<ObjectListing> {
+    const all = await this.readObjects(userId, scope);
+    const highest = new Map<string, bigint>();
+    const ownerOf = new Map<string, string>();
+    const raise = (root: string, version: bigint) => {
+      if (version > (highest.get(root) ?? 0n)) highest.set(root, version);
+    };
+    for (const r of all.roots) {
+      ownerOf.set(r.uid, r.uid);
+      raise(r.uid, r.version);
+    }
+    for (const o of all.overrides) {
+      ownerOf.set(o.uid, String(o.fields.recurringEventUid));
+      raise(String(o.fields.recurringEventUid), o.version);
+    }
+    for (const m of all.reminders) raise(ownerOf.get(String(m.fields.eventUid ?? m.fields.taskUid))!, m.version);
+    const objects = all.roots.map((r) => {
+      const extras = r.fields.icalExtras;
+      return { uid: r.uid, deleted: r.deleted !== null, version: highest.get(r.uid)!, icalExtras: typeof extras === 'string' && extras.includes(extrasHolding) ? extras : null };
+    });
+    return { calendars: all.calendars, objects };
   }
 
   /** The newest version read through a unit of work that takes no lock, then the window unless the version is `unlessVersion`. */

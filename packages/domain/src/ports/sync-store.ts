@@ -104,6 +104,26 @@ export interface ObjectChanges extends ObjectRows {
   readonly newestVersion: bigint;
 }
 
+/** One object of `SyncStore.readObjectListing`: what a listing of a collection says of it, without its rows. */
+export interface ListedObject {
+  /** The root's uid. */
+  readonly uid: string;
+  /** Whether the root is a tombstone. */
+  readonly deleted: boolean;
+  /** The highest version of the root, its overrides and the reminders of both, tombstones included (what `readObjects` would answer). */
+  readonly version: bigint;
+  /** The root's `icalExtras` when they contain the text the read was asked for, else null. */
+  readonly icalExtras: string | null;
+}
+
+/** The answer of `SyncStore.readObjectListing`. */
+export interface ObjectListing {
+  /** The user's live calendars (as `readObjects`). */
+  readonly calendars: RecordRow[];
+  /** Every root of the scope, live and tombstones, in id order. */
+  readonly objects: ListedObject[];
+}
+
 /** The answer of `SyncStore.readCollectionVersions`. */
 export interface CollectionVersions {
   /** Per live calendar with any object, the highest version of its roots, their overrides and the reminders of both, tombstones included (absent: 0n). */
@@ -238,6 +258,15 @@ export interface SyncStore {
    * token reads what changed (through the version indexes), not the collection.
    */
   readObjectsChangedSince(userId: number, scope: ObjectScope, since: bigint): Promise<ObjectChanges>;
+  /**
+   * What `readObjects` of a whole scope says of each object without reading its rows out: per
+   * root its uid, whether it is a tombstone, the highest version among its rows, and its
+   * `icalExtras` only when they contain `extrasHolding` (the one field of a root a listing may
+   * need, and seldom: CalDAV keeps a resource name there when it is not `<uid>.ics`); with the live
+   * calendars. Lock-free like `readObjects`, one snapshot. A calendar app's listing of a
+   * collection (PROPFIND Depth 1, a sync-collection without calendar data) reads this.
+   */
+  readObjectListing(userId: number, scope: ObjectScope, extrasHolding: string): Promise<ObjectListing>;
   /**
    * The version of every collection of the user at once, each what the highest version among the
    * rows `readObjects` of its scope answers would be (a CalDAV CTag and sync token), without

@@ -6,7 +6,7 @@ import { checkOccurrenceWindow } from '../calendar/occurrence-window.js';
 import { DomainError } from '../errors.js';
 import type { ChangeNotifier, DataChange } from '../ports/change-feed.js';
 import type { Clock } from '../ports/clock.js';
-import type { CollectionVersions, EncodedRecord, ObjectChanges, ObjectRows, ObjectScope, SyncStore, SyncUnitOfWork } from '../ports/sync-store.js';
+import type { CollectionVersions, EncodedRecord, ObjectChanges, ObjectListing, ObjectRows, ObjectScope, SyncStore, SyncUnitOfWork } from '../ports/sync-store.js';
 import { itemError } from '../records/item-error.js';
 import { ENTITY_TYPE, RECORD_TYPES, type RecordType, type WireRecord } from '../records/types.js';
 import { clampToBounds, PAGE_LIMITS } from '../rules/page-limits.js';
@@ -238,6 +238,10 @@ export class SyncService implements SyncApi {
 
   readCollectionVersions(userId: number): Promise<CollectionVersions> {
     return this.#store.readCollectionVersions(userId);
+  }
+
+  readObjectListing(userId: number, scope: ObjectScope, extrasHolding: string): Promise<ObjectListing> {
+    return this.#store.readObjectListing(userId, scope, extrasHolding);
   }
 
   async listConflicts(userId: number, query: { readonly afterId?: number; readonly limit?: number }): Promise<ConflictPage> {

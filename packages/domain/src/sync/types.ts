@@ -1,4 +1,4 @@
-import type { CollectionVersions, ObjectChanges, ObjectRows, ObjectScope } from '../ports/sync-store.js';
+import type { CollectionVersions, ObjectChanges, ObjectListing, ObjectRows, ObjectScope } from '../ports/sync-store.js';
 import type { OccurrencePage, OccurrenceWindow } from '../calendar/occurrence.js';
 import type { ItemErrorCode } from '../records/item-error.js';
 import type { EntityType, RecordType, WireRecord } from '../records/types.js';
@@ -95,6 +95,8 @@ export interface SyncApi {
   readObjects(userId: number, scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows>;
   /** The objects of a scope changed after a version (`SyncStore.readObjectsChangedSince`). Optional: without it, CalDAV reads the scope and filters. */
   readObjectsChangedSince?(userId: number, scope: ObjectScope, since: bigint): Promise<ObjectChanges>;
+  /** Each object of a scope without its rows (`SyncStore.readObjectListing`). Optional: without it, CalDAV reads the scope. */
+  readObjectListing?(userId: number, scope: ObjectScope, extrasHolding: string): Promise<ObjectListing>;
   /** Every collection's version at once (`SyncStore.readCollectionVersions`). Optional: without it, CalDAV reads each collection. */
   readCollectionVersions?(userId: number): Promise<CollectionVersions>;
 }

@@ -117,6 +117,72 @@ export function objectCases(harness: () => StoreHarness): void {
       expect(versions.tasks).toBeGreaterThan(versions.calendars.get('v-home')!);
     });
 
+    it('lists each object of a scope as readObjects reads it: uid, tombstone, highest version over its rows, and the extras only when they hold the asked text', async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      const other = await createUser();
+      const gone = '2026-01-01T00:00:00.000Z';
+      const marked = 'BEGIN:VEVENT\r\nX-MARK:a name.ics\r\nEND:VEVENT';
+      const event = (uid: string, calendarUid: string, extra: Record<string, string | null> = {}, deleted: string | null = null) => ({
+        type: 'events' as const,
+        uid,
+        deleted,
+        fields: { ...sampleFields('events', { calendarUid }), rrule: null, exdate: null, ...extra },
+      });
+      await insertRows(store, user, [
+        { type: 'calendars', uid: 'l-home', fields: sampleFields('calendars') },
+        { type: 'calendars', uid: 'l-work', fields: sampleFields('calendars') },
+        { type: 'calendars', uid: 'l-empty', fields: sampleFields('calendars') },
+        event('l-series', 'l-home', { rrule: 'FREQ=DAILY;COUNT=3', icalExtras: marked }),
+        event('l-plain', 'l-home', { icalExtras: null }),
+        event('l-gone', 'l-home', { icalExtras: marked }, gone),
+        event('l-far', 'l-work'),
+        { type: 'tasks', uid: 'l-task', fields: { ...sampleFields('tasks'), icalExtras: 'BEGIN:VTODO\r\nX-MARK:t.ics\r\nEND:VTODO' } },
+        { type: 'tasks', uid: 'l-task-2', fields: sampleFields('tasks') },
+      ]);
+      // Later rows raise their roots' versions: an override (its calendar_uid names another calendar), a reminder of it, a tombstoned reminder, a task's reminder.
+      await insertRows(store, user, [event('l-series-x', 'l-work', { recurringEventUid: 'l-series', originalStartTime: '2024-03-11T08:30:00.123Z' })]);
+      await insertRows(store, user, [{ type: 'reminders', uid: 'l-r-x', fields: sampleFields('reminders', { eventUid: 'l-series-x' }) }]);
+      await insertRows(store, user, [{ type: 'reminders', uid: 'l-r-plain', fields: sampleFields('reminders', { eventUid: 'l-plain' }), deleted: gone }]);
+      await insertRows(store, user, [{ type: 'reminders', uid: 'l-r-t', fields: sampleFields('reminders', { taskUid: 'l-task-2' }) }]);
+      await insertRows(store, other, [{ type: 'calendars', uid: 'l-home', fields: sampleFields('calendars') }, event('l-other', 'l-home', { icalExtras: marked })]);
+
+      // What readObjects answers, listed: the rule the listing must agree with on every adapter.
+      const expected = async (scope: { calendarUid: string } | { tasks: true }, holding: string) => {
+        const rows = await store.readObjects(user, scope);
+        const rootOf = new Map<string, string>([...rows.roots.map((r) => [r.uid, r.uid] as const), ...rows.overrides.map((o) => [o.uid, String(o.fields.recurringEventUid)] as const)]);
+        const highest = new Map(rows.roots.map((r) => [r.uid, r.version]));
+        for (const r of [...rows.overrides, ...rows.reminders]) {
+          const root = rootOf.get(String(r.type === 'events' ? r.uid : (r.fields.eventUid ?? r.fields.taskUid)))!;
+          if (r.version > highest.get(root)!) highest.set(root, r.version);
+        }
+        const objects = rows.roots.map((r) => {
+          const extras = r.fields.icalExtras;
+          return { uid: r.uid, deleted: r.deleted !== null, version: highest.get(r.uid)!, icalExtras: typeof extras === 'string' && extras.includes(holding) ? extras : null };
+        });
+        return { calendars: rows.calendars, objects };
+      };
+      for (const scope of [{ calendarUid: 'l-home' }, { calendarUid: 'l-work' }, { calendarUid: 'l-empty' }, { calendarUid: 'l-none' }, { tasks: true as const }]) {
+        for (const holding of ['X-MARK:', 'X-NOWHERE:']) expect(await store.readObjectListing(user, scope, holding)).toEqual(await expected(scope, holding));
+      }
+      const home = await store.readObjectListing(user, { calendarUid: 'l-home' }, 'X-MARK:');
+      expect(home.objects.map((o) => [o.uid, o.deleted, o.icalExtras])).toEqual([
+        ['l-series', false, marked],
+        ['l-plain', false, null],
+        ['l-gone', true, marked],
+      ]);
+      // The override's reminder is the series' newest row, the tombstoned reminder the plain event's.
+      const versions = new Map(home.objects.map((o) => [o.uid, o.version]));
+      expect(versions.get('l-series')).toBeGreaterThan(versions.get('l-gone')!);
+      expect(versions.get('l-plain')).toBeGreaterThan(versions.get('l-series')!);
+      expect((await store.readObjectListing(user, { calendarUid: 'l-work' }, 'X-MARK:')).objects.map((o) => o.uid)).toEqual(['l-far']);
+      expect((await store.readObjectListing(user, { tasks: true }, 'X-MARK:')).objects.map((o) => [o.uid, o.icalExtras !== null])).toEqual([
+        ['l-task', true],
+        ['l-task-2', false],
+      ]);
+      expect((await store.readObjectListing(other, { calendarUid: 'l-home' }, 'X-MARK:')).objects.map((o) => o.uid)).toEqual(['l-other']);
+    });
+
     it("the store's read outside a unit of work sees what is committed, and nothing of a unit that failed", async () => {
       const { store, createUser } = harness();
       const user = await createUser();

@@ -37,6 +37,7 @@ class CountingStore implements SyncStore {
   readObjects: SyncStore['readObjects'] = (userId, scope, rootUids) => this.inner.readObjects(userId, scope, rootUids);
   readObjectsChangedSince: SyncStore['readObjectsChangedSince'] = (userId, scope, since) => this.inner.readObjectsChangedSince(userId, scope, since);
   readCollectionVersions: SyncStore['readCollectionVersions'] = (userId) => this.inner.readCollectionVersions(userId);
+  readObjectListing: SyncStore['readObjectListing'] = (userId, scope, extrasHolding) => this.inner.readObjectListing(userId, scope, extrasHolding);
   readEventWindow: SyncStore['readEventWindow'] = (userId, from, to, unlessVersion) => this.inner.readEventWindow(userId, from, to, unlessVersion);
 }
 
