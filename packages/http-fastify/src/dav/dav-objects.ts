@@ -10,13 +10,20 @@ export function scopeOf(collection: string): ObjectScope {
   return collection === TASKS ? { tasks: true } : { calendarUid: collection };
 }
 
-const HREF = /(?:^|\r?\n)X-CALSYNC-HREF:([^\r\n]*)/;
+/** The property of a root's extras that keeps the name a calendar app put the object to, when it is not `<uid>.ics` (never written out: see @calsync/ical). */
+const HREF_PROPERTY = 'X-CALSYNC-HREF';
 
-/** The resource name an object is listed under: the name a calendar app put it to, else `<uid>.ics`. */
+const HREF = new RegExp(`(?:^|\\r?\\n)${HREF_PROPERTY}:([^\\r\\n]*)`);
+
+/** The resource name of the object of root `uid` with extras `icalExtras`: the name a calendar app put it to, else `<uid>.ics`. */
+export function hrefName(uid: string, icalExtras: unknown): string {
+  const m = typeof icalExtras === 'string' ? HREF.exec(icalExtras) : null;
+  return m?.[1] ?? `${uid}.ics`;
+}
+
+/** The resource name an object is listed under (`hrefName` of its root). */
 export function hrefNameOf(root: RecordRow): string {
-  const extras = root.fields.icalExtras;
-  const m = typeof extras === 'string' ? HREF.exec(extras) : null;
-  return m?.[1] ?? `${root.uid}.ics`;
+  return hrefName(root.uid, root.fields.icalExtras);
 }
 
 /** A resource name without its `.ics`. */
@@ -38,6 +45,26 @@ export interface Collection {
   readonly zone: string | null;
   /** Task rows by uid (RELATED-TO names the parent's iCalendar UID). */
   readonly tasks: ReadonlyMap<string, RecordRow>;
+}
+
+/** One object of a collection as a listing names it: its resource name, whether it is gone, its version (ETag); `object` when its rows were read. */
+export interface Member {
+  readonly name: string;
+  readonly deleted: boolean;
+  readonly version: bigint;
+  readonly object: IcalObject | null;
+}
+
+/** A collection listed without the rows of its objects: the user's live calendars, its members in the roots' order, its version (CTag, sync token). */
+export interface Listing {
+  readonly calendars: readonly RecordRow[];
+  readonly members: readonly Member[];
+  readonly version: bigint;
+}
+
+/** The members of a collection read whole. */
+export function membersOf(coll: Collection): Member[] {
+  return coll.objects.map((o) => ({ name: hrefNameOf(o.root), deleted: o.root.deleted !== null, version: o.version, object: o }));
 }
 
 /** Why a write was refused: a precondition (412), a text that is no calendar object of this collection (403/415), or bad input (400). */
@@ -177,7 +204,7 @@ export class WrittenRenders {
  */
 export class DavObjects {
   constructor(
-    private readonly sync: Pick<SyncApi, 'readObjects' | 'readObjectsChangedSince' | 'readCollectionVersions' | 'push'>,
+    private readonly sync: Pick<SyncApi, 'readObjects' | 'readObjectsChangedSince' | 'readCollectionVersions' | 'readObjectListing' | 'push'>,
     readonly userId: number,
     private readonly deviceUid: string,
     private readonly rendered: RenderCache = new RenderCache(0),
@@ -217,6 +244,28 @@ export class DavObjects {
     const rows = await this.sync.readObjects(this.userId, scopeOf(collection));
     if (collection !== TASKS && !rows.calendars.some((c) => c.uid === collection)) return null;
     return this.toCollection(collection, rows);
+  }
+
+  /**
+   * A collection's members without their rows (a PROPFIND Depth 1, a sync-collection without
+   * calendar data), or null when no such collection exists. One read of uids, versions and, of the
+   * roots that keep a resource name, their extras (the collection read whole when the sync engine
+   * offers no such read).
+   */
+  async listing(collection: string): Promise<Listing | null> {
+    if (this.sync.readObjectListing === undefined) {
+      const coll = await this.collection(collection);
+      return coll === null ? null : { calendars: coll.rows.calendars, members: membersOf(coll), version: collectionVersion(coll.rows) };
+    }
+    const read = await this.sync.readObjectListing(this.userId, scopeOf(collection), `${HREF_PROPERTY}:`);
+    if (collection !== TASKS && !read.calendars.some((c) => c.uid === collection)) return null;
+    // The highest version of every row of the scope: the highest of its objects'.
+    let version = 0n;
+    const members = read.objects.map((o): Member => {
+      if (o.version > version) version = o.version;
+      return { name: hrefName(o.uid, o.icalExtras), deleted: o.deleted, version: o.version, object: null };
+    });
+    return { calendars: read.calendars, members, version };
   }
 
   /**
@@ -544,7 +593,7 @@ function withHref(object: ParsedObject, uid: string, name: string): ParsedObject
   const fields = object.kind === 'event' ? object.root.fields : object.fields;
   const component = object.kind === 'event' ? 'VEVENT' : 'VTODO';
   const extras = typeof fields.icalExtras === 'string' ? fields.icalExtras : `BEGIN:${component}\r\nEND:${component}`;
-  const kept = extras.replace(/\r?\nX-CALSYNC-HREF:[^\r\n]*/g, '').replace(/(\r?\nEND:V[A-Z]+)$/, `\r\nX-CALSYNC-HREF:${name}$1`);
+  const kept = extras.replace(new RegExp(`\\r?\\n${HREF_PROPERTY}:[^\\r\\n]*`, 'g'), '').replace(/(\r?\nEND:V[A-Z]+)$/, `\r\n${HREF_PROPERTY}:${name}$1`);
   if (object.kind === 'event') return { ...object, root: { ...object.root, fields: { ...object.root.fields, icalExtras: kept } } };
   return { ...object, fields: { ...object.fields, icalExtras: kept } };
 }

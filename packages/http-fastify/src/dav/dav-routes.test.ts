@@ -187,6 +187,47 @@ describe('CalDAV', () => {
     expect((await dav('PROPFIND', `${home}nowhere/`, propfind('<cs:getctag/>'), { depth: '0' })).statusCode).toBe(404);
   });
 
+  it('lists a collection (PROPFIND Depth 1, sync-collection without data) from the light listing read, answering byte for byte what the whole read answers', async () => {
+    const home = `/dav/calendars/${w.userId}/`;
+    const base = `${home}home/`;
+    const event = (uid: string, summary: string) =>
+      ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:x', 'BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20260101T000000Z', `SUMMARY:${summary}`, 'DTSTART:20260601T110000Z', 'DTEND:20260601T120000Z', 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
+    // A series whose override the sync API edits later (its ETag is the override's version), an
+    // event under a name that is not its UID (the name kept in its extras), one deleted, a task with an alarm.
+    expect((await dav('PUT', `${base}standup-1.ics`, SERIES)).statusCode).toBe(201);
+    expect((await dav('PUT', `${base}0F3A-named by the app.ics`, event('named@example.org', 'Named'))).statusCode).toBe(201);
+    expect((await dav('PUT', `${base}gone@example.org.ics`, event('gone@example.org', 'Gone'))).statusCode).toBe(201);
+    expect((await dav('DELETE', `${base}gone@example.org.ics`)).statusCode).toBe(204);
+    const override = (await w.sync.pull(w.userId, { limit: 100 })).events.find((e) => e.recurringEventUid !== null)!;
+    await w.sync.push(w.userId, { events: [{ uid: override.uid, op: 'upsert', baseVersion: override.version, fields: { title: 'Later' } }] });
+    const todo = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:x', 'BEGIN:VTODO', 'UID:t1', 'SUMMARY:Milk', 'BEGIN:VALARM', 'ACTION:DISPLAY', 'TRIGGER:-PT5M', 'END:VALARM', 'END:VTODO', 'END:VCALENDAR', ''].join('\r\n');
+    expect((await dav('PUT', `${home}tasks/milk.ics`, todo)).statusCode).toBe(201);
+    const sync = (props: string) => `<d:sync-collection xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:sync-token/><d:sync-level>1</d:sync-level><d:prop>${props}</d:prop></d:sync-collection>`;
+    const answers = async () =>
+      Promise.all(
+        [base, `${home}tasks/`].flatMap((collection) => [
+          dav('PROPFIND', collection, propfind('<d:getetag/><d:resourcetype/><cs:getctag/><c:calendar-data/>'), { depth: '1' }),
+          dav('PROPFIND', collection, '', { depth: '1' }),
+          dav('REPORT', collection, sync('<d:getetag/><d:getcontenttype/>'), { depth: '1' }),
+        ]).concat([dav('REPORT', `${home}nowhere/`, sync('<d:getetag/>'), { depth: '1' }), dav('PROPFIND', `${home}nowhere/`, '', { depth: '1' })]),
+      ).then((rs) => rs.map((r) => `${r.statusCode}\n${r.body}`));
+    const listing = w.sync.readObjectListing.bind(w.sync);
+    let listed = 0;
+    Object.defineProperty(w.sync, 'readObjectListing', { configurable: true, value: (...args: Parameters<typeof listing>) => (listed++, listing(...args)) });
+    const light = await answers();
+    expect(listed).toBe(8);
+    // The same requests through the whole read (a sync engine without the listing read).
+    Object.defineProperty(w.sync, 'readObjectListing', { configurable: true, value: undefined });
+    const whole = await answers();
+    expect(light).toEqual(whole);
+    expect(light[0]).toContain(`<d:href>${base}0F3A-named%20by%20the%20app.ics</d:href>`);
+    // The series' ETag is its override's version (edited last of its rows).
+    expect(light[0]).toContain(`standup-1.ics</d:href><d:propstat><d:prop><d:getetag>&quot;${(await w.sync.pull(w.userId, { limit: 100 })).events.find((e) => e.uid === override.uid)!.version}&quot;</d:getetag>`);
+    expect(light[0]).not.toContain('gone@example.org');
+    expect(light[5]).toContain('milk.ics');
+    expect(light.slice(-2).map((a) => a.slice(0, 3))).toEqual(['404', '404']);
+  });
+
   it('re-renders only the field the sync API changed; the rest of the object stays', async () => {
     const href = `/dav/calendars/${w.userId}/home/standup-1.ics`;
     await dav('PUT', href, SERIES);

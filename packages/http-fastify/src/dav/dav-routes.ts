@@ -2,7 +2,7 @@ import { DomainError, expandOccurrences, type AppPasswordIdentity, type AppPassw
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { etagOf, type IcalObject } from '../ical/objects.js';
 import { BasicAuthenticator, refuse, type BasicLimits } from './dav-auth.js';
-import { collectionVersion, DavObjects, DavWriteError, hrefNameOf, RenderCache, TASKS, WrittenRenders, type Collection } from './dav-objects.js';
+import { collectionVersion, DavObjects, DavWriteError, hrefNameOf, membersOf, RenderCache, TASKS, WrittenRenders, type Collection, type Member } from './dav-objects.js';
 import {
   collectionProps,
   homeProps,
@@ -22,7 +22,7 @@ import { child, children, el, NS, parseXml, qname, writeXml, type OutElement, ty
 /** Options of the CalDAV plugin. */
 export interface DavOptions {
   readonly appPasswords: Pick<AppPasswordService, 'authenticate'>;
-  readonly sync: Pick<SyncApi, 'readObjects' | 'readObjectsChangedSince' | 'readCollectionVersions' | 'push'>;
+  readonly sync: Pick<SyncApi, 'readObjects' | 'readObjectsChangedSince' | 'readCollectionVersions' | 'readObjectListing' | 'push'>;
   readonly limits?: BasicLimits;
   /** Rendered objects kept across processes (a fresh process's first sync reads them); without, each process renders anew. */
   readonly renders?: RenderStore;
@@ -216,7 +216,13 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
         if (since !== null && since !== 'invalid') {
           const changed = await objects.changedSince(collection, since);
           if (changed === null) return reply.code(404).send();
-          if (changed !== undefined) return syncCollection(reply, objects, changed.within, collection, identity.userId, since, changed.newest, reportBody);
+          if (changed !== undefined) return syncCollection(reply, objects, membersOf(changed.within), changed.within, collection, identity.userId, since, changed.newest, reportBody);
+        }
+        // From no token and without calendar data (how calendar apps list): names and ETags only.
+        if (since === null && !wantsData(propRequestOf(reportBody))) {
+          const listed = await objects.listing(collection);
+          if (listed === null) return reply.code(404).send();
+          return syncCollection(reply, objects, listed.members, null, collection, identity.userId, null, listed.version, reportBody);
         }
       }
       const listing = request.headers.depth === '1' || request.headers.depth === 'infinity';
@@ -227,18 +233,19 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
         if (collection !== TASKS && calendar === null) return reply.code(404).send();
         return xml(reply, 207, multistatus([propResponse(p.collection(collection), collectionProps(identity.userId, calendar, version(collection)), propRequestOf(bodyXml(request)))]));
       }
-      const coll = await objects.collection(collection);
-      if (coll === null) return reply.code(404).send();
-      const calendar = collection === TASKS ? null : (coll.rows.calendars.find((x) => x.uid === collection) ?? null);
-      const version = collectionVersion(coll.rows);
       if (method === 'PROPFIND') {
+        // The collection and its members' names and ETags: no calendar data, so no rows.
+        const listed = await objects.listing(collection);
+        if (listed === null) return reply.code(404).send();
+        const calendar = collection === TASKS ? null : (listed.calendars.find((x) => x.uid === collection) ?? null);
         const request_ = propRequestOf(bodyXml(request));
-        const responses = [propResponse(p.collection(collection), collectionProps(identity.userId, calendar, version), request_)];
-        if (listing) {
-          for (const o of live(coll)) responses.push(propResponse(p.resource(collection, hrefNameOf(o.root)), objectProps(identity.userId, etagOf(o), component, null), request_));
-        }
+        const responses = [propResponse(p.collection(collection), collectionProps(identity.userId, calendar, listed.version), request_)];
+        for (const m of listed.members) if (!m.deleted) responses.push(propResponse(p.resource(collection, m.name), objectProps(identity.userId, etagOf(m), component, null), request_));
         return xml(reply, 207, multistatus(responses));
       }
+      const coll = await objects.collection(collection);
+      if (coll === null) return reply.code(404).send();
+      const version = collectionVersion(coll.rows);
       if (method === 'REPORT') return report(reply, objects, coll, collection, identity.userId, version, reportBody);
       return reply.code(405).send();
     }
@@ -334,34 +341,46 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
     if (body.name === d('sync-collection')) {
       const since = sinceOf(body);
       if (since === 'invalid') return xml(reply, 403, el(d('error'), [el(d('valid-sync-token'))]));
-      return syncCollection(reply, objects, coll, collection, userId, since, version, body);
+      return syncCollection(reply, objects, membersOf(coll), coll, collection, userId, since, version, body);
     }
     return xml(reply, 403, el(d('error'), [el(d('supported-report'))]));
   }
 
   /**
-   * sync-collection (RFC 6578): the objects of `coll` changed after `since` (all of them for an
-   * initial sync), a 404 response for each deleted one since, and the token of `upTo`. `coll` may
-   * hold the whole collection or only what changed since `since`; a token past `upTo` is refused.
+   * sync-collection (RFC 6578): the members of a collection changed after `since` (all of them for
+   * an initial sync), a 404 response for each deleted one since, and the token of `upTo`. `members`
+   * may be the whole collection or only what changed since `since`; a token past `upTo` is refused.
+   * `coll` holds the members' rows, and is needed only when calendar data is asked for (a listing
+   * has none).
    */
-  async function syncCollection(reply: FastifyReply, objects: DavObjects, coll: Collection, collection: string, userId: number, since: bigint | null, upTo: bigint, body: XmlNode): Promise<FastifyReply> {
+  async function syncCollection(
+    reply: FastifyReply,
+    objects: DavObjects,
+    members: readonly Member[],
+    coll: Collection | null,
+    collection: string,
+    userId: number,
+    since: bigint | null,
+    upTo: bigint,
+    body: XmlNode,
+  ): Promise<FastifyReply> {
     if (since !== null && since > upTo) return xml(reply, 403, el(d('error'), [el(d('valid-sync-token'))]));
     const p = paths(userId);
     const component = collection === TASKS ? 'VTODO' : 'VEVENT';
     const request_: PropRequest = propRequestOf(body);
-    const wantsData = request_.kind !== 'prop' || request_.names.includes(c('calendar-data'));
+    const withData = wantsData(request_);
     const responses: OutElement[] = [];
     let token = since ?? 0n;
-    if (wantsData) await objects.loadRenders(coll.objects.filter((o) => since === null || o.version > since), coll, collection);
-    for (const o of coll.objects) {
-      if (since !== null && o.version <= since) continue;
-      if (o.version > token) token = o.version;
-      if (o.root.deleted !== null) {
-        if (since !== null) responses.push(statusResponse(p.resource(collection, hrefNameOf(o.root)), 'HTTP/1.1 404 Not Found'));
+    if (withData) await objects.loadRenders(coll!.objects.filter((o) => since === null || o.version > since), coll!, collection);
+    for (const m of members) {
+      if (since !== null && m.version <= since) continue;
+      if (m.version > token) token = m.version;
+      if (m.deleted) {
+        if (since !== null) responses.push(statusResponse(p.resource(collection, m.name), 'HTTP/1.1 404 Not Found'));
         continue;
       }
-      const data = wantsData ? await objects.render(o, coll, collection) : null;
-      responses.push(propResponse(p.resource(collection, hrefNameOf(o.root)), objectProps(userId, etagOf(o), component, data), request_.kind === 'allprop' ? { kind: 'prop', names: [d('getetag'), c('calendar-data')] } : request_));
+      const data = withData ? await objects.render(m.object!, coll!, collection) : null;
+      responses.push(propResponse(p.resource(collection, m.name), objectProps(userId, etagOf(m), component, data), request_.kind === 'allprop' ? { kind: 'prop', names: [d('getetag'), c('calendar-data')] } : request_));
     }
     // From the whole collection the token is its version (the same as the newest object's, or higher when nothing is left).
     if (since === null) token = upTo;
@@ -389,6 +408,11 @@ function sinceOf(body: XmlNode): bigint | null | 'invalid' {
   const tokenText = child(body, d('sync-token'))?.text.trim() ?? '';
   if (tokenText === '') return null;
   return versionOfSyncToken(tokenText) ?? 'invalid';
+}
+
+/** Whether a REPORT's properties include calendar data (allprop and propname count as asking: a multiget's allprop answers it). */
+function wantsData(request: PropRequest): boolean {
+  return request.kind !== 'prop' || request.names.includes(c('calendar-data'));
 }
 
 /** The live objects of a collection. */

@@ -37,8 +37,8 @@ export function groupObjects(rows: ObjectRows): IcalObject[] {
   });
 }
 
-/** The ETag of an object: its highest version, quoted. */
-export function etagOf(object: IcalObject): string {
+/** The ETag of an object (or of a listing's member): its highest version, quoted. */
+export function etagOf(object: { readonly version: bigint }): string {
   return `"${object.version}"`;
 }
 
