@@ -269,6 +269,31 @@ describe('outbox lifecycle', () => {
     }
   });
 
+  it('a rename of the default that never arrived, frozen, then another calendar made the default: the rename goes first, no conflict with this device\'s own default change', async () => {
+    // Found by the one-device convergence property (FC_RUNS=5, seed 313705883): the frozen rename
+    // was held back behind the promotion, the server demoted "Personal" first, and the rename,
+    // re-pushed as frozen with the version from before the demotion, became a stale edit.
+    const faulty = new FaultyFetch(service.fetch);
+    const a = await clientOf(service, { fetch: faulty.fetch });
+    await signIn(service, a, '+15550001012');
+    const personal = a.calendars.list()[0]!.uid;
+    const work = await a.calendars.put({ name: 'Work' });
+    await a.sync();
+    await a.calendars.put({ uid: personal, name: 'Renamed' });
+    faulty.next = ({ path }) => (path === '/api/sync/push' ? 'network' : null);
+    await expect(a.sync()).rejects.toMatchObject({ kind: 'network' }); // never arrived; the payload is frozen
+    faulty.next = () => null;
+    await a.calendars.put({ uid: work, isDefault: true });
+    await a.sync();
+    await a.sync();
+    const userId = a.auth.user()!.id;
+    expect(service.syncStore.snapshotConflicts(userId)).toEqual([]);
+    const live = service.syncStore.snapshotRows(userId, 'calendars').filter((r) => r.deleted === null);
+    expect(live.map((r) => [r.uid, r.fields.name, r.fields.isDefault]).sort()).toEqual([[personal, 'Renamed', false], [work, 'Work', true]].sort());
+    expect(a.calendars.list().map((c) => [c.uid, c.name, c.isDefault, c.version]).sort()).toEqual(live.map((r) => [r.uid, r.fields.name, r.fields.isDefault, r.version.toString()]).sort());
+    expect(a.status).toMatchObject({ pending: 0, failed: 0 });
+  });
+
   it('a lost answer and a duplicated request: re-pushed unchanged, no conflict, no extra version', async () => {
     const faulty = new FaultyFetch(service.fetch);
     const a = await clientOf(service, { fetch: faulty.fetch });

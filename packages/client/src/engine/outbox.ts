@@ -125,7 +125,8 @@ export function isPromotion(item: OutboxItem): boolean {
  * A default change demotes the other default calendars on the server, giving them new versions
  * this device learns only by pull. So a batch carries one promotion at most, and no edit of a
  * calendar that is a default here (it is about to be demoted): those wait for the pull, instead of
- * being pushed with a version the server has just replaced (a conflict with oneself).
+ * being pushed with a version the server has just replaced (a conflict with oneself); a frozen one
+ * cannot change its version, so it goes first and the promotion waits.
  */
 function withOnePromotion(state: LocalState, calendars: OutboxItem[]): OutboxItem[] {
   const promotion = calendars.find(isPromotion);
@@ -140,7 +141,12 @@ function withOnePromotion(state: LocalState, calendars: OutboxItem[]): OutboxIte
     (i) => i.type === 'calendars' && i.op === 'delete' && i.state !== 'failed' && i.uid !== promotion.uid && !calendars.includes(i) && !answerAwaited(i),
   );
   if (waitingDelete) return calendars.filter((i) => i !== promotion);
-  return calendars.filter((i) => i === promotion || (i.op === 'delete' || !isDefaultCalendar('calendars', state.records.calendars.get(i.uid)?.fields ?? {})));
+  // A frozen edit of such a calendar cannot wait for the pull: its payload and baseVersion are
+  // fixed, so after the demotion it is a stale edit (a conflict with oneself) unless its first push
+  // was applied. It goes first and the promotion waits for its answer (the round's next push).
+  const isLocalDefault = (i: OutboxItem): boolean => isDefaultCalendar('calendars', state.records.calendars.get(i.uid)?.fields ?? {});
+  if (calendars.some((i) => i !== promotion && i.op === 'upsert' && i.sent !== null && isLocalDefault(i))) return calendars.filter((i) => i !== promotion);
+  return calendars.filter((i) => i === promotion || i.op === 'delete' || !isLocalDefault(i));
 }
 
 /** The base version an item is pushed with: the record's current one, else the one last seen. */
