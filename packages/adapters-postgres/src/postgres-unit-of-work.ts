@@ -10,7 +10,7 @@ import {
   type ChangesSince,
   type ConflictRecord,
   type DataChange,
-  type EncodedRecord,
+  type EncodedChanges,
   type ObjectRows,
   type ObjectScope,
   type NewConflict,
@@ -268,8 +268,9 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   }
 
   async readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
-    const rows = perRecordType((): EncodedRecord[] => []);
-    const raw = await this.#read(readAllChangesQuery(this.userId, watermarks, Math.max(0, limit)));
+    const wanted = Math.max(0, limit);
+    const rows = perRecordType((): EncodedChanges => ({ count: 0, lastVersion: null, more: false, wire: '[]' }));
+    const raw = await this.#read(readAllChangesQuery(this.userId, watermarks, wanted));
     let bound = 0n;
     let purgedThrough = 0n;
     for (const r of raw) {
@@ -278,11 +279,10 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
         purgedThrough = BigInt(String(r.purged));
         continue;
       }
-      // The statement built the record's wire JSON (readAllChangesQuery): passed on as text.
-      rows[r.t as RecordType].push({ version: BigInt(r.version as string), wire: r.wire as string });
+      // The statement built the page's wire JSON (readAllChangesQuery): passed on as text.
+      const read = Number(r.n);
+      rows[r.t as RecordType] = { count: Math.min(read, wanted), lastVersion: r.last === null ? null : BigInt(String(r.last)), more: read > wanted, wire: String(r.wire) };
     }
-    // Each branch is ordered; a parallel plan could still interleave branches, so order once more.
-    for (const list of Object.values(rows)) list.sort((a, b) => ascending(a.version, b.version));
     return { bound, rows, purgedThrough };
   }
 

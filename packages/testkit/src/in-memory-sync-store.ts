@@ -1,5 +1,5 @@
 import {
-  encodeWireRecord,
+  encodeWireRecords,
   eventWindowBounds,
   OCCURRENCE_SOURCE_FIELDS,
   isLiveDefaultCalendar,
@@ -290,13 +290,13 @@ export class InMemorySyncStore implements SyncStore {
       readChangesSince: async (watermarks, limit) => {
         guard();
         const bound = this.#sequence;
-        const rows = perRecordType((type) =>
-          [...d.rows[type].values()]
+        const rows = perRecordType((type) => {
+          const after = [...d.rows[type].values()]
             .filter((r) => r.version > watermarks[type] && r.version <= bound)
-            .sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0))
-            .slice(0, Math.max(0, limit))
-            .map((r) => ({ version: r.version, wire: encodeWireRecord(r) })),
-        );
+            .sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+          const page = after.slice(0, Math.max(0, limit));
+          return { count: page.length, lastVersion: page.at(-1)?.version ?? null, more: after.length > page.length, wire: encodeWireRecords(page) };
+        });
         // This store has no retention (no RetentionStore runs on it): nothing was ever purged.
         return { bound, rows, purgedThrough: 0n };
       },

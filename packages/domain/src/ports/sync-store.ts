@@ -133,13 +133,18 @@ export interface CollectionVersions {
 }
 
 /**
- * A row as the pull sends it: its version, and the record as its JSON text on the wire, which is
- * exactly what `encodeWireRecord` makes of the stored row (same keys and values; the store contract
- * suite checks it for every record type). A SQL store may build the text in its query, so a pull
- * neither builds nor re-encodes an object per row.
+ * One type's rows of a pull read, as the pull sends them: `wire` is the JSON array of their wire
+ * records, by version, exactly the text `encodeWireRecords` makes of the stored rows (the store
+ * contract suite checks it for every record type). A SQL store may build the text in its query, so
+ * a pull neither builds nor re-encodes an object per row.
  */
-export interface EncodedRecord {
-  readonly version: bigint;
+export interface EncodedChanges {
+  /** How many rows `wire` holds. */
+  readonly count: number;
+  /** The version of the last of them; null when there are none. */
+  readonly lastVersion: bigint | null;
+  /** Whether more rows of this type follow them (version above `lastVersion`, at most the bound). */
+  readonly more: boolean;
   readonly wire: string;
 }
 
@@ -147,7 +152,7 @@ export interface EncodedRecord {
 export interface ChangesSince {
   /** The global sequence's last issued value when the read began (0n when none was ever issued). */
   readonly bound: bigint;
-  readonly rows: Readonly<Record<RecordType, readonly EncodedRecord[]>>;
+  readonly rows: Readonly<Record<RecordType, EncodedChanges>>;
   /**
    * The user's purge horizon: the highest version of any of the user's tombstones that retention
    * removed (`RetentionStore`), 0n when none was. A reader whose watermark of some type is below it
@@ -222,8 +227,9 @@ export interface SyncUnitOfWork {
    * The pull read: `bound` is the global sequence's last issued value, read under the per-user
    * lock; then for every type the rows (live and tombstones) with
    * `watermarks[type] < version <= bound`, ascending by version, at most `limit` each (none when
-   * the watermark is at or past the bound, or `limit` is 0), each as its wire JSON
-   * (`EncodedRecord`); and the user's purge horizon, read in the same snapshot as the rows.
+   * the watermark is at or past the bound, or `limit` is 0), as `EncodedChanges` (their wire
+   * JSON, and whether more such rows follow); and the user's purge horizon, read in the same
+   * snapshot as the rows.
    */
   readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince>;
   /**

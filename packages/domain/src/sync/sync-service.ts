@@ -6,7 +6,7 @@ import { checkOccurrenceWindow } from '../calendar/occurrence-window.js';
 import { DomainError } from '../errors.js';
 import type { ChangeNotifier, DataChange } from '../ports/change-feed.js';
 import type { Clock } from '../ports/clock.js';
-import type { CollectionVersions, EncodedRecord, ObjectChanges, ObjectListing, ObjectRows, ObjectScope, SyncStore, SyncUnitOfWork } from '../ports/sync-store.js';
+import type { CollectionVersions, ObjectChanges, ObjectListing, ObjectRows, ObjectScope, SyncStore, SyncUnitOfWork } from '../ports/sync-store.js';
 import { itemError } from '../records/item-error.js';
 import { ENTITY_TYPE, RECORD_TYPES, type RecordType, type WireRecord } from '../records/types.js';
 import { clampToBounds, PAGE_LIMITS } from '../rules/page-limits.js';
@@ -189,28 +189,27 @@ export class SyncService implements SyncApi {
     const limit = clampToBounds(query.limit, PAGE_LIMITS.pull);
     let decoded = this.#codec.decode(query.cursor, userId);
     return this.#store.inUserTransaction(userId, async (uow) => {
-      const first = await uow.readChangesSince(decoded.watermarks, limit + 1);
+      const first = await uow.readChangesSince(decoded.watermarks, limit);
       // Retention removed tombstones this device may not have seen: a full snapshot, never a silent gap.
       const gap = !decoded.reset && predatesPurge(decoded.watermarks, first.purgedThrough);
       if (gap) decoded = { reset: true, watermarks: ZERO_WATERMARKS };
-      const { bound, rows: changes } = gap ? await uow.readChangesSince(ZERO_WATERMARKS, limit + 1) : first;
+      const { bound, rows: changes } = gap ? await uow.readChangesSince(ZERO_WATERMARKS, limit) : first;
       const next: Record<RecordType, bigint> = { ...decoded.watermarks };
-      const records = {} as Record<RecordType, string[]>;
+      const records = {} as Record<RecordType, { count: number; wire: string }>;
       let hasMore = false;
       for (const type of RECORD_TYPES) {
         const from = decoded.watermarks[type];
-        const rows = changes[type];
-        const page = rows.slice(0, limit);
-        records[type] = page.map(wireOf);
-        if (rows.length > limit) {
+        const { count, lastVersion, more, wire } = changes[type];
+        records[type] = { count, wire };
+        if (more && lastVersion !== null) {
           hasMore = true;
-          next[type] = page[page.length - 1]!.version;
+          next[type] = lastVersion;
         } else if (bound > from) {
           next[type] = bound;
         }
       }
       const nextCursor = this.#codec.encode(userId, next as Watermarks);
-      return { ...records, cursorReset: decoded.reset, nextCursor, hasMore };
+      return { records, cursorReset: decoded.reset, nextCursor, hasMore };
     });
   }
 
@@ -299,12 +298,9 @@ export class SyncService implements SyncApi {
   }
 }
 
-/** A pulled record's JSON text. */
-const wireOf = (record: EncodedRecord): string => record.wire;
-
 /** The `PullResponse` an encoded page stands for (each record's JSON parsed). */
 export function decodePull(page: EncodedPullResponse): PullResponse {
   const records = {} as Record<RecordType, WireRecord[]>;
-  for (const type of RECORD_TYPES) records[type] = page[type].map((text) => JSON.parse(text) as WireRecord);
+  for (const type of RECORD_TYPES) records[type] = JSON.parse(page.records[type].wire) as WireRecord[];
   return { ...records, cursorReset: page.cursorReset, nextCursor: page.nextCursor, hasMore: page.hasMore };
 }

@@ -55,15 +55,16 @@ export type PullResponse = Record<RecordType, WireRecord[]> & {
 };
 
 /**
- * A pull page with each record as its JSON text (`EncodedRecord.wire`, the JSON of `toWireRecord`),
- * as the store read it: what HTTP sends without parsing and re-encoding every record.
- * `decodePull` turns it into the `PullResponse` it stands for.
+ * A pull page with each type's records as the JSON array text of their wire records
+ * (`EncodedChanges.wire`), as the store read it: what HTTP sends without parsing and re-encoding
+ * every record. `decodePull` turns it into the `PullResponse` it stands for.
  */
-export type EncodedPullResponse = Record<RecordType, readonly string[]> & {
+export interface EncodedPullResponse {
+  readonly records: Readonly<Record<RecordType, { readonly count: number; readonly wire: string }>>;
   readonly cursorReset: boolean;
   readonly nextCursor: string;
   readonly hasMore: boolean;
-};
+}
 
 /** `data` of GET /api/sync/conflicts. */
 export interface ConflictPage {

@@ -6,7 +6,7 @@ export interface SyncMetrics {
   /** Counts pushed items by record type and result status, and the conflicts the push created. */
   recordPush(response: PushResponse): void;
   /** Counts pulled rows by record type and cursor resets (by whether a cursor was sent). */
-  recordPull(response: Pick<EncodedPullResponse, RecordType | 'cursorReset'>, cursorSent: boolean): void;
+  recordPull(response: Pick<EncodedPullResponse, 'records' | 'cursorReset'>, cursorSent: boolean): void;
 }
 
 /** Live-notification gauges and counters (streams on this node, FCM sends and failures). */
@@ -122,7 +122,7 @@ export function createServiceMetrics(): ServiceMetrics {
       },
       recordPull(response, cursorSent) {
         for (const type of RECORD_TYPES) {
-          const n = response[type as RecordType]?.length ?? 0;
+          const n = response.records[type as RecordType]?.count ?? 0;
           if (n > 0) pulled.inc({ type }, n);
         }
         if (response.cursorReset) resets.inc({ cursor_sent: String(cursorSent) });

@@ -132,11 +132,17 @@ describe('GET /api/sync/changes', () => {
     expect(res.json()).toEqual({ success: true, data: await sync.pull(7, {}) });
   });
 
-  it('writes the body around the records\' JSON texts exactly as JSON.stringify writes the decoded page', () => {
-    const record = (uid: string) => JSON.stringify({ title: 'He said "hi"\n', uid, version: '12', deleted: null, done: false, n: 3 });
+  it('writes the body around each type\'s JSON array text exactly as JSON.stringify writes the decoded page', () => {
+    const record = (uid: string) => ({ title: 'He said "hi"\n', uid, version: '12', deleted: null, done: false, n: 3 });
+    const of = (...records: object[]) => ({ count: records.length, wire: JSON.stringify(records) });
     const pages: EncodedPullResponse[] = [
-      { calendars: [], events: [], tasks: [], reminders: [], cursorReset: false, nextCursor: 'c.2', hasMore: false },
-      { calendars: [record('c1')], events: [record('e1'), record('e2')], tasks: [], reminders: [record('r"1')], cursorReset: true, nextCursor: 'x"y\\z', hasMore: true },
+      { records: { calendars: of(), events: of(), tasks: of(), reminders: of() }, cursorReset: false, nextCursor: 'c.2', hasMore: false },
+      {
+        records: { calendars: of(record('c1')), events: of(record('e1'), record('e2')), tasks: of(), reminders: of(record('r"1')) },
+        cursorReset: true,
+        nextCursor: 'x"y\\z',
+        hasMore: true,
+      },
     ];
     for (const page of pages) expect(pullBody(page)).toBe(JSON.stringify({ success: true, data: decodePull(page) }));
   });

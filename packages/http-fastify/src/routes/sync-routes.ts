@@ -66,20 +66,20 @@ function asWire<W>(value: PushResponse | ConflictPage | ResolveResponse): W {
 
 /**
  * The body of a pull answer: `JSON.stringify(ok(decodePull(page)))` (the success envelope of the
- * `PullResponse` the page stands for, keys in the wire schema's order), written around the
- * records' JSON texts instead of parsing and re-encoding them. The route tests compare it with
+ * `PullResponse` the page stands for, keys in the wire schema's order), written around each
+ * type's JSON array text instead of parsing and re-encoding them. The route tests compare it with
  * that for pages with and without records.
  */
 export function pullBody(page: EncodedPullResponse): string {
-  const records = RECORD_TYPES.map((type) => `${JSON.stringify(type)}:[${page[type].join(',')}]`).join(',');
+  const records = RECORD_TYPES.map((type) => `${JSON.stringify(type)}:${page.records[type].wire}`).join(',');
   return `{"success":true,"data":{${records},"cursorReset":${page.cursorReset},"nextCursor":${JSON.stringify(page.nextCursor)},"hasMore":${page.hasMore}}}`;
 }
 
 /** A pull page with each record encoded, for an engine without `pullEncoded`. */
 function encodePull(page: PullResponse): EncodedPullResponse {
-  const records = {} as Record<RecordType, string[]>;
-  for (const type of RECORD_TYPES) records[type] = page[type].map((record) => JSON.stringify(record));
-  return { ...records, cursorReset: page.cursorReset, nextCursor: page.nextCursor, hasMore: page.hasMore };
+  const records = {} as Record<RecordType, { count: number; wire: string }>;
+  for (const type of RECORD_TYPES) records[type] = { count: page[type].length, wire: JSON.stringify(page[type]) };
+  return { records, cursorReset: page.cursorReset, nextCursor: page.nextCursor, hasMore: page.hasMore };
 }
 
 /**

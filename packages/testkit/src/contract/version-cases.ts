@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RECORD_TYPES, encodeWireRecord, perRecordType, type EncodedRecord, type WireRecord } from '@calsync/domain';
+import { RECORD_TYPES, encodeWireRecords, perRecordType, type EncodedChanges, type WireRecord } from '@calsync/domain';
 import { T1, T2, boundOf, insertRows, nextVersions, noUids, sampleFields, type MakeStore, type StoreHarness } from './fixtures.js';
 
 /** Global sequence and change-feed cases. */
@@ -110,25 +110,29 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
         const uids = async (watermarks: Partial<typeof zero>, limit: number) => {
           const read = await uow.readChangesSince({ ...zero, ...watermarks }, limit);
           expect(read.bound).toBe(top);
-          return Object.fromEntries(RECORD_TYPES.map((t) => [t, read.rows[t].map((r) => wireOf(r).uid)]));
+          for (const t of RECORD_TYPES) expect(read.rows[t].count).toBe(wireOf(read.rows[t]).length);
+          return Object.fromEntries(RECORD_TYPES.map((t) => [t, wireOf(read.rows[t]).map((r) => r.uid)]));
         };
         const only = (some: Partial<Record<string, string[]>>) => ({ ...perRecordType((): string[] => []), ...some });
         expect(await uids({}, 100)).toEqual(only({ calendars: ['rc-cal'], tasks: ['rc-1', 'rc-2', 'rc-3', 'rc-4'] }));
         expect(await uids({ tasks: v[0]!, calendars: v[1]! }, 100)).toEqual(only({ tasks: ['rc-2', 'rc-3', 'rc-4'] }));
         expect(await uids({ tasks: v[0]! }, 2)).toEqual(only({ calendars: ['rc-cal'], tasks: ['rc-2', 'rc-3'] }));
+        const page = await uow.readChangesSince({ ...zero, tasks: v[0]! }, 2);
+        expect([page.rows.tasks.lastVersion, page.rows.tasks.more, page.rows.calendars.more, page.rows.events.lastVersion]).toEqual([v[3], true, false, null]);
+        expect((await uow.readChangesSince({ ...zero, tasks: v[0]! }, 3)).rows.tasks.more).toBe(false);
         expect(await uids({ tasks: v[4]!, calendars: top + 5n }, 100)).toEqual(only({}));
         expect(await uids({}, 0)).toEqual(only({}));
-        const tomb = (await uow.readChangesSince({ ...zero, tasks: v[0]! }, 1)).rows.tasks[0]!;
-        expect(tomb).toEqual({ version: rows[2]!.version, wire: encodeWireRecord(rows[2]!) });
+        const tomb = (await uow.readChangesSince({ ...zero, tasks: v[0]! }, 1)).rows.tasks;
+        expect(tomb).toEqual({ count: 1, lastVersion: rows[2]!.version, more: true, wire: encodeWireRecords([rows[2]!]) });
       });
       await store.inUserTransaction(other, async (uow) => {
         const theirs = (await uow.readChangesSince(zero, 100)).rows.tasks;
         // The user's own rc-2 is a tombstone: a live one is the other user's.
-        expect(theirs.map((r) => [wireOf(r).uid, wireOf(r).deleted])).toEqual([['rc-2', null]]);
+        expect(wireOf(theirs).map((r) => [r.uid, r.deleted])).toEqual([['rc-2', null]]);
       });
     });
 
-    it('readChangesSince answers every row as its wire JSON, the exact text encodeWireRecord makes of the stored row', async () => {
+    it('readChangesSince answers each type\'s rows as their wire JSON, the exact text encodeWireRecords makes of the stored rows', async () => {
       const { store, createUser } = harness();
       const user = await createUser();
       // Every record type and field kind: zones, an all-day event, a series with an override,
@@ -157,8 +161,7 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
       const read = await store.inUserTransaction(user, (uow) => uow.readChangesSince(perRecordType(() => 0n), 100));
       for (const type of RECORD_TYPES) {
         const stored = rows.filter((r) => r.type === type);
-        expect(read.rows[type].map((r) => r.wire)).toEqual(stored.map((r) => encodeWireRecord(r)));
-        expect(read.rows[type].map((r) => r.version)).toEqual(stored.map((r) => r.version));
+        expect(read.rows[type]).toEqual({ count: stored.length, lastVersion: stored.at(-1)!.version, more: false, wire: encodeWireRecords(stored) });
       }
     });
 
@@ -173,13 +176,13 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
         const [issued] = await nextVersions(uow, 1);
         const after = await uow.readChangesSince(zero, 10);
         expect(after.bound).toBe(issued);
-        expect(after.rows.tasks.map((r) => wireOf(r).uid)).toEqual(['bd-1']);
+        expect(wireOf(after.rows.tasks).map((r) => r.uid)).toEqual(['bd-1']);
       });
     });
   });
 }
 
-/** The wire record a pulled row stands for. */
-function wireOf(record: EncodedRecord): WireRecord {
-  return JSON.parse(record.wire) as WireRecord;
+/** The wire records a type's rows of a pull read stand for. */
+function wireOf(changes: EncodedChanges): WireRecord[] {
+  return JSON.parse(changes.wire) as WireRecord[];
 }
