@@ -294,6 +294,32 @@ describe('outbox lifecycle', () => {
     expect(a.status).toMatchObject({ pending: 0, failed: 0 });
   });
 
+  it('a calendar deleted here while this device\'s default change is frozen (applied, answer lost in a crash): the delete waits for the answer and goes with the demoted version', async () => {
+    // Found by the one-device convergence property (FC_RUNS=10, seed 499884983): the delete went
+    // first with the version from before the demotion, a stale delete of the device's own making.
+    const store = new MemoryStore();
+    const faulty = new FaultyFetch(service.fetch);
+    const a = await clientOf(service, { store, fetch: faulty.fetch });
+    await signIn(service, a, '+15550001013');
+    const personal = a.calendars.list()[0]!.uid;
+    const work = await a.calendars.put({ name: 'Work' });
+    await a.sync();
+    await a.calendars.put({ uid: work, isDefault: true });
+    faulty.next = ({ path }) => (path === '/api/sync/push' ? 'crash' : null);
+    void a.sync();
+    await faulty.crash; // "Personal" demoted on the server; the answer never stored
+    const b = await clientOf(service, { store });
+    await b.calendars.remove(personal);
+    await b.sync();
+    await b.sync();
+    const userId = b.auth.user()!.id;
+    expect(service.syncStore.snapshotConflicts(userId)).toEqual([]);
+    const live = service.syncStore.snapshotRows(userId, 'calendars').filter((r) => r.deleted === null);
+    expect(live.map((r) => [r.uid, r.fields.isDefault])).toEqual([[work, true]]);
+    expect(b.calendars.list().map((c) => [c.uid, c.isDefault, c.version])).toEqual([[work, true, live[0]!.version.toString()]]);
+    expect(b.status).toMatchObject({ pending: 0, failed: 0 });
+  });
+
   it('a lost answer and a duplicated request: re-pushed unchanged, no conflict, no extra version', async () => {
     const faulty = new FaultyFetch(service.fetch);
     const a = await clientOf(service, { fetch: faulty.fetch });

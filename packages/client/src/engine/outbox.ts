@@ -70,7 +70,7 @@ export function planRemove(state: LocalState, type: RecordType, uid: string): St
     }
   }
   const root = removed[0]!;
-  if (type === 'calendars') for (const item of state.outbox) if (item.uid !== uid && isFrozenDefaultCreate(item)) waitsFor.push(item.seq);
+  if (type === 'calendars') for (const item of state.outbox) if (item.uid !== uid && isFrozenPromotion(item)) waitsFor.push(item.seq);
   const putOutbox: OutboxItem[] = [];
   if (root.version !== null || serverMayKnow) {
     putOutbox.push({
@@ -82,11 +82,12 @@ export function planRemove(state: LocalState, type: RecordType, uid: string): St
 }
 
 /**
- * A new default calendar's create whose answer is outstanding: the server may already have merged
- * it into the user's existing default, which the answer names (see planRekey).
+ * A default change whose answer is outstanding: the server may already have applied it, demoting
+ * the other calendars (a delete must then go with the demoted version, learnt by the pull after the
+ * answer), or merged a new default into the user's existing one, which the answer names (see planRekey).
  */
-function isFrozenDefaultCreate(item: OutboxItem): boolean {
-  return item.sent !== null && item.sent.op === 'upsert' && item.sent.baseVersion === null && isDefaultCalendar(item.type, item.sent.fields);
+function isFrozenPromotion(item: OutboxItem): boolean {
+  return item.sent !== null && isPromotion(item);
 }
 
 /**
@@ -135,8 +136,8 @@ function withOnePromotion(state: LocalState, calendars: OutboxItem[]): OutboxIte
   // a frozen rename) may be of the server's current default: a new default arriving first would
   // be merged into it and then deleted with it. The promotion waits until the delete has gone
   // (a delete of the promoted calendar itself queues behind the promotion, so it does not count,
-  // nor does one waiting for the answer of this promotion's frozen create: see planRemove).
-  const answerAwaited = (i: OutboxItem): boolean => isFrozenDefaultCreate(promotion) && i.waitsFor?.includes(promotion.seq) === true;
+  // nor does one waiting for this frozen promotion's answer: see planRemove).
+  const answerAwaited = (i: OutboxItem): boolean => isFrozenPromotion(promotion) && i.waitsFor?.includes(promotion.seq) === true;
   const waitingDelete = state.outbox.some(
     (i) => i.type === 'calendars' && i.op === 'delete' && i.state !== 'failed' && i.uid !== promotion.uid && !calendars.includes(i) && !answerAwaited(i),
   );

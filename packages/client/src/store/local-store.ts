@@ -56,8 +56,9 @@ export interface OutboxItem {
    * For a delete: the frozen upserts (their answers outstanding) of records below it when it was
    * deleted here. It waits for their answers: sent in one push, the server's cascade would reach
    * them first and turn each into a conflict with this device's own delete. A calendar delete
-   * also waits for the frozen creates of new default calendars: the server may have merged one into
-   * the calendar being deleted, and its answer must be known before the delete goes (see planRekey).
+   * also waits for the frozen default changes of other calendars: the server may have demoted the
+   * calendar being deleted, or merged a new default into it, and the answer must be known (then
+   * the demotion pulled, or the merge handled by planRekey) before the delete goes.
    */
   readonly waitsFor?: readonly number[];
 }
