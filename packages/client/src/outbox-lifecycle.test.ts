@@ -230,6 +230,31 @@ describe('outbox lifecycle', () => {
     expect(a.status).toMatchObject({ pending: 0, failed: 0 });
   });
 
+  it('a subtask deleted here while its edit is frozen, then its parent deleted: the parent\'s delete waits for the edit\'s answer too, no conflict with this device\'s own delete', async () => {
+    // Found by the one-device convergence property (FC_RUNS=10, seed 1308302913): the subtask was no
+    // longer local when its parent was deleted, so the parent's delete did not see the frozen edit
+    // below it; both went in one push, deletes first, and the parent's cascade met the edit.
+    const faulty = new FaultyFetch(service.fetch);
+    const a = await clientOf(service, { fetch: faulty.fetch });
+    await signIn(service, a, '+15550001011');
+    const parent = await a.tasks.put({ title: 'T' });
+    const sub = await a.tasks.put({ title: 'S', parentTaskUid: parent });
+    await a.sync();
+    await a.tasks.put({ uid: sub, title: 'S edited' });
+    faulty.next = ({ path }) => (path === '/api/sync/push' ? 'network' : null);
+    await expect(a.sync()).rejects.toMatchObject({ kind: 'network' }); // the edit's payload is frozen
+    faulty.next = () => null;
+    await a.tasks.remove(sub); // queued behind its own frozen edit
+    await a.tasks.remove(parent);
+    await a.sync();
+    await a.sync();
+    const userId = a.auth.user()!.id;
+    expect(service.syncStore.snapshotConflicts(userId)).toEqual([]);
+    for (const uid of [parent, sub]) expect(service.syncStore.snapshotRows(userId, 'tasks').find((r) => r.uid === uid)?.deleted).not.toBeNull();
+    expect([a.tasks.get(parent), a.tasks.get(sub)]).toEqual([undefined, undefined]);
+    expect(a.status).toMatchObject({ pending: 0, failed: 0 });
+  });
+
   it('a new default merged into the server\'s before a crash, then the server\'s default deleted here and the new one renamed: the new one is made anew, no conflict with this device\'s own delete', async () => {
     // Found by the convergence property (seed 1158888347): the merge's answer was lost in a crash,
     // the re-push was answered from its receipt with the uid of "Personal", which this device had

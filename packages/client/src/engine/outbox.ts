@@ -71,6 +71,15 @@ export function planRemove(state: LocalState, type: RecordType, uid: string): St
   }
   const root = removed[0]!;
   if (type === 'calendars') for (const item of state.outbox) if (item.uid !== uid && isFrozenPromotion(item)) waitsFor.push(item.seq);
+  // A record deleted here before may have been below this one (it left the local records, and its
+  // parent link with it, so withDescendants cannot see it): its frozen edits, and what its queued
+  // delete waits for, this delete waits for too, or this delete's cascade could meet such an edit on
+  // the server. Waiting longer than needed only delays a delete by the pushes that answer those edits.
+  for (const queued of state.outbox) {
+    if (queued.op !== 'delete' || (queued.type === type && queued.uid === uid)) continue;
+    waitsFor.push(...(queued.waitsFor ?? []));
+    for (const item of itemsOf(state, queued.type, queued.uid)) if (item.op === 'upsert' && item.sent !== null) waitsFor.push(item.seq);
+  }
   const putOutbox: OutboxItem[] = [];
   if (root.version !== null || serverMayKnow) {
     putOutbox.push({
