@@ -1,8 +1,9 @@
-import { createFields, isDefaultCalendar, parseVersion, RECORD_TYPES, type FieldValue, type RecordType } from '@calsync/domain/rules';
+import { childLinks, createFields, isDefaultCalendar, parseVersion, RECORD_TYPES, type FieldValue, type RecordType } from '@calsync/domain/rules';
 import type { OutboxError, OutboxItem, StoredRecord, StoreWrite } from '../store/local-store.js';
 import type { WireItemResult } from '../wire.js';
 import { META, type LocalState } from './local-state.js';
 import { withDescendants } from './references.js';
+import { namesRekeyedCalendar } from './rekey.js';
 
 /** Items of one record, in seq order. */
 export function itemsOf(state: LocalState, type: RecordType, uid: string): OutboxItem[] {
@@ -120,10 +121,45 @@ export function selectBatch(state: LocalState, maxPerType: number): OutboxItem[]
     if (list.length < maxPerType) list.push(item);
   }
   perType.set('calendars', withOnePromotion(state, perType.get('calendars')!));
+  holdBehindParentCreates(state, perType);
   // Deletes first within each array: a default calendar deleted here must be gone before a new
   // default made here arrives, or the server would merge the new one into the one being deleted.
   const deletesFirst = (items: OutboxItem[]): OutboxItem[] => [...items.filter((i) => i.op === 'delete'), ...items.filter((i) => i.op !== 'delete')];
   return RECORD_TYPES.flatMap((t) => deletesFirst(perType.get(t)!));
+}
+
+/** Every parent type's reference fields, from the domain's field tables. */
+const PARENT_LINKS = RECORD_TYPES.map((parent) => ({ parent, links: childLinks(parent) }));
+
+/**
+ * A record goes no earlier than the creates of the records it names: with such a create held back
+ * (one promotion a push, a delete waiting for an answer) it would fail as UNKNOWN_REFERENCE and be
+ * charged an attempt for every push it waited (seed 673936069: a calendar remade by planRekey is a
+ * new default queued behind the others made here, and its event and the event's reminder were
+ * parked). Removes from `perType` the upserts that name a record whose create is pending and not in
+ * the batch, to a fixed point (what they name may itself be held).
+ */
+function holdBehindParentCreates(state: LocalState, perType: Map<RecordType, OutboxItem[]>): void {
+  const key = (type: RecordType, uid: unknown): string => `${type}\u0000${String(uid)}`;
+  const creates = state.outbox.filter((i) => i.op === 'upsert' && i.sent === null && i.state === 'pending' && (state.records[i.type].get(i.uid)?.version ?? null) === null);
+  if (creates.length === 0) return;
+  for (;;) {
+    const batch = new Set([...perType.values()].flat().map((i) => key(i.type, i.uid)));
+    const held = new Set(creates.map((i) => key(i.type, i.uid)).filter((k) => !batch.has(k)));
+    let changed = false;
+    for (const [type, items] of perType) {
+      const names = (i: OutboxItem): string[] => {
+        const fields = i.sent?.fields ?? i.patch;
+        return PARENT_LINKS.flatMap(({ parent, links }) => links.filter((l) => l.type === type && fields[l.field] != null).map((l) => key(parent, fields[l.field])));
+      };
+      const kept = items.filter((i) => i.op === 'delete' || !names(i).some((k) => held.has(k)));
+      if (kept.length !== items.length) {
+        perType.set(type, kept);
+        changed = true;
+      }
+    }
+    if (!changed) return;
+  }
 }
 
 /** True for an item that makes a calendar the default (the server then demotes the others). */
@@ -220,7 +256,11 @@ export function planResults(
     if (!result) return; // no answer for it: stays in flight, released by the caller
     const later = itemsOf(state, item.type, item.uid).filter((x) => x.seq > item.seq && !deleteOutbox.includes(x.seq));
     if (result.status === 'error') {
-      const attempts = item.attempts + 1;
+      // Failed only because the calendar it names was merged into another in this same answer (a
+      // new default, calendars going first in a push): planRekey points it at the merged-into
+      // calendar, and it goes again without being charged an attempt.
+      const merged = item.op === 'upsert' && result.error.code === 'UNKNOWN_REFERENCE' && namesRekeyedCalendar(item.type, item.sent?.fields ?? item.patch, rekeys);
+      const attempts = merged ? item.attempts : item.attempts + 1;
       const record = state.records[item.type].get(item.uid);
       const next = later[0] ? live(later[0].seq) : undefined;
       if (item.op === 'upsert' && next?.op === 'delete') {

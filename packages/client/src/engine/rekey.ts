@@ -6,6 +6,11 @@ import { childLinks } from '@calsync/domain/rules';
 /** The reference fields that point at calendars, from the domain's field tables. */
 const CALENDAR_LINKS = childLinks('calendars');
 
+/** True when `fields` of a record of `type` name a calendar that one of `rekeys` moves away (its uid was merged into another). */
+export function namesRekeyedCalendar(type: string, fields: Readonly<Record<string, unknown>>, rekeys: readonly Rekey[]): boolean {
+  return CALENDAR_LINKS.some((link) => link.type === type && rekeys.some((r) => r.from === fields[link.field]));
+}
+
 /**
  * A local default calendar that the server merged into the user's existing default (the push
  * answered with another uid): the local calendar becomes that one, and every local record and
