@@ -16,9 +16,10 @@ import type {
 import type { DataChange } from '../ports/change-feed.js';
 import { perRecordType } from '../records/per-record-type.js';
 import { RECORD_TYPES, type RecordRow, type RecordType } from '../records/types.js';
-import type { PrefetchRequest } from './push-planner.js';
+import { askedCounts } from './reserved-ids.js';
+import { receiptKey, type PrefetchRequest } from './push-planner.js';
 
-const receiptKey = (k: ReceiptKey): string => `${k.type}\u0000${k.uid}\u0000${k.fingerprint}`;
+const keyOf = (k: ReceiptKey): string => receiptKey(k.type, k.uid, k.fingerprint);
 
 /**
  * The unit of work of a group of pushes (group commit), whose prefetches are read together in one
@@ -46,11 +47,12 @@ export class GroupPrefetch implements SyncUnitOfWork {
   static async read(uow: SyncUnitOfWork, requests: readonly PrefetchRequest[]): Promise<GroupPrefetch> {
     const group = new GroupPrefetch(uow);
     const wanted = perRecordType((type) => [...new Set(requests.flatMap((r) => [...r.wanted[type]]))]);
-    const keys = [...new Map(requests.flatMap((r) => r.keys.map((k) => [receiptKey(k), k] as const))).values()];
-    const sum = (count: (ahead: ReserveRequest) => number | undefined): number => requests.reduce((n, r) => n + Math.max(0, count(r.ahead) ?? 0), 0);
+    const keys = [...new Map(requests.flatMap((r) => r.keys.map((k) => [keyOf(k), k] as const))).values()];
+    const asked = requests.map((r) => askedCounts(r.ahead));
+    const sum = (count: (a: (typeof asked)[number]) => number): number => asked.reduce((n, a) => n + count(a), 0);
     const ahead: ReserveRequest = {
       versions: sum((a) => a.versions),
-      rowIds: perRecordType((type) => sum((a) => a.rowIds?.[type])),
+      rowIds: perRecordType((type) => sum((a) => a.rowIds[type])),
       conflictIds: sum((a) => a.conflictIds),
     };
     group.#remember(wanted, keys, await uow.prefetch(wanted, keys, ahead));
@@ -62,14 +64,14 @@ export class GroupPrefetch implements SyncUnitOfWork {
       for (const uid of wanted[type]) if (!this.#rows[type].has(uid)) this.#rows[type].set(uid, null);
       for (const row of found.rows[type]) this.#rows[type].set(row.uid, row);
     }
-    for (const key of keys) if (!this.#receipts.has(receiptKey(key))) this.#receipts.set(receiptKey(key), null);
-    for (const receipt of found.receipts) this.#receipts.set(receiptKey(receipt), receipt.result);
+    for (const key of keys) if (!this.#receipts.has(keyOf(key))) this.#receipts.set(keyOf(key), null);
+    for (const receipt of found.receipts) this.#receipts.set(keyOf(receipt), receipt.result);
   }
 
   async prefetch(wanted: UidsByType, receiptKeys: readonly ReceiptKey[]): Promise<Prefetched> {
     // What the group read did not cover is read now (without a hint: the group's draw stands).
     const unread = perRecordType((type) => wanted[type].filter((uid) => !this.#rows[type].has(uid)));
-    const unreadKeys = receiptKeys.filter((k) => !this.#receipts.has(receiptKey(k)));
+    const unreadKeys = receiptKeys.filter((k) => !this.#receipts.has(keyOf(k)));
     if (unreadKeys.length > 0 || RECORD_TYPES.some((type) => unread[type].length > 0)) this.#remember(unread, unreadKeys, await this.uow.prefetch(unread, unreadKeys));
     const rows = perRecordType((type: RecordType) =>
       wanted[type]
@@ -79,7 +81,7 @@ export class GroupPrefetch implements SyncUnitOfWork {
     );
     const receipts: PushReceipt[] = [];
     for (const key of receiptKeys) {
-      const result = this.#receipts.get(receiptKey(key));
+      const result = this.#receipts.get(keyOf(key));
       if (result !== null && result !== undefined) receipts.push({ ...key, result });
     }
     return { rows, receipts };
@@ -93,7 +95,7 @@ export class GroupPrefetch implements SyncUnitOfWork {
   async saveReceipts(receipts: readonly PushReceipt[]): Promise<void> {
     await this.uow.saveReceipts(receipts);
     // A key that already exists is left as it is, as the store leaves it.
-    for (const receipt of receipts) if ((this.#receipts.get(receiptKey(receipt)) ?? null) === null) this.#receipts.set(receiptKey(receipt), receipt.result);
+    for (const receipt of receipts) if ((this.#receipts.get(keyOf(receipt)) ?? null) === null) this.#receipts.set(keyOf(receipt), receipt.result);
   }
 
   findLiveReferencing(type: RecordType, field: string, parentUids: readonly string[]): Promise<RecordRow[]> {

@@ -30,7 +30,8 @@ interface PendingConflict {
   readonly loser: LoserSpec;
 }
 
-const receiptKey = (type: RecordType, uid: string, fingerprint: string): string => `${type}\u0000${uid}\u0000${fingerprint}`;
+/** A receipt's key as one string (push-planner and GroupPrefetch look receipts up by it). */
+export const receiptKey = (type: RecordType, uid: string, fingerprint: string): string => `${type}\u0000${uid}\u0000${fingerprint}`;
 
 /** Turns a stored conflict into its wire form. */
 export function toConflictDto(c: ConflictRecord): ConflictDto {
