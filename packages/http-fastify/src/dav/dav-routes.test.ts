@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { build, type TestApp } from '../../test-support/index.js';
 import { icalUidHint, RenderCache, WrittenRenders, type DavObjects } from './dav-objects.js';
+import { child, NS, parseXml, qname } from './dav-xml.js';
 
 const PHONE = '+15550001111';
 const OTHER = '+15550002222';
@@ -222,7 +223,7 @@ describe('CalDAV', () => {
     expect(light).toEqual(whole);
     expect(light[0]).toContain(`<d:href>${base}0F3A-named%20by%20the%20app.ics</d:href>`);
     // The series' ETag is its override's version (edited last of its rows).
-    expect(light[0]).toContain(`standup-1.ics</d:href><d:propstat><d:prop><d:getetag>&quot;${(await w.sync.pull(w.userId, { limit: 100 })).events.find((e) => e.uid === override.uid)!.version}&quot;</d:getetag>`);
+    expect(light[0]).toContain(`standup-1.ics</d:href><d:propstat><d:prop><d:getetag>"${(await w.sync.pull(w.userId, { limit: 100 })).events.find((e) => e.uid === override.uid)!.version}"</d:getetag>`);
     expect(light[0]).not.toContain('gone@example.org');
     expect(light[5]).toContain('milk.ics');
     expect(light.slice(-2).map((a) => a.slice(0, 3))).toEqual(['404', '404']);
@@ -379,6 +380,13 @@ describe('CalDAV', () => {
     expect(patched.statusCode).toBe(207);
     const calendars = (await w.sync.pull(w.userId, { limit: 100 })).calendars;
     expect(calendars.find((c) => c.uid === 'trips')).toMatchObject({ name: 'Journeys', color: '#FF8800' });
+    // Entities and character references of a body are read as the characters they stand for, and written escaped.
+    const amp = await dav('PROPPATCH', url, '<d:propertyupdate xmlns:d="DAV:"><d:set><d:prop><d:displayname> Trips &amp; &lt;talks&gt; &#8364;5 </d:displayname></d:prop></d:set></d:propertyupdate>');
+    expect(amp.statusCode).toBe(207);
+    expect((await w.sync.pull(w.userId, { limit: 100 })).calendars.find((c) => c.uid === 'trips')!.name).toBe('Trips & <talks> €5');
+    const read = await dav('PROPFIND', url, propfind('<d:displayname/>'), { depth: '0' });
+    expect(read.body).toContain('<d:displayname>Trips &amp; &lt;talks&gt; €5</d:displayname>');
+    expect(child(child(child(child(parseXml(read.body), qname(NS.dav, 'response')), qname(NS.dav, 'propstat')), qname(NS.dav, 'prop')), qname(NS.dav, 'displayname'))?.text).toBe('Trips & <talks> €5');
     expect((await dav('DELETE', url)).statusCode).toBe(204);
     expect((await dav('PROPFIND', url, propfind('<d:displayname/>'), { depth: '0' })).statusCode).toBe(404);
   });
@@ -406,6 +414,10 @@ describe('CalDAV', () => {
     const bomb = '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><d:propfind xmlns:d="DAV:"><d:prop><d:displayname>&lol2;</d:displayname></d:prop></d:propfind>';
     expect((await dav('PROPFIND', '/dav/', bomb)).statusCode).toBe(400);
     expect((await dav('PROPFIND', '/dav/', '<d:propfind xmlns:d="DAV:"><d:prop>')).statusCode).toBe(400);
+    for (const illFormed of ['<d:propfind xmlns:d="DAV:"><d:prop></d:propfind>', '<x:propfind/>', '<d:propfind xmlns:d="DAV:"/><d:propfind xmlns:d="DAV:"/>', '<d:propfind xmlns:d="DAV:">&nbsp;</d:propfind>', 'propfind']) {
+      const answer = await dav('PROPFIND', '/dav/', illFormed);
+      expect([answer.statusCode, JSON.parse(answer.body).error.code]).toEqual([400, 'VALIDATION_ERROR']);
+    }
     const base = `/dav/calendars/${w.userId}/home/`;
     expect((await dav('PUT', `${base}x.ics`, 'hello', { 'content-type': 'text/calendar' })).statusCode).toBe(415);
     const todo = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:x', 'BEGIN:VTODO', 'UID:t1', 'SUMMARY:Milk', 'END:VTODO', 'END:VCALENDAR', ''].join('\r\n');

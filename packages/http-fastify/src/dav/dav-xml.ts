@@ -1,5 +1,6 @@
 import { DomainError } from '@calsync/domain';
-import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
+import { Element } from 'ltx';
+import { SaxesParser } from 'saxes';
 
 /** The namespaces CalDAV speaks, and the prefixes this server writes them with. */
 export const NS = {
@@ -35,64 +36,52 @@ export function qname(ns: string, local: string): string {
   return name;
 }
 
-type Ordered = Record<string, unknown> & { ':@'?: Record<string, string> };
-
-// jPath: false: the parser's callbacks (none of ours) get its path matcher instead of a path string,
-// which it would otherwise make for every element and text (a third of a 100-href multiget's parse).
-const parser = new XMLParser({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '', processEntities: false, parseTagValue: false, trimValues: true, jPath: false });
-
-function toNode(entry: Ordered, inherited: ReadonlyMap<string, string>): XmlNode | null {
-  let tag: string | undefined;
-  for (const k in entry) {
-    if (k !== ':@') {
-      tag = k;
-      break;
-    }
-  }
-  if (tag === undefined || tag === '#text' || tag.startsWith('?')) return null;
-  const attrs = entry[':@'] ?? {};
-  // A new scope only for an element that declares namespaces (most declare none).
-  let scope = inherited;
-  const attributes: Record<string, string> = {};
-  for (const k in attrs) {
-    const v = attrs[k]!;
-    if (k === 'xmlns' || k.startsWith('xmlns:')) {
-      if (scope === inherited) scope = new Map(inherited);
-      (scope as Map<string, string>).set(k === 'xmlns' ? '' : k.slice(6), v);
-    } else attributes[k.includes(':') ? k.slice(k.indexOf(':') + 1) : k] = String(v);
-  }
-  const colon = tag.indexOf(':');
-  const prefix = colon < 0 ? '' : tag.slice(0, colon);
-  const local = colon < 0 ? tag : tag.slice(colon + 1);
-  const raw = entry[tag] as Ordered[];
-  const children: XmlNode[] = [];
-  let text = '';
-  for (const child of raw) {
-    const t = child['#text'];
-    if (typeof t === 'string' || typeof t === 'number') {
-      text += String(t);
-      continue;
-    }
-    const node = toNode(child, scope);
-    if (node !== null) children.push(node);
-  }
-  return { name: qname(scope.get(prefix) ?? '', local), attributes, children, text };
+/** An element while its body is read: its text grows as the parser meets it. */
+interface OpenNode {
+  readonly name: string;
+  readonly attributes: Record<string, string>;
+  readonly children: XmlNode[];
+  text: string;
 }
 
 /**
- * A request body's root element, namespaces resolved. No document type is accepted: an entity
- * declaration is how an XML bomb (billion laughs) or an external entity gets in, and CalDAV never
- * needs one (400 VALIDATION_ERROR), nor does ill-formed XML (400).
+ * A request body's root element, namespaces resolved (saxes: a strict, namespace-aware XML 1.0
+ * parser; one pass checks well-formedness and reads the tree). No document type is accepted: an
+ * entity declaration is how an XML bomb (billion laughs) or an external entity gets in, and CalDAV
+ * never needs one (400 VALIDATION_ERROR), nor does ill-formed XML (400). Text is each text run of
+ * an element trimmed and joined, with the predefined entities and character references decoded.
  */
 export function parseXml(body: string): XmlNode {
   if (/<!DOCTYPE|<!ENTITY/i.test(body)) throw new DomainError('VALIDATION_ERROR', 'XML with a document type or entity declarations is not accepted');
-  const valid = XMLValidator.validate(body);
-  if (valid !== true) throw new DomainError('VALIDATION_ERROR', `not well-formed XML: ${valid.err.msg}`);
-  for (const entry of parser.parse(body) as Ordered[]) {
-    const node = toNode(entry, new Map());
-    if (node !== null) return node;
+  const parser = new SaxesParser({ xmlns: true, position: false });
+  const open: OpenNode[] = [];
+  let root: OpenNode | null = null;
+  const addText = (text: string) => {
+    const node = open[open.length - 1];
+    if (node !== undefined) node.text += text.trim();
+  };
+  parser.on('opentag', (tag) => {
+    const attributes: Record<string, string> = {};
+    for (const k in tag.attributes) {
+      const a = tag.attributes[k]!;
+      if (a.prefix !== 'xmlns' && a.name !== 'xmlns') attributes[a.local] = a.value;
+    }
+    const node: OpenNode = { name: qname(tag.uri ?? '', tag.local ?? tag.name), attributes, children: [], text: '' };
+    const parent = open[open.length - 1];
+    if (parent === undefined) root = node;
+    else parent.children.push(node);
+    open.push(node);
+  });
+  parser.on('closetag', () => void open.pop());
+  parser.on('text', addText);
+  parser.on('cdata', addText);
+  try {
+    parser.write(body).close();
+  } catch (error) {
+    throw new DomainError('VALIDATION_ERROR', `not well-formed XML: ${error instanceof Error ? error.message : String(error)}`);
   }
-  throw new DomainError('VALIDATION_ERROR', 'an XML body without an element');
+  if (root === null) throw new DomainError('VALIDATION_ERROR', 'an XML body without an element');
+  return root;
 }
 
 /** The first child named `name` ({ns}local), or undefined. */
@@ -112,9 +101,8 @@ interface SplitName {
   readonly prefixed: string | undefined;
 }
 
-/** Where an element keeps its split name, its tag and its namespaces (symbols: the builder reads only string keys). */
+/** Where an element keeps its split name and its namespaces (symbols: ltx writes only its name, attributes and children). */
 const SPLIT = Symbol('split name');
-const TAG = Symbol('tag');
 const USES = Symbol('namespaces used');
 
 /** Our namespaces by a one-character code, for `USES`. */
@@ -122,18 +110,26 @@ const CODES: readonly string[] = [NS.dav, NS.caldav, NS.cs, NS.apple];
 const CODE_OF: Readonly<Record<string, string>> = Object.fromEntries(CODES.map((ns, i) => [ns, String(i)]));
 
 /**
- * An element to write, already in the builder's ordered input (`{ tag: [children], ':@': attributes }`):
- * a response is built once, not built as a tree and converted. Made by `el` only, never changed after
- * (elements are shared between documents).
+ * An element to write (an ltx element, which writes itself with its text and attributes escaped),
+ * with its tag already prefixed when its namespace is one of ours. Made by `el` only, never changed
+ * after (elements are shared between documents).
  */
-export interface OutElement {
+export interface OutElement extends Element {
   readonly [SPLIT]: SplitName | null;
-  readonly [TAG]: string;
   /** The codes of our namespaces the element and its descendants use, in document order; null when one of them is of another namespace. */
   readonly [USES]: string | null;
 }
 
-type Built = OutElement & Record<string, unknown>;
+type Building = Element & { [SPLIT]: SplitName | null; [USES]: string | null };
+
+/** An ltx element of `tag` with these children (shared, not copied) and attributes. */
+function element(tag: string, children: Element['children'], attributes: Readonly<Record<string, string>> | undefined, split: SplitName | null, uses: string | null): OutElement {
+  const out = new Element(tag, attributes) as Building;
+  out.children = children;
+  out[SPLIT] = split;
+  out[USES] = uses;
+  return out as OutElement;
+}
 
 /** `{namespace}local` split, and prefixed when the namespace is one of ours (by name: a response names the same few hundred elements again and again). */
 const splitNames = new Map<string, SplitName | null>();
@@ -152,7 +148,7 @@ function splitName(name: string): SplitName | null {
 
 /**
  * `el('{DAV:}href', '/x')` and `el(name, [children])`. An element of one of our namespaces gets its
- * prefixed tag here; one of another namespace keeps its `{ns}local` key until `writeXml` gives
+ * prefixed tag here; one of another namespace keeps its `{ns}local` name until `writeXml` gives
  * the namespace a prefix of the document.
  */
 export function el(name: string, content?: string | readonly OutElement[], attributes?: Readonly<Record<string, string>>): OutElement {
@@ -166,19 +162,10 @@ export function el(name: string, content?: string | readonly OutElement[], attri
       else if (inner !== uses && inner !== '') for (const code of inner) if (!uses.includes(code)) uses += code;
     }
   }
-  const out: Record<string | symbol, unknown> = { [tag]: typeof content === 'string' ? [{ '#text': content }] : (content ?? []) };
-  if (attributes !== undefined) {
-    const attrs: Record<string, string> = {};
-    for (const k in attributes) attrs[`@_${k}`] = attributes[k]!;
-    out[':@'] = attrs;
-  }
-  out[SPLIT] = split;
-  out[TAG] = tag;
-  out[USES] = uses;
-  return out as unknown as OutElement;
+  // An empty text is an empty element (`<d:displayname/>`).
+  const children = typeof content === 'string' ? (content === '' ? [] : [content]) : content === undefined ? [] : (content as OutElement[]);
+  return element(tag, children, attributes, split, uses);
 }
-
-const builder = new XMLBuilder({ preserveOrder: true, ignoreAttributes: false, attributeNamePrefix: '@_', suppressEmptyNode: true, processEntities: true });
 
 /** Notes our namespaces of `codes` in `used`, in their order (a namespace noted before keeps its place). */
 function noteCodes(codes: string, used: Map<string, string>): void {
@@ -190,8 +177,8 @@ function noteCodes(codes: string, used: Map<string, string>): void {
 
 /**
  * Notes the namespaces of `e` and its descendants in `used` (in document order, each its prefix),
- * and answers `e` as the builder is to read it: `e` itself, or a copy with prefixed tags where an
- * element (or a descendant) is of a namespace not ours. Only subtrees holding such an element are walked.
+ * and answers `e` as it is to be written: `e` itself, or a copy with prefixed tags where an element
+ * (or a descendant) is of a namespace not ours. Only subtrees holding such an element are walked.
  */
 function prepared(e: OutElement, used: Map<string, string>): OutElement {
   const uses = e[USES];
@@ -200,8 +187,7 @@ function prepared(e: OutElement, used: Map<string, string>): OutElement {
     return e;
   }
   const split = e[SPLIT];
-  const tag = e[TAG];
-  let newTag = tag;
+  let tag = e.name;
   if (split !== null) {
     const known = PREFIX[split.ns];
     if (known !== undefined) used.set(split.ns, known);
@@ -209,32 +195,26 @@ function prepared(e: OutElement, used: Map<string, string>): OutElement {
       let prefix = used.get(split.ns);
       if (prefix === undefined) prefix = `x${used.size}`;
       used.set(split.ns, prefix);
-      newTag = `${prefix}:${split.local}`;
+      tag = `${prefix}:${split.local}`;
     }
   }
-  const built = e as Built;
-  const kids = built[tag] as OutElement[];
-  let newKids: OutElement[] | null = null;
+  const kids = e.children;
+  let newKids: Element['children'] | null = null;
   for (let i = 0; i < kids.length; i++) {
-    const k = prepared(kids[i]!, used);
-    if (k !== kids[i] && newKids === null) newKids = kids.slice(0, i);
+    const kid = kids[i]!;
+    const k = typeof kid === 'string' ? kid : prepared(kid as OutElement, used);
+    if (k !== kid && newKids === null) newKids = kids.slice(0, i);
     if (newKids !== null) newKids.push(k);
   }
-  if (newTag === tag && newKids === null) return e;
-  const out: Record<string | symbol, unknown> = { [newTag]: newKids ?? kids };
-  if (built[':@'] !== undefined) out[':@'] = built[':@'];
-  out[SPLIT] = split;
-  out[TAG] = newTag;
-  out[USES] = null;
-  return out as unknown as OutElement;
+  if (tag === e.name && newKids === null) return e;
+  return element(tag, newKids ?? kids, e.attrs, split, null);
 }
 
-/** Writes a tree as an XML document (the builder escapes text and attributes), declaring every namespace used at the root. */
+/** Writes a tree as an XML document (ltx escapes text and attribute values), declaring every namespace used at the root. */
 export function writeXml(root: OutElement): string {
   const used = new Map<string, string>();
-  const tree = prepared(root, used) as Built;
-  const rootTag = tree[TAG];
-  const nsAttrs: Record<string, string> = { ...(tree[':@'] as Record<string, string> | undefined) };
-  for (const [ns, prefix] of used) nsAttrs[`@_xmlns:${prefix}`] = ns;
-  return `<?xml version="1.0" encoding="utf-8"?>\n${builder.build([{ [rootTag]: tree[rootTag], ':@': nsAttrs }])}`;
+  const tree = prepared(root, used);
+  const attributes: Record<string, string> = { ...(tree.attrs as Record<string, string>) };
+  for (const [ns, prefix] of used) attributes[`xmlns:${prefix}`] = ns;
+  return `<?xml version="1.0" encoding="utf-8"?>\n${element(tree.name, tree.children, attributes, tree[SPLIT], null).toString()}`;
 }
