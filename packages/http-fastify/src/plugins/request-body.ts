@@ -85,12 +85,16 @@ async function boundedBody(request: FastifyRequest, reply: FastifyReply, payload
     payload.removeListener('data', onData);
     out.destroy(error);
   };
+  // One timer per body, pushed back (refresh) at each chunk rather than made anew.
   const arm = (): void => {
-    clearTimeout(timer);
-    timer = setTimeout(
-      () => stop(new DomainError('VALIDATION_ERROR', `Request body incomplete: no data for ${BODY_IDLE_TIMEOUT_MS / 1000} s (shorter than its Content-Length?)`)),
-      BODY_IDLE_TIMEOUT_MS,
-    );
+    if (timer === undefined) {
+      timer = setTimeout(
+        () => stop(new DomainError('VALIDATION_ERROR', `Request body incomplete: no data for ${BODY_IDLE_TIMEOUT_MS / 1000} s (shorter than its Content-Length?)`)),
+        BODY_IDLE_TIMEOUT_MS,
+      );
+    } else {
+      timer.refresh();
+    }
   };
   const onData = (chunk: Buffer): void => {
     received += chunk.length;

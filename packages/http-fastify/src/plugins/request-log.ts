@@ -1,4 +1,4 @@
-import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import { failureCodeOf } from './error-handling.js';
 
 /** Probes and scrapes: asked every few seconds by machines, so their lines go to debug. */
@@ -23,6 +23,10 @@ export class OneLineRequestLog extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const route = routeOf(request);
     const level = isMonitoringRoute(route) ? 'debug' : 'info';
+    // Below the configured level (LOG_LEVEL=warn, say) the line is not built at all. (pino has
+    // isLevelEnabled; Fastify's stand-in logger, when logging is off, has no levels to ask.)
+    const log = request.log as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
+    if (!error && log.isLevelEnabled !== undefined && !log.isLevelEnabled(level)) return;
     const code = failureCodeOf(request);
     const fields = {
       method: request.method,
