@@ -122,3 +122,29 @@ describe('every answer is in the error envelope', () => {
     expect(res.json.success).toBe(false);
   });
 });
+
+describe('a body within the limit reaches the route however it arrives', () => {
+  const body = JSON.stringify({ events: [{ uid: 'e-edge', op: 'delete', baseVersion: '3' }] });
+  const head = `POST /api/sync/push HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer user-1\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+  /** Writes `parts` over one socket, `gapMs` apart, and returns the answer (the server closes after it). */
+  function exchange(parts: readonly string[], gapMs: number): Promise<string> {
+    return new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      let got = '';
+      socket.on('data', (d) => (got += d.toString('latin1')));
+      socket.on('close', () => resolve(got));
+      socket.on('error', () => {});
+      parts.forEach((part, i) => setTimeout(() => socket.write(part), i * gapMs));
+    });
+  }
+  const answerOf = (text: string) => JSON.parse(text.split('\r\n\r\n')[1] ?? '') as unknown;
+
+  it('all at once with its headers, or in pieces after them: the same answer', async () => {
+    const whole = await exchange([head + body], 0);
+    const pieces = await exchange([head, body.slice(0, 20), body.slice(20)], 60);
+    expect(whole.split(' ')[1]).toBe('200');
+    expect(pieces.split(' ')[1]).toBe('200');
+    expect(answerOf(pieces)).toEqual(answerOf(whole));
+    expect(answerOf(whole)).toMatchObject({ success: true, data: { events: [{ uid: 'e-edge', status: 'deleted' }] } });
+  });
+});
