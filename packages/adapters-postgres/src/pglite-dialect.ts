@@ -170,7 +170,8 @@ export interface ConnectionStats {
 /**
  * A Kysely driver for PGlite: one connection behind a FIFO lock, so transactions serialize
  * (PGlite has one session, so advisory locks and FOR UPDATE cannot block across callers: this
- * queue is what serializes them). Hand-written because kysely-pglite loses updates under concurrent use.
+ * queue is what serializes them), each caller after one turn of the event loop (see
+ * `acquireConnection`). Hand-written because kysely-pglite loses updates under concurrent use.
  */
 class PGliteDriver extends TransactionalDriver {
   readonly #lock = new Mutex();
@@ -193,6 +194,12 @@ class PGliteDriver extends TransactionalDriver {
   async acquireConnection(): Promise<DatabaseConnection> {
     this.#waiting++;
     try {
+      // One turn of the event loop first. PGlite runs each call synchronously, so without it a
+      // unit would run from BEGIN to COMMIT before the server reads another request, and pushes of
+      // one user would never wait for each other: the requests that arrived meanwhile are read
+      // now, and the sync service commits those of one user as one group (one BEGIN, lock,
+      // prefetch and COMMIT for all), as it does on PostgreSQL, where they queue on the lock.
+      await new Promise((resolve) => setImmediate(resolve));
       this.#release = await this.#lock.acquire();
     } finally {
       this.#waiting--;
