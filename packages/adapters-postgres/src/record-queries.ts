@@ -284,6 +284,11 @@ export function readObjectsChangedSinceQuery(userId: number, scope: ObjectScope,
   return objectsStatement(userId, scope, sql`and uid = any(array(${changedRoots}))`, newestVersionQuery(userId));
 }
 
+/** The condition on an event root's calendar of an events scope (none for every calendar). */
+function inCalendar(scope: Exclude<ObjectScope, { tasks: true }>): RawBuilder<unknown> {
+  return 'calendarUid' in scope ? sql`and calendar_uid = ${scope.calendarUid}` : sql``;
+}
+
 /**
  * The statement of both object reads: roots filtered by `rootsFilter`, and, when `newest` is given,
  * its answer first (`t` null, `n`). Overrides and reminders are found by their owner uids among the
@@ -300,7 +305,7 @@ function objectsStatement(userId: number, scope: ObjectScope, rootsFilter: RawBu
       m as (select * from reminders where user_id = ${userId} and exists (select 1 from r) and task_uid = any(array(select uid from r)))
       ${first}${calendars} union all ${branch('tasks', sql`r`)} union all ${branch('reminders', sql`m`)}`;
   }
-  return sql<SqlRecordRow>`with r as (select * from events where user_id = ${userId} and calendar_uid = ${scope.calendarUid} and recurring_event_uid is null ${rootsFilter}),
+  return sql<SqlRecordRow>`with r as (select * from events where user_id = ${userId} ${inCalendar(scope)} and recurring_event_uid is null ${rootsFilter}),
     o as (select * from events where user_id = ${userId} and exists (select 1 from r) and recurring_event_uid = any(array(select uid from r))),
     m as (select * from reminders where user_id = ${userId} and exists (select 1 from r) and event_uid = any(array(select uid from r union all select uid from o)))
     ${first}${calendars} union all ${branch('events', sql`r`)} union all ${branch('events', sql`o`)} union all ${branch('reminders', sql`m`)}`;
@@ -328,7 +333,7 @@ export function readObjectListingQuery(userId: number, scope: ObjectScope, extra
       ${calendars} union all ${listed}`;
   }
   return sql<Record<string, unknown>>`with r as (select id, uid, deleted, version, ical_extras from events
-        where user_id = ${userId} and calendar_uid = ${scope.calendarUid} and recurring_event_uid is null),
+        where user_id = ${userId} ${inCalendar(scope)} and recurring_event_uid is null),
     o as (select uid, recurring_event_uid as root, version from events
       where user_id = ${userId} and exists (select 1 from r) and recurring_event_uid = any(array(select uid from r))),
     m as (select coalesce(o.root, x.event_uid) as root, x.version from reminders x left join o on o.uid = x.event_uid

@@ -306,7 +306,7 @@ export class InMemorySyncStore implements SyncStore {
         const wanted = rootUids === undefined ? null : new Set(rootUids);
         const type = 'tasks' in scope ? 'tasks' : 'events';
         const roots = byId(d.rows[type].values()).filter(
-          (r) => (wanted === null || wanted.has(r.uid)) && (type === 'tasks' || (r.fields.recurringEventUid == null && r.fields.calendarUid === (scope as { calendarUid: string }).calendarUid)),
+          (r) => (wanted === null || wanted.has(r.uid)) && (type === 'tasks' || (r.fields.recurringEventUid == null && (!('calendarUid' in scope) || r.fields.calendarUid === scope.calendarUid))),
         );
         const rootUidSet = new Set(roots.map((r) => r.uid));
         const overrides = type === 'events' ? byId(d.rows.events.values()).filter((r) => rootUidSet.has(String(r.fields.recurringEventUid))) : [];

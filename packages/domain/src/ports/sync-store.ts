@@ -83,8 +83,12 @@ export interface EventWindowRead {
   readonly window: EventWindow | null;
 }
 
-/** Which objects `readObjects` reads: a calendar's events, or the user's tasks. */
-export type ObjectScope = { readonly calendarUid: string } | { readonly tasks: true };
+/**
+ * Which objects `readObjects` reads: a calendar's events, the events of every calendar the user has
+ * or had (a record uid is the account's: CalDAV looks a name up across the calendars in one read),
+ * or the user's tasks.
+ */
+export type ObjectScope = { readonly calendarUid: string } | { readonly allCalendars: true } | { readonly tasks: true };
 
 /** The answer of `SyncUnitOfWork.readObjects`. */
 export interface ObjectRows {

@@ -334,19 +334,11 @@ export class DavObjects {
   }
 
   /**
-   * `readObjects` of `uids` in a collection and, `across`, in every other calendar too (merged;
-   * the collection's read first, then the others in parallel). Tasks are one collection.
+   * `readObjects` of `uids` in a collection and, `across`, in every calendar (one read). Tasks are
+   * one collection.
    */
   private async readRoots(collection: string, uids: readonly string[], across: boolean): Promise<ObjectRows> {
-    const here = await this.sync.readObjects(this.userId, scopeOf(collection), uids);
-    if (!across || collection === TASKS) return here;
-    const others = await Promise.all(here.calendars.filter((c) => c.uid !== collection).map((c) => this.sync.readObjects(this.userId, { calendarUid: c.uid }, uids)));
-    return {
-      calendars: here.calendars,
-      roots: [...here.roots, ...others.flatMap((o) => o.roots)],
-      overrides: [...here.overrides, ...others.flatMap((o) => o.overrides)],
-      reminders: [...here.reminders, ...others.flatMap((o) => o.reminders)],
-    };
+    return this.sync.readObjects(this.userId, across && collection !== TASKS ? { allCalendars: true } : scopeOf(collection), uids);
   }
 
   /**

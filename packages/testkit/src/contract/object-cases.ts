@@ -28,6 +28,8 @@ export function objectCases(harness: () => StoreHarness): void {
         { type: 'reminders', uid: 'r-work', fields: sampleFields('reminders', { eventUid: 'elsewhere' }) },
         { type: 'tasks', uid: 't-1', fields: sampleFields('tasks') },
         { type: 'reminders', uid: 'r-t', fields: sampleFields('reminders', { taskUid: 't-1' }) },
+        { type: 'calendars', uid: 'o-gone', fields: sampleFields('calendars'), deleted: gone },
+        event('buried', 'o-gone', { rrule: null, exdate: null }, gone),
       ]);
       await insertRows(store, other, [
         { type: 'calendars', uid: 'o-home', fields: sampleFields('calendars') },
@@ -47,6 +49,16 @@ export function objectCases(harness: () => StoreHarness): void {
       expect(await store.readObjects(user, { calendarUid: 'o-home' }, ['single'])).toEqual(one);
       expect(await store.readObjects(user, { tasks: true })).toEqual(tasks);
       expect((await store.readObjects(user, { calendarUid: 'o-home' }, ['nothing'])).roots).toEqual([]);
+      // Every calendar's events, a deleted calendar's included (a record uid is the account's), with the live calendars.
+      const all = await store.readObjects(user, { allCalendars: true });
+      expect(all.calendars).toEqual(home.calendars);
+      expect([all.roots, all.overrides, all.reminders].map((rows) => rows.map((r) => r.uid))).toEqual([
+        ['series', 'single', 'elsewhere', 'buried'],
+        ['series-x', 'series-y'],
+        ['r-series', 'r-x', 'r-work'],
+      ]);
+      expect(await store.inUserTransaction(user, (uow) => uow.readObjects({ allCalendars: true }))).toEqual(all);
+      expect((await store.readObjects(user, { allCalendars: true }, ['buried', 'elsewhere', 'series-x'])).roots.map((r) => r.uid)).toEqual(['elsewhere', 'buried']);
 
       // Changed since a version: whole objects of which any row is newer, with the user's newest version.
       const before = await store.inUserTransaction(user, (uow) => uow.newestVersion());
