@@ -4,7 +4,6 @@ import {
   ENTITY_TYPE,
   askedCounts,
   asksForAny,
-  FIELD_TABLES,
   RECORD_TYPES,
   perRecordType,
   type ChangesSince,
@@ -31,7 +30,6 @@ import { encodeChange, notifyQuery } from './notify/change-payload.js';
 import { receiptFromSql, saveReceiptsQuery } from './receipt-queries.js';
 import { recordFromSql, referenceColumn, type SqlRecordRow } from './record-mapping.js';
 import {
-  allChangesAlias,
   liveReferencingQuery,
   lockRowsAndReceiptsQuery,
   newestVersionQuery,
@@ -47,27 +45,19 @@ import { rawPart, type BatchConnection, type BatchPart, type Statement } from '.
 
 const CONFLICT_COLUMNS = sql.raw('id, user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at, resolved_at');
 
-/** Per type, each field with its alias in the multi-type UNION ALL reads (computed once). */
-const BRANCH_KEYS = perRecordType((type) => FIELD_TABLES[type].map((f) => [f, allChangesAlias(type, f.column)] as const));
-
-/** A record from a row of a multi-type UNION ALL read, whose field columns are aliased per type. */
-function recordFromBranch(type: RecordType, r: Readonly<Record<string, unknown>>): RecordRow {
-  return recordFromSql(type, r, BRANCH_KEYS[type]);
-}
-
 /** The answer of `readObjectsQuery`: its rows by type (an event with a recurring event uid is an override), each list in id order. */
 export function objectRowsFrom(raw: readonly Readonly<Record<string, unknown>>[]): ObjectRows {
   const rows: ObjectRows = { calendars: [], roots: [], overrides: [], reminders: [] };
   for (const r of raw) {
     if (r.t === null) continue;
     const type = r.t as RecordType;
-    const row = recordFromBranch(type, r);
+    const row = recordFromSql(type, r.rec as SqlRecordRow);
     if (type === 'calendars') rows.calendars.push(row);
     else if (type === 'reminders') rows.reminders.push(row);
     else if (type === 'events' && row.fields.recurringEventUid != null) rows.overrides.push(row);
     else rows.roots.push(row);
   }
-  // Each branch is ordered; a parallel plan could still interleave branches, so order once more.
+  // The statement leaves the order to the planner: id order here.
   for (const list of Object.values(rows) as RecordRow[][]) list.sort((a, b) => a.id - b.id);
   return rows;
 }

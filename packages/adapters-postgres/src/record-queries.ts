@@ -65,55 +65,11 @@ const STAMPS = [
   ['deleted', 'timestamptz'],
 ] as const;
 
-/** The type a column has in the one-statement pull: instants travel as ISO text (no Date objects). */
-const pullType = (sqlType: string): string => (sqlType === 'timestamptz' ? 'text' : sqlType);
-
-
-/** A NULL of a given SQL type (an untyped NULL inside a parenthesized branch would become text). */
-const typedNull = (sqlType: string): string => `cast(null as ${pullType(sqlType)})`;
-
 /** A timestamptz expression as `Date#toISOString()` text, in UTC, milliseconds (NULL stays NULL). */
 const isoText = (expression: string): string => `to_char(${expression} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** A column as the pull sends it: timestamptz as `Date#toISOString()` text (`isoText`). */
 const pullColumn = (column: string, sqlType: string): string => (sqlType === 'timestamptz' ? isoText(ident(column)) : ident(column));
-
-/** The alias of a field column of `type` in the one-statement pull (types share no field alias). */
-export function allChangesAlias(type: RecordType, column: string): string {
-  return `${type}__${column}`;
-}
-
-/** Every type's field columns with their aliases in a one-statement read. */
-const fieldAliases = () => RECORD_TYPES.flatMap((t) => FIELD_TABLES[t].map((f) => ({ type: t, column: f.column, sqlType: SQL_TYPE_OF_KIND[f.kind] })));
-
-/**
- * Select lists of the multi-type reads, made once as plain text: they are the bulk of those
- * statements, and composing them from query nodes at every pull and push showed in the profile.
- */
-const selectLists = new Map<RecordType | null, string>();
-
-/**
- * The select list of one type's branch of a multi-type UNION ALL: stamps, then every alias
- * (other types' as typed NULLs). With `type` null, every record column is NULL (rows that are not records).
- */
-function branchColumnsText(type: RecordType | null): string {
-  let list = selectLists.get(type);
-  if (list === undefined) {
-    const columns = [
-      ...STAMPS.map(([c, sqlType]) => `${type === null ? typedNull(sqlType) : pullColumn(c, sqlType)} as ${ident(c)}`),
-      ...fieldAliases().map((a) => `${a.type === type ? pullColumn(a.column, a.sqlType) : typedNull(a.sqlType)} as ${ident(allChangesAlias(a.type, a.column))}`),
-    ];
-    list = columns.join(', ');
-    selectLists.set(type, list);
-  }
-  return list;
-}
-
-/** `branchColumnsText` as a query node. */
-const branchColumns = (type: RecordType | null): RawBuilder<unknown> => sql.raw(branchColumnsText(type));
-
-/** A branch's select list with every record column NULL (rows that are not records). */
-const nullColumns = (): RawBuilder<unknown> => branchColumns(null);
 
 /**
  * One record of `type` as a JSON object keyed by its columns, which `recordFromSql` reads as it
@@ -297,8 +253,8 @@ function inCalendar(scope: Exclude<ObjectScope, { tasks: true }>): RawBuilder<un
  */
 function objectsStatement(userId: number, scope: ObjectScope, rootsFilter: RawBuilder<unknown>, newest: RawBuilder<unknown> | null): RawBuilder<SqlRecordRow> {
   const n = newest === null ? sql`` : sql`, cast(null as text) as n`;
-  const branch = (type: RecordType, from: RawBuilder<unknown>) => sql`(select cast(${type} as text) as t, ${branchColumns(type)}${n} from ${from} order by id)`;
-  const first = newest === null ? sql`` : sql`select cast(null as text) as t, ${nullColumns()}, (${newest}) as n union all `;
+  const branch = (type: RecordType, from: RawBuilder<unknown>) => sql`select cast(${type} as text) as t, ${sql.raw(recordJsonText(type))} as rec${n} from ${from}`;
+  const first = newest === null ? sql`` : sql`select cast(null as text) as t, cast(null as json) as rec, (${newest}) as n union all `;
   const calendars = branch('calendars', sql`calendars where user_id = ${userId} and deleted is null`);
   if ('tasks' in scope) {
     return sql<SqlRecordRow>`with r as (select * from tasks where user_id = ${userId} ${rootsFilter}),
