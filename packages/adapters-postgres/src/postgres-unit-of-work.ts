@@ -110,6 +110,38 @@ const SETTINGS_SQL = Object.entries(UNIT_PLANNER_SETTINGS).map(([name, value]) =
 const LOCK_AND_SETTINGS = `select pg_advisory_xact_lock(cast($1 as bigint)), ${SETTINGS_SQL}`;
 
 /**
+ * What a queued statement is, as far as joining the writes of the pushes of a group goes: a record
+ * INSERT (`rows`: the user, then one array per column, `insertRowsQuery`), a receipts INSERT
+ * (`receipts`: the user and one JSON array, `saveReceiptsQuery`), a NOTIFY, another write, or
+ * anything else.
+ */
+type QueuedKind = 'rows' | 'receipts' | 'notify' | 'write' | 'other';
+
+/** A statement not yet sent, and what it is. */
+interface Queued {
+  part: BatchPart;
+  readonly kind: QueuedKind;
+}
+
+/**
+ * Per kind that joins an earlier statement of its text: the kinds of statement it may move ahead
+ * of, because they neither read nor write what it writes and it does not need their rows. A record
+ * INSERT needs the rows of earlier record writes (a parent, a calendar), so it moves only past
+ * receipts and NOTIFYs; receipts name only their user, and no record write or NOTIFY reads them.
+ */
+const MOVES_AHEAD_OF: Readonly<Partial<Record<QueuedKind, ReadonlySet<QueuedKind>>>> = {
+  rows: new Set<QueuedKind>(['receipts', 'notify']),
+  receipts: new Set<QueuedKind>(['rows', 'write', 'notify']),
+};
+
+/** The parameters of two statements of one joinable text as those of one statement: the rows of `a`, then those of `b`. */
+function joinParameters(kind: QueuedKind, a: readonly unknown[], b: readonly unknown[]): unknown[] {
+  if (kind === 'rows') return [a[0], ...a.slice(1).map((values, i) => [...(values as unknown[]), ...(b[i + 1] as unknown[])])];
+  // Two JSON arrays, each of at least one receipt: one array, the receipts of `a` first.
+  return [a[0], `${(a[1] as string).slice(0, -1)},${(b[1] as string).slice(1)}`];
+}
+
+/**
  * `SyncUnitOfWork` over one connection: one READ COMMITTED transaction that takes the user's
  * advisory lock. Every statement is scoped by `user_id`; record tables are addressed through their
  * field tables.
@@ -124,10 +156,16 @@ const LOCK_AND_SETTINGS = `select pg_advisory_xact_lock(cast($1 as bigint)), ${S
  * pull is two. Values drawn ahead and not handed out are gaps in the sequences, like the values
  * of a unit that rolled back. A queued write that fails
  * fails the batch it travels in, and the store rolls the unit back.
+ *
+ * The pushes of a group each write their rows, receipts and NOTIFY in turn; a record INSERT or a
+ * receipts INSERT joins the queued one of the same text when only statements it may move ahead of
+ * came after that one (`MOVES_AHEAD_OF`), so a group writes each table in one statement, rows in
+ * the order they were written: each statement's fixed cost (on PGlite its executor start, most of
+ * a one-row INSERT) is paid once a group.
  */
 export class PostgresUnitOfWork implements SyncUnitOfWork {
   /** Statements not yet sent, in order. */
-  readonly #queue: BatchPart[];
+  readonly #queue: Queued[];
   /** Whether anything was sent, so the transaction has begun. */
   #sent = false;
   /** Whether a store call queued anything beyond the opening BEGIN and lock. */
@@ -145,7 +183,10 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     readonly userId: number,
   ) {
     if (!Number.isSafeInteger(userId)) throw new Error('userId must be an integer');
-    this.#queue = [rawPart('start transaction isolation level read committed'), { sql: LOCK_AND_SETTINGS, parameters: [userId] }];
+    this.#queue = [
+      { part: rawPart('start transaction isolation level read committed'), kind: 'other' },
+      { part: { sql: LOCK_AND_SETTINGS, parameters: [userId] }, kind: 'other' },
+    ];
   }
 
   /** Sends the queue with `query` last; answers `query`'s rows. */
@@ -159,16 +200,28 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   /** Sends what is queued with `last`, after any batch still under way. */
   #send<R>(last: BatchPart): Promise<{ rows: R[] }> {
     return this.#sending.runExclusive(() => {
-      const parts = this.#queue.splice(0);
+      const parts = this.#queue.splice(0).map((q) => q.part);
       parts.push(last);
       this.#sent = true;
       return this.conn.runBatch<R>(parts);
     });
   }
 
-  #write(query: Statement): void {
-    this.#queue.push(query.compile(this.db));
+  #write(query: Statement, kind: QueuedKind = 'write'): void {
+    const part = query.compile(this.db);
     this.#used = true;
+    const movesAheadOf = MOVES_AHEAD_OF[kind];
+    if (movesAheadOf !== undefined) {
+      for (let i = this.#queue.length - 1; i >= 0; i--) {
+        const queued = this.#queue[i]!;
+        if (queued.kind === kind && queued.part.sql === part.sql) {
+          queued.part = { sql: part.sql, parameters: joinParameters(kind, queued.part.parameters, part.parameters) };
+          return;
+        }
+        if (!movesAheadOf.has(queued.kind)) break;
+      }
+    }
+    this.#queue.push({ part, kind });
   }
 
   /** Sends what is queued and COMMIT (nothing at all when the unit never used the store). */
@@ -212,13 +265,14 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     for (const w of writes) this.assertOwnUser(w.row.userId);
     for (const statement of planWriteStatements(writes)) {
       const rows = statement.indexes.map((i) => writes[i]!.row);
-      this.#write(statement.kind === 'insert' ? insertRowsQuery(this.userId, statement.type, rows) : updateRowsQuery(this.userId, statement.type, rows));
+      if (statement.kind === 'insert') this.#write(insertRowsQuery(this.userId, statement.type, rows), 'rows');
+      else this.#write(updateRowsQuery(this.userId, statement.type, rows));
     }
   }
 
   async saveReceipts(receipts: readonly PushReceipt[]): Promise<void> {
     if (receipts.length === 0) return;
-    this.#write(saveReceiptsQuery(this.userId, receipts));
+    this.#write(saveReceiptsQuery(this.userId, receipts), 'receipts');
   }
 
   async insertConflicts(conflicts: readonly NewConflict[]): Promise<void> {
@@ -262,7 +316,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
 
   async announceChange(change: DataChange): Promise<void> {
     this.assertOwnUser(change.userId);
-    this.#write(notifyQuery(encodeChange(change)));
+    this.#write(notifyQuery(encodeChange(change)), 'notify');
   }
 
   async readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
