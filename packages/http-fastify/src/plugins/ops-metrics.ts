@@ -84,9 +84,10 @@ export const opsMetricsPlugin = fp<OpsMetricsOptions>(
       help: 'Answers with status 400 or above, by route pattern, status class and error code',
       labelNames: ['route', 'status_class', 'code'],
     });
-    app.addHook('onResponse', async (request, reply) => {
-      if (reply.statusCode < 400) return;
-      errors.inc({ route: routeOf(request), status_class: statusClassOf(reply.statusCode), code: failureCodeOf(request) ?? 'UNKNOWN' });
+    // A callback hook: an async one costs a promise on every answer, failed or not.
+    app.addHook('onResponse', (request, reply, done) => {
+      if (reply.statusCode >= 400) errors.inc({ route: routeOf(request), status_class: statusClassOf(reply.statusCode), code: failureCodeOf(request) ?? 'UNKNOWN' });
+      done();
     });
 
     app.decorate('opsEvents', { refreshReplayed: refreshReplayReporter(opts.metrics, app.log) } satisfies OpsEvents);

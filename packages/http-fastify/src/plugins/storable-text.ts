@@ -1,5 +1,5 @@
 import { DomainError, findUnstorableText } from '@calsync/domain';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import fp from 'fastify-plugin';
 
 declare module 'fastify' {
@@ -15,16 +15,14 @@ declare module 'fastify' {
 /**
  * preValidation of every route: refuses path parameters and bodies holding text PostgreSQL cannot
  * store (NUL, lone surrogates; the domain's rule) with 400 VALIDATION_ERROR, before any handler or
- * store sees them. Query strings are left alone: no query value is ever stored, and an unreadable
+ * store sees them (a callback hook: an async one costs a promise per request). Query strings are left alone: no query value is ever stored, and an unreadable
  * sync cursor must still reset rather than fail.
  */
-export async function refuseUnstorableText(request: FastifyRequest): Promise<void> {
+export function refuseUnstorableText(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const found =
     findUnstorableText(request.params, 'params') ??
     (request.routeOptions.config.textCheckedPerItem ? null : findUnstorableText(request.body, 'body'));
-  if (found) {
-    throw new DomainError('VALIDATION_ERROR', 'Request validation failed', [{ path: found.path, message: found.message }]);
-  }
+  done(found ? new DomainError('VALIDATION_ERROR', 'Request validation failed', [{ path: found.path, message: found.message }]) : undefined);
 }
 
 /** Registers `refuseUnstorableText` for every route of the app. */

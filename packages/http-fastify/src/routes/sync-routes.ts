@@ -14,7 +14,7 @@ import {
   type SyncApi,
 } from '@calsync/domain';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { requireAuth } from '../auth-context.js';
 import type { AppConfig } from '../config-types.js';
 import { ok } from '../envelope.js';
@@ -84,21 +84,27 @@ function encodePull(page: PullResponse): EncodedPullResponse {
 
 /**
  * preValidation of push: refuses an array of more than 1000 items with 413 BATCH_TOO_LARGE before
- * the (costly) per-item schema validation runs, so a huge batch is cheap to refuse.
+ * the (costly) per-item schema validation runs, so a huge batch is cheap to refuse. A callback
+ * hook: an async one costs a promise per request.
  */
-export async function refuseOversizedBatch(request: FastifyRequest): Promise<void> {
+export function refuseOversizedBatch(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const body = request.body;
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
-  for (const type of RECORD_TYPES) {
-    const arr = (body as Record<string, unknown>)[type];
-    if (Array.isArray(arr) && arr.length > MAX_PUSH_ITEMS_PER_ARRAY) {
-      throw new DomainError('BATCH_TOO_LARGE', `${type} has ${arr.length} items; at most ${MAX_PUSH_ITEMS_PER_ARRAY} per array, split the batch`, {
-        array: type,
-        items: arr.length,
-        max: MAX_PUSH_ITEMS_PER_ARRAY,
-      });
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    for (const type of RECORD_TYPES) {
+      const arr = (body as Record<string, unknown>)[type];
+      if (Array.isArray(arr) && arr.length > MAX_PUSH_ITEMS_PER_ARRAY) {
+        done(
+          new DomainError('BATCH_TOO_LARGE', `${type} has ${arr.length} items; at most ${MAX_PUSH_ITEMS_PER_ARRAY} per array, split the batch`, {
+            array: type,
+            items: arr.length,
+            max: MAX_PUSH_ITEMS_PER_ARRAY,
+          }),
+        );
+        return;
+      }
     }
   }
+  done();
 }
 
 /**
