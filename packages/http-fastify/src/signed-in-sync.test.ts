@@ -34,6 +34,31 @@ describe('sync behind the real sign-in', () => {
     expect(forged.statusCode).toBe(401);
   });
 
+  it('tags a pull page by what it answers: the same page again is 304, any change of it or a page of another cursor a new tag', async () => {
+    const eve = { authorization: `Bearer ${await signIn('+15550001009')}` };
+    const push = async (tasks: object[]) => (await app.inject({ method: 'POST', url: '/api/sync/push', headers: eve, payload: { tasks } })).json().data.tasks as { version: string }[];
+    const pull = (query: string, etag?: string) => app.inject({ method: 'GET', url: `/api/sync/changes${query}`, headers: { ...eve, ...(etag === undefined ? {} : { 'if-none-match': etag }) } });
+    const [a] = await push([{ uid: 'etag-a', op: 'upsert', baseVersion: null, title: 'a' }]);
+    await push([{ uid: 'etag-b', op: 'upsert', baseVersion: null, title: 'b' }]);
+    const first = await pull('?limit=1');
+    const tag = first.headers.etag as string;
+    expect([first.statusCode, first.json().data.tasks.map((t: { uid: string }) => t.uid), first.json().data.hasMore]).toEqual([200, ['etag-a'], true]);
+    expect((await pull('?limit=1', tag)).statusCode).toBe(304);
+    // The next page, and the whole first page at a larger limit: other pages, other tags.
+    const next = await pull(`?limit=1&cursor=${encodeURIComponent(first.json().data.nextCursor as string)}`, tag);
+    expect([next.statusCode, next.json().data.tasks.map((t: { uid: string }) => t.uid)]).toEqual([200, ['etag-b']]);
+    expect(next.headers.etag).not.toBe(tag);
+    const whole = await pull('', tag);
+    expect([whole.statusCode, whole.json().data.tasks.length]).toEqual([200, 2]);
+    expect(new Set([tag, next.headers.etag, whole.headers.etag]).size).toBe(3);
+    // An edit of the record the first page held: the same request answers a new page under a new tag.
+    await push([{ uid: 'etag-a', op: 'upsert', baseVersion: a!.version, title: 'a, edited' }]);
+    const changed = await pull('?limit=1', tag);
+    expect([changed.statusCode, changed.json().data.tasks.map((t: { title: string }) => t.title)]).toEqual([200, ['b']]);
+    expect(changed.headers.etag).not.toBe(tag);
+    expect((await pull('?limit=1', changed.headers.etag as string)).statusCode).toBe(304);
+  });
+
   it('push, pull with cursor, stale push makes a conflict, resolve restores it; users are isolated', async () => {
     const ada = { authorization: `Bearer ${await signIn('+15550001001')}` };
     const bob = { authorization: `Bearer ${await signIn('+15550001002')}` };

@@ -16,12 +16,14 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 
 /**
  * Route onSend hook of protected GET routes (docs/api.md): `Cache-Control: private, no-cache`, an ETag
- * of the body (the one the route set, if it did: it must be `etagOf` that body), and 304 with no body when `If-None-Match` matches. Only 200 answers are tagged.
+ * of the body (the one the route set, if it did: it must be a strong tag, the same only for the same
+ * bytes, as `etagOf` the body is), and 304 with no body when `If-None-Match` matches. Only 200
+ * answers are tagged.
  */
 export async function privateCacheOnSend(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
   reply.header('cache-control', 'private, no-cache');
   if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
-  // A route that already knows its body's tag (one it sends again unchanged) has set it.
+  // A route that already knows its body's tag (one it sends again unchanged, a pull page) has set it.
   const known = reply.getHeader('etag');
   const etag = typeof known === 'string' ? known : etagOf(payload);
   reply.header('etag', etag);

@@ -18,7 +18,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import { requireAuth } from '../auth-context.js';
 import type { AppConfig } from '../config-types.js';
 import { ok } from '../envelope.js';
-import { privateCacheOnSend } from '../plugins/private-cache.js';
+import { etagOf, privateCacheOnSend } from '../plugins/private-cache.js';
 import {
   conflictListQuerySchema,
   conflictPageSchema,
@@ -73,6 +73,18 @@ function asWire<W>(value: PushResponse | ConflictPage | ResolveResponse): W {
 export function pullBody(page: EncodedPullResponse): string {
   const records = RECORD_TYPES.map((type) => `${JSON.stringify(type)}:${page.records[type].wire}`).join(',');
   return `{"success":true,"data":{${records},"cursorReset":${page.cursorReset},"nextCursor":${JSON.stringify(page.nextCursor)},"hasMore":${page.hasMore}}}`;
+}
+
+/**
+ * The ETag of a pull page, from what names it instead of a hash of its bytes (a page of a thousand
+ * events is about a megabyte): the user, the cursor it was asked from, the cursor it answers (each
+ * type's watermark, where the page ended), `hasMore`, `cursorReset` and its length. A record's JSON
+ * is fixed by its version (every change of a record gives it a new one, and a version is never
+ * reused), so two pages between the same cursors hold the same records; any change below the
+ * answered cursor moves that cursor, and a record purged since (retention) shortens the page.
+ */
+export function pullEtag(userId: number, cursor: string | undefined, page: EncodedPullResponse, body: string): string {
+  return etagOf(JSON.stringify([userId, cursor ?? null, page.nextCursor, page.hasMore, page.cursorReset, body.length]));
 }
 
 /** A pull page with each record encoded, for an engine without `pullEncoded`. */
@@ -167,9 +179,10 @@ export async function syncRoutes(parent: FastifyInstance, opts: SyncRoutesOption
       const asked = { ...(cursor === undefined ? {} : { cursor }), ...(query.limit === undefined ? {} : { limit: query.limit }) };
       const page = opts.sync.pullEncoded === undefined ? encodePull(await opts.sync.pull(userId, asked)) : await opts.sync.pullEncoded(userId, asked);
       app.syncMetrics.recordPull(page, cursor !== undefined);
-      // The records are JSON text already (the store built them): the body is written around them,
-      // and encoded to UTF-8 once (the ETag's hash and the socket then read the same bytes).
-      return reply.type('application/json; charset=utf-8').send(Buffer.from(pullBody(page)) as never);
+      // The records are JSON text already (the store built them): the body is written around them.
+      const body = pullBody(page);
+      reply.header('etag', pullEtag(userId, cursor, page, body));
+      return reply.type('application/json; charset=utf-8').send(body as never);
     },
   );
 
