@@ -48,19 +48,13 @@ function fieldFromSql(field: FieldSpec, value: unknown): FieldValue {
   }
 }
 
-/** Per type, each field with the key its value has in a plain record row (its column). */
-const PLAIN_KEYS = Object.fromEntries(
-  Object.entries(FIELD_TABLES).map(([type, specs]) => [type, specs.map((f) => [f, f.column] as const)]),
-) as unknown as Readonly<Record<RecordType, readonly (readonly [FieldSpec, string])[]>>;
-
 /**
- * Maps a record table row to the domain's `RecordRow`, driven by the field table of `type`.
- * `keys` says under which key each field's value is in `raw` (default: its column; a multi-type
- * read aliases them), so no intermediate row is built.
+ * Maps a record table row (or `RECORD_JSON`'s object of one) to the domain's `RecordRow`, driven by
+ * the field table of `type`; no intermediate row is built.
  */
-export function recordFromSql(type: RecordType, raw: SqlRecordRow, keys: readonly (readonly [FieldSpec, string])[] = PLAIN_KEYS[type]): RecordRow {
+export function recordFromSql(type: RecordType, raw: SqlRecordRow): RecordRow {
   const fields: Record<string, FieldValue> = {};
-  for (const [field, key] of keys) fields[field.name] = fieldFromSql(field, raw[key]);
+  for (const field of FIELD_TABLES[type]) fields[field.name] = fieldFromSql(field, raw[field.column]);
   return {
     type,
     id: Number(raw.id),

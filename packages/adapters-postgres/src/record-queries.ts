@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { FIELD_TABLES, RECORD_TYPES, type ObjectScope, type ReceiptKey, type RecordType } from '@calsync/domain';
+import { FIELD_TABLES, perRecordType, RECORD_TYPES, type ObjectScope, type ReceiptKey, type RecordType } from '@calsync/domain';
 import { SQL_TYPE_OF_KIND, ident } from './record-columns.js';
 import { fixedStatement, type Statement } from './batch-connection.js';
 import { matchingReceiptsText, receiptKeyArrays } from './receipt-queries.js';
@@ -68,20 +68,19 @@ const STAMPS = [
 /** A timestamptz expression as `Date#toISOString()` text, in UTC, milliseconds (NULL stays NULL). */
 const isoText = (expression: string): string => `to_char(${expression} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** A column as the pull sends it: timestamptz as `Date#toISOString()` text (`isoText`). */
-const pullColumn = (column: string, sqlType: string): string => (sqlType === 'timestamptz' ? isoText(ident(column)) : ident(column));
-
 /**
- * One record of `type` as a JSON object keyed by its columns, which `recordFromSql` reads as it
- * reads a row: instants as `Date#toISOString()` text, bigints as text (exact). A read that would
- * otherwise carry every type's columns side by side (the push prefetch) answers one such column per
- * record: node-pg's work per answer and per row grows with the columns, not with the JSON.
+ * One record of each type as a JSON object keyed by its columns, which `recordFromSql` reads as it
+ * reads a row: instants as `Date#toISOString()` text, bigints as text (exact). The object reads,
+ * the listing's calendars and the push prefetch answer one such column per record instead of
+ * every type's columns side by side: node-pg's work per answer and per row grows with the columns,
+ * not with the JSON. Made once per type (the reads compose their statements per call).
  */
-function recordJsonText(type: RecordType): string {
+const RECORD_JSON = perRecordType((type) => {
   const columns: (readonly [string, string])[] = [...STAMPS, ...FIELD_TABLES[type].map((f) => [f.column, SQL_TYPE_OF_KIND[f.kind]] as const)];
-  const value = (column: string, sqlType: string): string => (sqlType === 'bigint' ? `cast(${ident(column)} as text)` : pullColumn(column, sqlType));
+  const value = (column: string, sqlType: string): string =>
+    sqlType === 'bigint' ? `cast(${ident(column)} as text)` : sqlType === 'timestamptz' ? isoText(ident(column)) : ident(column);
   return `json_build_object(${columns.map(([column, sqlType]) => `'${column}', ${value(column, sqlType)}`).join(', ')})`;
-}
+});
 
 /** Counts of a reservation, in the order of `reserveQuery`'s branches: versions, each record type's row ids, conflict ids. */
 export type ReserveCounts = readonly number[];
@@ -130,7 +129,7 @@ const PREFETCH_TEXT = (() => {
   );
   const notReceipt = `cast(null as text) as r_entity, cast(null as text) as r_uid, cast(null as text) as r_fingerprint, cast(null as jsonb) as r_result`;
   const notReserved = `cast(null as text) as res_k, cast(null as text[]) as res_n`;
-  const branches = RECORD_TYPES.map((type) => `select cast('${type}' as text) as t, ${notReceipt}, ${notReserved}, ${recordJsonText(type)} as rec from ${ident(`w_${type}`)}`);
+  const branches = RECORD_TYPES.map((type) => `select cast('${type}' as text) as t, ${notReceipt}, ${notReserved}, ${RECORD_JSON[type]} as rec from ${ident(`w_${type}`)}`);
   const receipts = `select cast(null as text) as t, r.entity_type as r_entity, r.uid as r_uid, encode(r.fingerprint, 'hex') as r_fingerprint, r.result as r_result,
       ${notReserved}, cast(null as json) as rec
     ${matchingReceiptsText(1, receiptsFrom)}`;
@@ -144,7 +143,7 @@ const PREFETCH_TEXT = (() => {
 /**
  * The push prefetch in one statement: per type the rows with the wanted uids, locked (FOR UPDATE,
  * one (user_id, uid) index probe per uid), in id order, as rows with `t` = the type and the record
- * in `rec` (`recordJsonText`); then the receipts matching the
+ * in `rec` (`RECORD_JSON`); then the receipts matching the
  * keys as rows with `t` = null and `r_entity`, `r_uid`, `r_fingerprint`, `r_result` set; then the
  * values drawn ahead by `reserveQuery(ahead)`, one row per sequence with `res_k` its key and
  * `res_n` its values (none when every count is 0). One fixed text (every type always present,
@@ -253,7 +252,7 @@ function inCalendar(scope: Exclude<ObjectScope, { tasks: true }>): RawBuilder<un
  */
 function objectsStatement(userId: number, scope: ObjectScope, rootsFilter: RawBuilder<unknown>, newest: RawBuilder<unknown> | null): RawBuilder<SqlRecordRow> {
   const n = newest === null ? sql`` : sql`, cast(null as text) as n`;
-  const branch = (type: RecordType, from: RawBuilder<unknown>) => sql`select cast(${type} as text) as t, ${sql.raw(recordJsonText(type))} as rec${n} from ${from}`;
+  const branch = (type: RecordType, from: RawBuilder<unknown>) => sql`select cast(${type} as text) as t, ${sql.raw(RECORD_JSON[type])} as rec${n} from ${from}`;
   const first = newest === null ? sql`` : sql`select cast(null as text) as t, cast(null as json) as rec, (${newest}) as n union all `;
   const calendars = branch('calendars', sql`calendars where user_id = ${userId} and deleted is null`);
   if ('tasks' in scope) {
@@ -269,14 +268,14 @@ function objectsStatement(userId: number, scope: ObjectScope, rootsFilter: RawBu
 
 /**
  * `readObjectListing` in one statement (one snapshot): the live calendars as rows with `t` =
- * 'calendars' and the record in `rec` (`recordJsonText`), then per root of the scope a row with
+ * 'calendars' and the record in `rec` (`RECORD_JSON`), then per root of the scope a row with
  * `t` null: its `id`, `uid`, `del` (a tombstone), `v` the highest version of the root, its
  * overrides and the reminders of both (as text), and `x` its extras when they contain
  * `extrasHolding`. Roots, overrides and reminders are found as `readObjectsQuery` finds them; only
  * uids and versions are read of the overrides and reminders.
  */
 export function readObjectListingQuery(userId: number, scope: ObjectScope, extrasHolding: string): RawBuilder<Record<string, unknown>> {
-  const calendars = sql`select cast('calendars' as text) as t, ${sql.raw(recordJsonText('calendars'))} as rec, id,
+  const calendars = sql`select cast('calendars' as text) as t, ${sql.raw(RECORD_JSON.calendars)} as rec, id,
       cast(null as text) as uid, cast(null as boolean) as del, cast(null as text) as v, cast(null as text) as x
     from calendars where user_id = ${userId} and deleted is null`;
   const listed = sql`select cast(null as text) as t, cast(null as json) as rec, r.id, r.uid, r.deleted is not null as del,

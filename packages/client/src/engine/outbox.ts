@@ -143,16 +143,21 @@ function holdBehindParentCreates(state: LocalState, perType: Map<RecordType, Out
   const key = (type: RecordType, uid: unknown): string => `${type}\u0000${String(uid)}`;
   const creates = state.outbox.filter((i) => i.op === 'upsert' && i.sent === null && i.state === 'pending' && (state.records[i.type].get(i.uid)?.version ?? null) === null);
   if (creates.length === 0) return;
+  // The records each upsert of the batch names, worked out once (the loop below only drops items).
+  const names = new Map<OutboxItem, string[]>();
+  for (const [type, items] of perType) {
+    for (const i of items) {
+      if (i.op === 'delete') continue;
+      const fields = i.sent?.fields ?? i.patch;
+      names.set(i, PARENT_LINKS.flatMap(({ parent, links }) => links.filter((l) => l.type === type && fields[l.field] != null).map((l) => key(parent, fields[l.field]))));
+    }
+  }
   for (;;) {
     const batch = new Set([...perType.values()].flat().map((i) => key(i.type, i.uid)));
     const held = new Set(creates.map((i) => key(i.type, i.uid)).filter((k) => !batch.has(k)));
     let changed = false;
     for (const [type, items] of perType) {
-      const names = (i: OutboxItem): string[] => {
-        const fields = i.sent?.fields ?? i.patch;
-        return PARENT_LINKS.flatMap(({ parent, links }) => links.filter((l) => l.type === type && fields[l.field] != null).map((l) => key(parent, fields[l.field])));
-      };
-      const kept = items.filter((i) => i.op === 'delete' || !names(i).some((k) => held.has(k)));
+      const kept = items.filter((i) => !(names.get(i) ?? []).some((k) => held.has(k)));
       if (kept.length !== items.length) {
         perType.set(type, kept);
         changed = true;

@@ -15,8 +15,9 @@ declare module 'fastify' {
 /**
  * preValidation of every route: refuses path parameters and bodies holding text PostgreSQL cannot
  * store (NUL, lone surrogates; the domain's rule) with 400 VALIDATION_ERROR, before any handler or
- * store sees them (a callback hook: an async one costs a promise per request). Query strings are left alone: no query value is ever stored, and an unreadable
- * sync cursor must still reset rather than fail.
+ * store sees them (a callback hook: an async one costs a promise per request). Query strings are
+ * left alone: no query value is ever stored, and an unreadable sync cursor must still reset rather
+ * than fail.
  */
 export function refuseUnstorableText(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const found =
