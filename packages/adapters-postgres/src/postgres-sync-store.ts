@@ -1,9 +1,10 @@
-import type { Kysely } from 'kysely';
-import { eventWindowBounds, type CollectionVersions, type EventWindowRead, type ListedObject, type ObjectChanges, type ObjectListing, type ObjectRows, type ObjectScope, type RecordRow, type SyncStore, type SyncUnitOfWork } from '@calsync/domain';
-import { rawPart, withBatchConnection } from './batch-connection.js';
-import { objectRowsFrom, PostgresUnitOfWork, UNIT_PLANNER_SETTINGS } from './postgres-unit-of-work.js';
+import { sql, type Kysely } from 'kysely';
+import { eventWindowBounds, perRecordType, type ChangesSince, type ConflictRecord, type EncodedChanges, type RecordType, type CollectionVersions, type EventWindowRead, type ListedObject, type ObjectChanges, type ObjectListing, type ObjectRows, type ObjectScope, type RecordRow, type SyncStore, type SyncUnitOfWork } from '@calsync/domain';
+import { rawPart, withBatchConnection, type Statement } from './batch-connection.js';
+import { conflictFromSql } from './conflict-mapping.js';
+import { CONFLICT_COLUMNS, objectRowsFrom, PostgresUnitOfWork, UNIT_PLANNER_SETTINGS } from './postgres-unit-of-work.js';
 import { occurrenceSourceFromSql, recordFromSql, type SqlRecordRow } from './record-mapping.js';
-import { collectionVersionsQuery, eventWindowQuery, newestVersionQuery, readObjectListingQuery, readObjectsChangedSinceQuery, readObjectsQuery } from './record-queries.js';
+import { collectionVersionsQuery, eventWindowQuery, newestVersionQuery, readAllChangesQuery, readObjectListingQuery, readObjectsChangedSinceQuery, readObjectsQuery } from './record-queries.js';
 import type { DB } from './schema.js';
 
 /**
@@ -35,40 +36,29 @@ export class PostgresSyncStore implements SyncStore {
    * One round trip, no lock: the planner settings of a unit of work (local to the implicit
    * transaction a batch of statements runs in) and the one statement of `readObjectsQuery`.
    */
-  readObjects(userId: number, scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows> {
-    if (!Number.isSafeInteger(userId)) throw new Error('userId must be an integer');
-    return withBatchConnection(this.db, async (conn) => {
-      const { rows } = await conn.runBatch<Record<string, unknown>>([READ_SETTINGS, readObjectsQuery(userId, scope, rootUids).compile(this.db)]);
-      return objectRowsFrom(rows);
-    });
+  async readObjects(userId: number, scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows> {
+    return objectRowsFrom(await this.#readAlone(userId, readObjectsQuery(userId, scope, rootUids)));
   }
 
   /** Like `readObjects`: one round trip, no lock. */
-  readObjectsChangedSince(userId: number, scope: ObjectScope, since: bigint): Promise<ObjectChanges> {
-    if (!Number.isSafeInteger(userId)) throw new Error('userId must be an integer');
-    return withBatchConnection(this.db, async (conn) => {
-      const { rows } = await conn.runBatch<Record<string, unknown>>([READ_SETTINGS, readObjectsChangedSinceQuery(userId, scope, since).compile(this.db)]);
-      const newest = rows.find((r) => r.t === null)?.n;
-      return { ...objectRowsFrom(rows), newestVersion: BigInt(typeof newest === 'string' ? newest : '0') };
-    });
+  async readObjectsChangedSince(userId: number, scope: ObjectScope, since: bigint): Promise<ObjectChanges> {
+    const rows = await this.#readAlone(userId, readObjectsChangedSinceQuery(userId, scope, since));
+    const newest = rows.find((r) => r.t === null)?.n;
+    return { ...objectRowsFrom(rows), newestVersion: BigInt(typeof newest === 'string' ? newest : '0') };
   }
 
   /** Like `readObjects`: one round trip, no lock; only uids, versions and the extras asked for travel. */
-  readObjectListing(userId: number, scope: ObjectScope, extrasHolding: string): Promise<ObjectListing> {
-    if (!Number.isSafeInteger(userId)) throw new Error('userId must be an integer');
-    return withBatchConnection(this.db, async (conn) => {
-      const { rows } = await conn.runBatch<Record<string, unknown>>([READ_SETTINGS, readObjectListingQuery(userId, scope, extrasHolding).compile(this.db)]);
-      const calendars: RecordRow[] = [];
-      const listed: { id: number; object: ListedObject }[] = [];
-      for (const r of rows) {
-        if (r.t === 'calendars') calendars.push(recordFromSql('calendars', r.rec as SqlRecordRow));
-        else listed.push({ id: Number(r.id), object: { uid: String(r.uid), deleted: r.del === true, version: BigInt(String(r.v)), icalExtras: typeof r.x === 'string' ? r.x : null } });
-      }
-      // As `readObjects`: in id order, whatever order the branches came in.
-      calendars.sort((a, b) => a.id - b.id);
-      listed.sort((a, b) => a.id - b.id);
-      return { calendars, objects: listed.map((l) => l.object) };
-    });
+  async readObjectListing(userId: number, scope: ObjectScope, extrasHolding: string): Promise<ObjectListing> {
+    const calendars: RecordRow[] = [];
+    const listed: { id: number; object: ListedObject }[] = [];
+    for (const r of await this.#readAlone(userId, readObjectListingQuery(userId, scope, extrasHolding))) {
+      if (r.t === 'calendars') calendars.push(recordFromSql('calendars', r.rec as SqlRecordRow));
+      else listed.push({ id: Number(r.id), object: { uid: String(r.uid), deleted: r.del === true, version: BigInt(String(r.v)), icalExtras: typeof r.x === 'string' ? r.x : null } });
+    }
+    // As `readObjects`: in id order, whatever order the branches came in.
+    calendars.sort((a, b) => a.id - b.id);
+    listed.sort((a, b) => a.id - b.id);
+    return { calendars, objects: listed.map((l) => l.object) };
   }
 
   /**
@@ -95,18 +85,54 @@ export class PostgresSyncStore implements SyncStore {
   }
 
   /** Like `readObjects`: one round trip, no lock. */
-  readCollectionVersions(userId: number): Promise<CollectionVersions> {
-    if (!Number.isSafeInteger(userId)) throw new Error('userId must be an integer');
-    return withBatchConnection(this.db, async (conn) => {
-      const { rows } = await conn.runBatch<{ c: string | null; v: string }>([READ_SETTINGS, collectionVersionsQuery(userId).compile(this.db)]);
-      const calendars = new Map<string, bigint>();
-      let tasks = 0n;
-      for (const r of rows) {
-        if (r.c === null) tasks = BigInt(r.v);
-        else calendars.set(r.c, BigInt(r.v));
+  async readCollectionVersions(userId: number): Promise<CollectionVersions> {
+    const calendars = new Map<string, bigint>();
+    let tasks = 0n;
+    for (const r of await this.#readAlone(userId, collectionVersionsQuery(userId))) {
+      if (r.c === null) tasks = BigInt(r.v);
+      else calendars.set(r.c, BigInt(r.v));
+    }
+    return { calendars, tasks };
+  }
+
+  /** One statement (`readAllChangesQuery`) in one round trip, no lock: see `SyncStore.readChangesSince` for why none is needed. */
+  async readChangesSince(userId: number, watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
+    const wanted = Math.max(0, limit);
+    const rows = perRecordType((): EncodedChanges => ({ count: 0, lastVersion: null, more: false, wire: '[]' }));
+    let bound = 0n;
+    let purgedThrough = 0n;
+    for (const r of await this.#readAlone(userId, readAllChangesQuery(userId, watermarks, wanted))) {
+      if (r.t === null) {
+        bound = BigInt(String(r.bound));
+        purgedThrough = BigInt(String(r.purged));
+        continue;
       }
-      return { calendars, tasks };
-    });
+      // The statement built the page's wire JSON (readAllChangesQuery): passed on as text.
+      const read = Number(r.n);
+      rows[r.t as RecordType] = { count: Math.min(read, wanted), lastVersion: r.last === null ? null : BigInt(String(r.last)), more: read > wanted, wire: String(r.wire) };
+    }
+    return { bound, rows, purgedThrough };
+  }
+
+  /** Like `readObjects`: one round trip, no lock. */
+  async listUnresolvedConflicts(userId: number, afterId: number, limit: number): Promise<ConflictRecord[]> {
+    const rows = await this.#readAlone(userId, sql<Record<string, unknown>>`
+      select ${CONFLICT_COLUMNS} from sync_conflicts
+      where user_id = ${userId} and resolved_at is null and id > cast(${afterId} as bigint)
+      order by id limit ${limit}::integer`);
+    return rows.map(conflictFromSql);
+  }
+
+  /** Like `readObjects`: one round trip, no lock. */
+  async newestVersion(userId: number): Promise<bigint> {
+    const rows = await this.#readAlone(userId, newestVersionQuery(userId));
+    return BigInt(rows[0]?.v ?? '0');
+  }
+
+  /** One statement of `userId`'s, with the unit of work's planner settings, in one round trip outside any unit of work. */
+  #readAlone<R>(userId: number, statement: Statement<R>): Promise<R[]> {
+    if (!Number.isSafeInteger(userId)) throw new Error('userId must be an integer');
+    return withBatchConnection(this.db, async (conn) => (await conn.runBatch<R>([READ_SETTINGS, statement.compile(this.db)])).rows);
   }
 }
 

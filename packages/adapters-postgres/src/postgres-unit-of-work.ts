@@ -6,10 +6,8 @@ import {
   asksForAny,
   RECORD_TYPES,
   perRecordType,
-  type ChangesSince,
   type ConflictRecord,
   type DataChange,
-  type EncodedChanges,
   type ObjectRows,
   type ObjectScope,
   type NewConflict,
@@ -32,8 +30,6 @@ import { recordFromSql, referenceColumn, type SqlRecordRow } from './record-mapp
 import {
   liveReferencingQuery,
   lockRowsAndReceiptsQuery,
-  newestVersionQuery,
-  readAllChangesQuery,
   readObjectsQuery,
   recordQuery,
   reserveQuery,
@@ -43,7 +39,7 @@ import type { DB } from './schema.js';
 import { insertRowsQuery, planWriteStatements, updateRowsQuery } from './set-based-writes.js';
 import { rawPart, type BatchConnection, type BatchPart, type Statement } from './batch-connection.js';
 
-const CONFLICT_COLUMNS = sql.raw('id, user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at, resolved_at');
+export const CONFLICT_COLUMNS = sql.raw('id, user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at, resolved_at');
 
 /** The answer of `readObjectsQuery`: its rows by type (an event with a recurring event uid is an override), each list in id order. */
 export function objectRowsFrom(raw: readonly Readonly<Record<string, unknown>>[]): ObjectRows {
@@ -301,41 +297,9 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
       where user_id = ${this.userId} and id = cast(${conflictId} as bigint)`);
   }
 
-  async listUnresolvedConflicts(afterId: number, limit: number): Promise<ConflictRecord[]> {
-    const rows = await this.#read(sql<Record<string, unknown>>`
-      select ${CONFLICT_COLUMNS} from sync_conflicts
-      where user_id = ${this.userId} and resolved_at is null and id > cast(${afterId} as bigint)
-      order by id limit ${limit}::integer`);
-    return rows.map(conflictFromSql);
-  }
-
-  async newestVersion(): Promise<bigint> {
-    const rows = await this.#read(newestVersionQuery(this.userId));
-    return BigInt(rows[0]?.v ?? '0');
-  }
-
   async announceChange(change: DataChange): Promise<void> {
     this.assertOwnUser(change.userId);
     this.#write(notifyQuery(encodeChange(change)), 'notify');
-  }
-
-  async readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
-    const wanted = Math.max(0, limit);
-    const rows = perRecordType((): EncodedChanges => ({ count: 0, lastVersion: null, more: false, wire: '[]' }));
-    const raw = await this.#read(readAllChangesQuery(this.userId, watermarks, wanted));
-    let bound = 0n;
-    let purgedThrough = 0n;
-    for (const r of raw) {
-      if (r.t === null) {
-        bound = BigInt(String(r.bound));
-        purgedThrough = BigInt(String(r.purged));
-        continue;
-      }
-      // The statement built the page's wire JSON (readAllChangesQuery): passed on as text.
-      const read = Number(r.n);
-      rows[r.t as RecordType] = { count: Math.min(read, wanted), lastVersion: r.last === null ? null : BigInt(String(r.last)), more: read > wanted, wire: String(r.wire) };
-    }
-    return { bound, rows, purgedThrough };
   }
 
   async prefetch(wanted: UidsByType, keys: readonly ReceiptKey[], ahead: ReserveRequest = {}): Promise<Prefetched> {

@@ -90,6 +90,38 @@ describe.skipIf(!runs)('concurrency on PostgreSQL', () => {
     }
   });
 
+  it("a pull, a conflict list and the newest version neither wait for the user's unit of work under way nor read past what it will commit", async () => {
+    const user = await createUser();
+    const service = services.whole;
+    const first = await service.push(user, { tasks: [up('lf-1', { title: 'first' }, null)] });
+    const entered = deferred();
+    const release = deferred();
+    let unitFinished = false;
+    const long = store.inUserTransaction(user, async (uow) => {
+      const [v] = await nextVersions(uow, 1);
+      await uow.applyWrites(await insertsOf(uow, [{ type: 'tasks', userId: user, uid: 'lf-2', version: v!, createdAt: T0, updatedAt: T0, deleted: null, fields: { title: 'second', notes: null, dueAt: null, completed: false, completedAt: null, priority: null, parentTaskUid: null } }]));
+      // A read of the unit sends its write: the row is in the table, not yet committed.
+      expect(await rowsOf(uow, 'tasks', ['lf-2'])).toHaveLength(1);
+      entered.resolve();
+      await release.promise;
+      unitFinished = true;
+    });
+    await entered.promise;
+    let page;
+    try {
+      page = await service.pull(user, { limit: 100 });
+      expect((await service.listConflicts(user, {})).conflicts).toEqual([]);
+      expect(await service.newestVersion(user)).toBe(BigInt(versionOf(first.tasks[0]!)));
+      expect(unitFinished).toBe(false);
+    } finally {
+      release.resolve();
+      await long;
+    }
+    expect(page.tasks.map((t) => t.uid)).toEqual(['lf-1']);
+    const next = await service.pull(user, { cursor: page.nextCursor, limit: 100 });
+    expect(next.tasks.map((t) => t.uid)).toEqual(['lf-2']);
+  });
+
   it('sequence values never collide across parallel units of many users', async () => {
     const users = await Promise.all(Array.from({ length: 8 }, () => createUser()));
     const batches = await Promise.all(

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { RECORD_TYPES, perRecordType, type RecordRow } from '@calsync/domain';
 import { saveReceiptsQuery } from '../src/receipt-queries.js';
 import { recordFromSql } from '../src/record-mapping.js';
-import { liveReferencingQuery, lockRowsAndReceiptsQuery, readAllChangesQuery, recordQuery } from '../src/record-queries.js';
+import { liveReferencingQuery, lockRowsAndReceiptsQuery, newestVersionQuery, readAllChangesQuery, recordQuery } from '../src/record-queries.js';
 import type { DB } from '../src/schema.js';
 import { UNIT_PLANNER_SETTINGS } from '../src/postgres-unit-of-work.js';
 import { insertRowsQuery, updateRowsQuery } from '../src/set-based-writes.js';
@@ -32,7 +32,8 @@ export async function addOwnEvents(db: Kysely<DB>, userId: number, calendarUid: 
  * `own-1` … `own-<size/2>` exist: the prefetch of `size` events (half of them existing) with their
  * receipts, the insert of the other half, the update of the existing half, the insert of a
  * reminder on each existing event (PostgreSQL checks each one's event through the foreign key),
- * the receipts, the lookup of the existing events' live reminders, and one pull page.
+ * the receipts, the lookup of the existing events' live reminders, one pull page, and the user's
+ * newest version (what a notification stream and an occurrence read start from).
  */
 export async function batchStatements(db: Kysely<DB>, userId: number, size: number): Promise<Record<string, Statement>> {
   const half = size / 2;
@@ -64,6 +65,7 @@ export async function batchStatements(db: Kysely<DB>, userId: number, size: numb
     saveReceipts: saveReceiptsQuery(userId, created.map((r) => ({ type: 'events' as const, uid: r.uid, fingerprint: sha256Hex('f'), result: { status: 'created' } }))),
     referencing: liveReferencingQuery('reminders', userId, 'event_uid', existing.map((r) => r.uid)),
     pull: readAllChangesQuery(userId, Object.fromEntries(RECORD_TYPES.map((t) => [t, next - 1_000_000n - BigInt(size)])) as Record<(typeof RECORD_TYPES)[number], bigint>, size),
+    newestVersion: newestVersionQuery(userId),
   };
 }
 

@@ -9,6 +9,7 @@ import {
   type DataChange,
   type EventWindow,
   type EventWindowRead,
+  type ChangesSince,
   type CollectionVersions,
   type NewConflict,
   type ObjectChanges,
@@ -55,6 +56,13 @@ function eventWindowOf(d: UserData, from: string, to: string): EventWindow {
   }
   const events = rows.map((r) => ({ uid: r.uid, fields: Object.fromEntries(OCCURRENCE_SOURCE_FIELDS.map((f) => [f, r.fields[f] ?? null])) }));
   return { calendarZones, events };
+}
+
+/** The highest version of any of the user's rows, tombstones included (0n when none). */
+function newestVersionOf(d: UserData): bigint {
+  let newest = 0n;
+  for (const type of RECORD_TYPES) for (const r of d.rows[type].values()) if (r.version > newest) newest = r.version;
+  return newest;
 }
 
 function copyUser(d: UserData): UserData {
@@ -143,8 +151,7 @@ export class InMemorySyncStore implements SyncStore {
     const changed = new Set<string>();
     for (const r of [...all.roots, ...all.overrides]) if (r.version > since) changed.add(ownerOf.get(r.uid)!);
     for (const r of all.reminders) if (r.version > since) changed.add(reminderOwner(r)!);
-    let newestVersion = 0n;
-    for (const type of RECORD_TYPES) for (const r of d.rows[type].values()) if (r.version > newestVersion) newestVersion = r.version;
+    const newestVersion = newestVersionOf(d);
     return {
       calendars: all.calendars,
       roots: all.roots.filter((r) => changed.has(r.uid)),
@@ -178,11 +185,41 @@ export class InMemorySyncStore implements SyncStore {
     return { calendars: all.calendars, objects };
   }
 
-  /** The newest version read through a unit of work that takes no lock, then the window unless the version is `unlessVersion`. */
+  /** The newest version of what is committed, then the window unless the version is `unlessVersion`. */
   async readEventWindow(userId: number, from: string, to: string, unlessVersion?: bigint): Promise<EventWindowRead> {
     const d = this.#users.get(userId) ?? emptyUser();
-    const version = await this.#unitOfWork(userId, d, () => true, []).newestVersion();
+    const version = newestVersionOf(d);
     return { version, window: version === unlessVersion ? null : eventWindowOf(d, from, to) };
+  }
+
+  /** What is committed, without the lock: the bound is the user's newest version (or the lowest watermark when higher). */
+  async readChangesSince(userId: number, watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
+    const d = this.#users.get(userId) ?? emptyUser();
+    const lowest = RECORD_TYPES.reduce((low, type) => (watermarks[type] < low ? watermarks[type] : low), watermarks.calendars);
+    const newest = newestVersionOf(d);
+    const bound = newest > lowest ? newest : lowest;
+    const rows = perRecordType((type) => {
+      const after = [...d.rows[type].values()]
+        .filter((r) => r.version > watermarks[type])
+        .sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+      const page = after.slice(0, Math.max(0, limit));
+      return { count: page.length, lastVersion: page.at(-1)?.version ?? null, more: after.length > page.length, wire: encodeWireRecords(page) };
+    });
+    // This store has no retention (no RetentionStore runs on it): nothing was ever purged.
+    return { bound, rows, purgedThrough: 0n };
+  }
+
+  /** What is committed, without the lock. */
+  async listUnresolvedConflicts(userId: number, afterId: number, limit: number): Promise<ConflictRecord[]> {
+    return [...(this.#users.get(userId)?.conflicts.values() ?? [])]
+      .filter((c) => c.resolvedAt === null && c.conflictId > afterId)
+      .sort((a, b) => a.conflictId - b.conflictId)
+      .slice(0, limit);
+  }
+
+  /** What is committed, without the lock. */
+  async newestVersion(userId: number): Promise<bigint> {
+    return newestVersionOf(this.#users.get(userId) ?? emptyUser());
   }
 
   /** Each live calendar's objects (and the tasks) read whole, and their highest version. */
@@ -269,36 +306,10 @@ export class InMemorySyncStore implements SyncStore {
         const c = d.conflicts.get(conflictId);
         if (c) d.conflicts.set(conflictId, { ...c, resolvedAt });
       },
-      listUnresolvedConflicts: async (afterId, limit) => {
-        guard();
-        return [...d.conflicts.values()]
-          .filter((c) => c.resolvedAt === null && c.conflictId > afterId)
-          .sort((a, b) => a.conflictId - b.conflictId)
-          .slice(0, limit);
-      },
-      newestVersion: async () => {
-        guard();
-        let newest = 0n;
-        for (const type of RECORD_TYPES) for (const r of d.rows[type].values()) if (r.version > newest) newest = r.version;
-        return newest;
-      },
       announceChange: async (change) => {
         guard();
         if (change.userId !== userId) throw new Error('change of another user');
         announced.push(change);
-      },
-      readChangesSince: async (watermarks, limit) => {
-        guard();
-        const bound = this.#sequence;
-        const rows = perRecordType((type) => {
-          const after = [...d.rows[type].values()]
-            .filter((r) => r.version > watermarks[type] && r.version <= bound)
-            .sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
-          const page = after.slice(0, Math.max(0, limit));
-          return { count: page.length, lastVersion: page.at(-1)?.version ?? null, more: after.length > page.length, wire: encodeWireRecords(page) };
-        });
-        // This store has no retention (no RetentionStore runs on it): nothing was ever purged.
-        return { bound, rows, purgedThrough: 0n };
       },
       readObjects: async (scope, rootUids) => {
         guard();

@@ -1,6 +1,7 @@
 export * from './clocks.js';
 export * from './seeded-random.js';
 export * from './in-memory-sync-store.js';
+export * from './forwarding-sync-store.js';
 export * from './in-memory-change-feed.js';
 export * from './push-item-by-item.js';
 export * from './arbitraries.js';

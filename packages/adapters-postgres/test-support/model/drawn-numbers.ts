@@ -27,7 +27,11 @@ export class DrawnNumbers {
     };
     return new Proxy(store, {
       get(target, property, receiver) {
-        if (property !== 'inUserTransaction') return Reflect.get(target, property, receiver);
+        if (property !== 'inUserTransaction') {
+          // The store's own members, called on the store itself (stores keep private state).
+          const value: unknown = Reflect.get(target, property, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        }
         return async <T>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T> => {
           const drawn = new Map<Kind, bigint[]>();
           const out = await target.inUserTransaction(userId, (uow) => work(recordingUnit(uow, drawn)));

@@ -1,5 +1,4 @@
 import type {
-  ChangesSince,
   ConflictRecord,
   NewConflict,
   ObjectRows,
@@ -122,20 +121,8 @@ export class GroupPrefetch implements SyncUnitOfWork {
     return this.uow.markConflictResolved(conflictId, resolvedAt);
   }
 
-  listUnresolvedConflicts(afterId: number, limit: number): Promise<ConflictRecord[]> {
-    return this.uow.listUnresolvedConflicts(afterId, limit);
-  }
-
-  newestVersion(): Promise<bigint> {
-    return this.uow.newestVersion();
-  }
-
   announceChange(change: DataChange): Promise<void> {
     return this.uow.announceChange(change);
-  }
-
-  readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
-    return this.uow.readChangesSince(watermarks, limit);
   }
 
   readObjects(scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows> {

@@ -1,18 +1,21 @@
-import { FixedClock, InMemorySyncStore, itemByItem } from '@calsync/testkit';
+import { FixedClock, ForwardingSyncStore, InMemorySyncStore, itemByItem } from '@calsync/testkit';
 import { describe, expect, it } from 'vitest';
 import { CursorCodec } from '../cursor/cursor-codec.js';
-import type { RowWrite, SyncStore, SyncUnitOfWork } from '../ports/sync-store.js';
+import type { RowWrite, SyncUnitOfWork } from '../ports/sync-store.js';
 import { SyncService, type ItemFailure } from './sync-service.js';
 
 /**
  * A stand-in store: the in-memory store, except that writing a row titled "poison" fails the way a
  * database refuses a value (a plain Error, as a driver throws), so the whole unit of work fails.
  */
-class PoisonedStore implements SyncStore {
-  readonly inner = new InMemorySyncStore();
+class PoisonedStore extends ForwardingSyncStore<InMemorySyncStore> {
   units = 0;
 
-  inUserTransaction<T>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T> {
+  constructor() {
+    super(new InMemorySyncStore());
+  }
+
+  override inUserTransaction<T>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T> {
     this.units++;
     return this.inner.inUserTransaction(userId, (uow) =>
       work(
@@ -25,12 +28,6 @@ class PoisonedStore implements SyncStore {
       ),
     );
   }
-
-  readObjects: SyncStore['readObjects'] = (userId, scope, rootUids) => this.inner.readObjects(userId, scope, rootUids);
-  readObjectsChangedSince: SyncStore['readObjectsChangedSince'] = (userId, scope, since) => this.inner.readObjectsChangedSince(userId, scope, since);
-  readCollectionVersions: SyncStore['readCollectionVersions'] = (userId) => this.inner.readCollectionVersions(userId);
-  readObjectListing: SyncStore['readObjectListing'] = (userId, scope, extrasHolding) => this.inner.readObjectListing(userId, scope, extrasHolding);
-  readEventWindow: SyncStore['readEventWindow'] = (userId, from, to, unlessVersion) => this.inner.readEventWindow(userId, from, to, unlessVersion);
 }
 
 const T0 = '2024-05-01T10:00:00.000Z';

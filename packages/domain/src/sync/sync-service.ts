@@ -188,29 +188,28 @@ export class SyncService implements SyncApi {
   async pullEncoded(userId: number, query: { readonly cursor?: string; readonly limit?: number }): Promise<EncodedPullResponse> {
     const limit = clampToBounds(query.limit, PAGE_LIMITS.pull);
     let decoded = this.#codec.decode(query.cursor, userId);
-    return this.#store.inUserTransaction(userId, async (uow) => {
-      const first = await uow.readChangesSince(decoded.watermarks, limit);
-      // Retention removed tombstones this device may not have seen: a full snapshot, never a silent gap.
-      const gap = !decoded.reset && predatesPurge(decoded.watermarks, first.purgedThrough);
-      if (gap) decoded = { reset: true, watermarks: ZERO_WATERMARKS };
-      const { bound, rows: changes } = gap ? await uow.readChangesSince(ZERO_WATERMARKS, limit) : first;
-      const next: Record<RecordType, bigint> = { ...decoded.watermarks };
-      const records = {} as Record<RecordType, { count: number; wire: string }>;
-      let hasMore = false;
-      for (const type of RECORD_TYPES) {
-        const from = decoded.watermarks[type];
-        const { count, lastVersion, more, wire } = changes[type];
-        records[type] = { count, wire };
-        if (more && lastVersion !== null) {
-          hasMore = true;
-          next[type] = lastVersion;
-        } else if (bound > from) {
-          next[type] = bound;
-        }
+    // No unit of work: the read takes no lock (see `SyncStore.readChangesSince` for why none is needed).
+    const first = await this.#store.readChangesSince(userId, decoded.watermarks, limit);
+    // Retention removed tombstones this device may not have seen: a full snapshot, never a silent gap.
+    const gap = !decoded.reset && predatesPurge(decoded.watermarks, first.purgedThrough);
+    if (gap) decoded = { reset: true, watermarks: ZERO_WATERMARKS };
+    const { bound, rows: changes } = gap ? await this.#store.readChangesSince(userId, ZERO_WATERMARKS, limit) : first;
+    const next: Record<RecordType, bigint> = { ...decoded.watermarks };
+    const records = {} as Record<RecordType, { count: number; wire: string }>;
+    let hasMore = false;
+    for (const type of RECORD_TYPES) {
+      const from = decoded.watermarks[type];
+      const { count, lastVersion, more, wire } = changes[type];
+      records[type] = { count, wire };
+      if (more && lastVersion !== null) {
+        hasMore = true;
+        next[type] = lastVersion;
+      } else if (bound > from) {
+        next[type] = bound;
       }
-      const nextCursor = this.#codec.encode(userId, next as Watermarks);
-      return { records, cursorReset: decoded.reset, nextCursor, hasMore };
-    });
+    }
+    const nextCursor = this.#codec.encode(userId, next as Watermarks);
+    return { records, cursorReset: decoded.reset, nextCursor, hasMore };
   }
 
   /**
@@ -246,7 +245,7 @@ export class SyncService implements SyncApi {
   async listConflicts(userId: number, query: { readonly afterId?: number; readonly limit?: number }): Promise<ConflictPage> {
     const limit = clampToBounds(query.limit, PAGE_LIMITS.conflicts);
     const afterId = clampToBounds(query.afterId, PAGE_LIMITS.conflictAfterId);
-    const rows = await this.#store.inUserTransaction(userId, (uow) => uow.listUnresolvedConflicts(afterId, limit + 1));
+    const rows = await this.#store.listUnresolvedConflicts(userId, afterId, limit + 1);
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
     return { conflicts: page.map(toConflictDto), hasMore, nextAfterId: hasMore ? page[page.length - 1]!.conflictId : null };
@@ -278,7 +277,7 @@ export class SyncService implements SyncApi {
 
   /** The newest change version of the user (0 when none): what a notification stream starts from. */
   async newestVersion(userId: number): Promise<bigint> {
-    return this.#store.inUserTransaction(userId, (uow) => uow.newestVersion());
+    return this.#store.newestVersion(userId);
   }
 
   /** Commits the plan and, when it wrote rows, announces the change inside the same transaction. */

@@ -24,16 +24,16 @@ export function announceCases(harness: () => StoreHarness): void {
     it('newestVersion is the highest version of the user\'s own rows, tombstones included', async () => {
       const { store, createUser } = harness();
       const [a, b] = [await createUser(), await createUser()];
-      expect(await store.inUserTransaction(a, (uow) => uow.newestVersion())).toBe(0n);
+      expect(await store.newestVersion(a)).toBe(0n);
       const [row] = await insertRows(store, a, [{ type: 'tasks', uid: 'nv-1', fields: sampleFields('tasks') }]);
       await insertRows(store, b, [{ type: 'calendars', uid: 'nv-2', fields: sampleFields('calendars') }]);
-      expect(await store.inUserTransaction(a, (uow) => uow.newestVersion())).toBe(row!.version);
+      expect(await store.newestVersion(a)).toBe(row!.version);
       const deletedAt = await store.inUserTransaction(a, async (uow) => {
         const [v] = await nextVersions(uow, 1);
         await uow.applyWrites(await insertsOf(uow, [newRow('tasks', a, 'nv-3', v!, sampleFields('tasks'), '2024-03-03T00:00:00.000Z')]));
         return v!;
       });
-      expect(await store.inUserTransaction(a, (uow) => uow.newestVersion())).toBe(deletedAt);
+      expect(await store.newestVersion(a)).toBe(deletedAt);
     });
 
     it('an announced change reaches subscribers once the unit commits; a rolled-back one never does', async () => {

@@ -75,15 +75,13 @@ export function conflictCases(harness: () => StoreHarness): void {
         expect(await uow.lockConflict(c3 + 1000)).toBeNull();
         await uow.markConflictResolved(c2, T2);
         expect((await uow.lockConflict(c2))!.resolvedAt).toBe(T2);
-        expect((await uow.listUnresolvedConflicts(0, 50)).map((c) => c.conflictId)).toEqual([c1, c3]);
-        expect((await uow.listUnresolvedConflicts(0, 1)).map((c) => c.conflictId)).toEqual([c1]);
-        expect((await uow.listUnresolvedConflicts(c1, 1)).map((c) => c.conflictId)).toEqual([c3]);
-        expect(await uow.listUnresolvedConflicts(c3, 50)).toEqual([]);
       });
-      await store.inUserTransaction(other, async (uow) => {
-        await uow.markConflictResolved(c1, T2);
-        expect((await uow.listUnresolvedConflicts(0, 50)).map((c) => c.uid)).toEqual(['c-1']);
-      });
+      expect((await store.listUnresolvedConflicts(user, 0, 50)).map((c) => c.conflictId)).toEqual([c1, c3]);
+      expect((await store.listUnresolvedConflicts(user, 0, 1)).map((c) => c.conflictId)).toEqual([c1]);
+      expect((await store.listUnresolvedConflicts(user, c1, 1)).map((c) => c.conflictId)).toEqual([c3]);
+      expect(await store.listUnresolvedConflicts(user, c3, 50)).toEqual([]);
+      await store.inUserTransaction(other, (uow) => uow.markConflictResolved(c1, T2));
+      expect((await store.listUnresolvedConflicts(other, 0, 50)).map((c) => c.uid)).toEqual(['c-1']);
       await store.inUserTransaction(user, async (uow) => expect((await uow.lockConflict(c1))!.resolvedAt).toBeNull());
     });
   });

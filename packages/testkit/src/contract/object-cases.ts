@@ -61,7 +61,7 @@ export function objectCases(harness: () => StoreHarness): void {
       expect((await store.readObjects(user, { allCalendars: true }, ['buried', 'elsewhere', 'series-x'])).roots.map((r) => r.uid)).toEqual(['elsewhere', 'buried']);
 
       // Changed since a version: whole objects of which any row is newer, with the user's newest version.
-      const before = await store.inUserTransaction(user, (uow) => uow.newestVersion());
+      const before = await store.newestVersion(user);
       const unchanged = await store.readObjectsChangedSince(user, { calendarUid: 'o-home' }, before);
       expect([unchanged.roots, unchanged.overrides, unchanged.reminders, unchanged.newestVersion]).toEqual([[], [], [], before]);
       expect(unchanged.calendars.map((c) => c.uid)).toEqual(['o-home', 'o-work']);

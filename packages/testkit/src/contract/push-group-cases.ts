@@ -1,19 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { CursorCodec, SyncService, type PushChangeset, type PushResponse, type RowWrite, type SyncStore, type SyncUnitOfWork } from '@calsync/domain';
 import { FixedClock } from '../clocks.js';
+import { ForwardingSyncStore } from '../forwarding-sync-store.js';
 import { rowsOf, type StoreHarness } from './fixtures.js';
 
 /**
  * The store under test seen through a counter of units of work; writing a task titled "poison"
  * fails the way a database refuses a value (a plain Error), so the whole unit fails.
  */
-class CountingStore implements SyncStore {
+class CountingStore extends ForwardingSyncStore {
   units = 0;
   /** Calls of `prefetch` on the store's units of work. */
   prefetches = 0;
-  constructor(private readonly inner: SyncStore) {}
-
-  inUserTransaction<T>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T> {
+  override inUserTransaction<T>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T> {
     this.units++;
     const applyWrites = (uow: SyncUnitOfWork) => async (writes: readonly RowWrite[]) => {
       if (writes.some((w) => w.row.fields.title === 'poison')) throw new Error('22021 invalid byte sequence (stand-in)');
@@ -33,12 +32,6 @@ class CountingStore implements SyncStore {
       ),
     );
   }
-
-  readObjects: SyncStore['readObjects'] = (userId, scope, rootUids) => this.inner.readObjects(userId, scope, rootUids);
-  readObjectsChangedSince: SyncStore['readObjectsChangedSince'] = (userId, scope, since) => this.inner.readObjectsChangedSince(userId, scope, since);
-  readCollectionVersions: SyncStore['readCollectionVersions'] = (userId) => this.inner.readCollectionVersions(userId);
-  readObjectListing: SyncStore['readObjectListing'] = (userId, scope, extrasHolding) => this.inner.readObjectListing(userId, scope, extrasHolding);
-  readEventWindow: SyncStore['readEventWindow'] = (userId, from, to, unlessVersion) => this.inner.readEventWindow(userId, from, to, unlessVersion);
 }
 
 const T0 = '2024-05-01T10:00:00.000Z';

@@ -56,7 +56,7 @@ export function runRetentionStoreContract(name: string, open: () => Promise<Rete
       return (await h().users.createPhoneUser({ phone, name: 'Ret', now: PAST })).user.id;
     };
     const changes = (userId: number) =>
-      h().store.inUserTransaction(userId, (uow) => uow.readChangesSince(perRecordType(() => 0n), 1000));
+      h().store.readChangesSince(userId, perRecordType(() => 0n), 1000);
 
     it('removes receipts stored before the horizon and keeps newer ones', async () => {
       const { store, retention } = h();
@@ -127,7 +127,7 @@ export function runRetentionStoreContract(name: string, open: () => Promise<Rete
       expect(await store.inUserTransaction(user, (uow) => uow.lockConflict(ids[0]!))).not.toBeNull();
       expect(await purgeAll(retention, 'conflicts', AFTER_DELETED)).toBeGreaterThanOrEqual(1);
       expect(await store.inUserTransaction(user, (uow) => uow.lockConflict(ids[0]!))).toBeNull();
-      expect((await store.inUserTransaction(user, (uow) => uow.listUnresolvedConflicts(0, 10))).map((c) => c.conflictId)).toEqual([ids[1]]);
+      expect((await store.listUnresolvedConflicts(user, 0, 10)).map((c) => c.conflictId)).toEqual([ids[1]]);
     });
 
     it('removes revoked and expired sign-in sessions, expired refresh tokens, expired codes and old sends', async () => {

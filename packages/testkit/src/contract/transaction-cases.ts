@@ -34,8 +34,8 @@ export function transactionCases(harness: () => StoreHarness, options: ContractO
       await store.inUserTransaction(user, async (uow) => {
         expect(await rowsOf(uow, 'tasks', ['rb-1'])).toEqual([]);
         expect(await receiptsOf(uow, [{ type: 'tasks', uid: 'rb-1', fingerprint: fp('f') }])).toEqual([]);
-        expect(await uow.listUnresolvedConflicts(0, 50)).toEqual([]);
       });
+      expect(await store.listUnresolvedConflicts(user, 0, 50)).toEqual([]);
     });
 
     it('two users may use the same uid without seeing or touching each other', async () => {
