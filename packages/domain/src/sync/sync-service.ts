@@ -54,6 +54,8 @@ const MAX_GROUP = 16;
 interface QueuedPush {
   readonly changeset: PushChangeset;
   readonly deviceUid: string | null;
+  /** Its items checked and hashed on arrival (`prefetchRequest`): that needs no rows, so it need not wait for the user's turn. */
+  readonly request: PrefetchRequest;
   resolve(response: PushResponse): void;
   reject(error: unknown): void;
 }
@@ -88,7 +90,8 @@ export class SyncService implements SyncApi {
    */
   push(userId: number, changeset: PushChangeset, deviceUid: string | null = null): Promise<PushResponse> {
     return new Promise<PushResponse>((resolve, reject) => {
-      const push: QueuedPush = { changeset, deviceUid, resolve, reject };
+      // Checked and hashed now, while the pushes before it may still wait for the database.
+      const push: QueuedPush = { changeset, deviceUid, request: prefetchRequest(changeset), resolve, reject };
       const waiting = this.#queued.get(userId);
       if (waiting !== undefined) return void waiting.push(push);
       this.#queued.set(userId, []);
@@ -99,7 +102,7 @@ export class SyncService implements SyncApi {
   /** Runs `group`, then the pushes that queued meanwhile as the next group (at most MAX_GROUP, oldest first), until none is left. */
   async #drain(userId: number, group: QueuedPush[]): Promise<void> {
     while (group.length > 0) {
-      if (group.length === 1) await this.#settle(group[0]!, () => this.#pushAlone(userId, group[0]!.changeset, group[0]!.deviceUid));
+      if (group.length === 1) await this.#settle(group[0]!, () => this.#pushAlone(userId, group[0]!));
       else await this.#pushGroup(userId, group);
       group = this.#queued.get(userId)!.splice(0, MAX_GROUP);
     }
@@ -120,14 +123,13 @@ export class SyncService implements SyncApi {
     try {
       outs = await this.#store.inUserTransaction(userId, async (uow) => {
         // One read for every push's prefetch; each push then plans on it as the pushes before it left it.
-        const requests = group.map((push) => prefetchRequest(push.changeset));
-        const shared = await GroupPrefetch.read(uow, requests);
+        const shared = await GroupPrefetch.read(uow, group.map((push) => push.request));
         const planned = [];
-        for (const [i, push] of group.entries()) planned.push(await this.#plan(shared, push.changeset, push.deviceUid, requests[i]));
+        for (const push of group) planned.push(await this.#plan(shared, push.changeset, push.deviceUid, push.request));
         return planned;
       });
     } catch {
-      for (const push of group) await this.#settle(push, () => this.#pushAlone(userId, push.changeset, push.deviceUid));
+      for (const push of group) await this.#settle(push, () => this.#pushAlone(userId, push));
       return;
     }
     group.forEach((push, i) => {
@@ -146,9 +148,9 @@ export class SyncService implements SyncApi {
    * retry the whole batch forever): an item whose unit of work fails that way is answered with a
    * per-item error and the rest still apply.
    */
-  async #pushAlone(userId: number, changeset: PushChangeset, deviceUid: string | null): Promise<PushResponse> {
+  async #pushAlone(userId: number, { changeset, deviceUid, request }: QueuedPush): Promise<PushResponse> {
     try {
-      const out = await this.#inUserTransactionNotifying(userId, (uow) => this.#plan(uow, changeset, deviceUid));
+      const out = await this.#inUserTransactionNotifying(userId, (uow) => this.#plan(uow, changeset, deviceUid, request));
       return toPushResponse(out.results, out.conflicts);
     } catch (error) {
       if (error instanceof DomainError) throw error;
