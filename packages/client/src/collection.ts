@@ -21,19 +21,33 @@ export interface Collection<F> {
   put(input: PutInput<F>): Promise<string>;
   /** Deletes a record and, like the server, its local descendants. */
   remove(uid: string): Promise<void>;
+  /** The record, as a frozen snapshot (the same object until the record changes). */
   get(uid: string): LocalRecord<F> | undefined;
-  /** Every local record of the type, in uid order. */
+  /** Every local record of the type, in uid order, as `get` gives them. */
   list(): LocalRecord<F>[];
   /** Calls `listener` with the new list after every change of this type; returns the unsubscribe function. */
   subscribe(listener: (records: LocalRecord<F>[]) => void): () => void;
 }
 
-const view = <F>(r: StoredRecord): LocalRecord<F> => ({ ...(r.fields as F), uid: r.uid, version: r.version });
+const byUid = (a: StoredRecord, b: StoredRecord): number => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
 
 /** The collection of `type` over the client's state; `wrote` is told after each local write. */
 export function createCollection<F>(type: RecordType, state: LocalState, wrote: () => void, ready: () => void): Collection<F> {
-  const list = (): LocalRecord<F>[] =>
-    [...state.records[type].values()].sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0)).map((r) => view<F>(r));
+  // A stored record is replaced, never changed, so its view is made once and shared (frozen: a
+  // change goes through `put`); the sorted list is made again only after a change of this type.
+  // Listing thousands of records at every sync round otherwise copied every one of them.
+  const views = new WeakMap<StoredRecord, LocalRecord<F>>();
+  const view = (r: StoredRecord): LocalRecord<F> => {
+    let v = views.get(r);
+    if (v === undefined) views.set(r, (v = Object.freeze({ ...(r.fields as F), uid: r.uid, version: r.version })));
+    return v;
+  };
+  let sorted: { readonly revision: number; readonly records: readonly LocalRecord<F>[] } | null = null;
+  const list = (): LocalRecord<F>[] => {
+    const revision = state.revision(type);
+    if (sorted?.revision !== revision) sorted = { revision, records: [...state.records[type].values()].sort(byUid).map(view) };
+    return [...sorted.records];
+  };
   return {
     async put(input) {
       ready();
@@ -54,7 +68,7 @@ export function createCollection<F>(type: RecordType, state: LocalState, wrote: 
     },
     get(uid) {
       const r = state.records[type].get(uid);
-      return r ? view<F>(r) : undefined;
+      return r ? view(r) : undefined;
     },
     list,
     subscribe(listener) {

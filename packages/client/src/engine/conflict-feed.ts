@@ -1,6 +1,6 @@
 import { ENTITY_TYPE, RECORD_TYPES, type RecordType } from '@calsync/domain/rules';
 import type { CalsyncApi } from '../http/api.js';
-import type { OutboxItem, StoreWrite } from '../store/local-store.js';
+import type { MetaValue, OutboxItem, StoreWrite } from '../store/local-store.js';
 import type { WireConflict, WireItemResult } from '../wire.js';
 import { META, type LocalState } from './local-state.js';
 
@@ -16,8 +16,29 @@ const key = (type: RecordType, uid: string): string => `${type}:${uid}`;
 
 type Written = Readonly<Record<string, readonly string[]>>;
 type Sides = Readonly<Record<string, 'current' | 'loser'>>;
-const written = (state: LocalState): Written => (state.meta.get(META.writtenVersions) ?? {}) as Written;
-const sides = (state: LocalState): Sides => (state.meta.get(META.conflictSides) ?? {}) as Sides;
+
+/**
+ * Each record's written versions, and each conflict's side, are a metadata entry of their own: a
+ * push writes only the entries of its own items. (One map of every record once was copied and
+ * stored whole at every push, so a push cost grew with all the records the device ever wrote.)
+ * The one map an older client kept is still read, never rewritten: an entry of its own wins.
+ */
+const writtenKey = (type: RecordType, uid: string): string => `${META.writtenVersions}:${key(type, uid)}`;
+const sideKey = (conflictId: number | string): string => `${META.conflictSides}:${conflictId}`;
+
+/** The versions of the record this device's own pushes wrote, oldest first (at most WRITTEN_KEPT). */
+function writtenOf(state: LocalState, type: RecordType, uid: string): readonly string[] {
+  const own = state.meta.get(writtenKey(type, uid));
+  if (Array.isArray(own)) return own as readonly string[];
+  return ((state.meta.get(META.writtenVersions) ?? {}) as Written)[key(type, uid)] ?? [];
+}
+
+/** The side this device's own push made of the conflict, when it made it. */
+function decidedSide(state: LocalState, conflictId: number): 'current' | 'loser' | undefined {
+  const own = state.meta.get(sideKey(conflictId));
+  if (own === 'current' || own === 'loser') return own;
+  return ((state.meta.get(META.conflictSides) ?? {}) as Sides)[String(conflictId)];
+}
 
 /**
  * What one push answer says about this device's writes: the versions it wrote (kept per record),
@@ -27,8 +48,7 @@ const sides = (state: LocalState): Sides => (state.meta.get(META.conflictSides) 
  * feed due, so the round lists it with every other device's.
  */
 export function planOwnWrites(state: LocalState, sent: readonly OutboxItem[], results: readonly WireItemResult[], conflicts: readonly WireConflict[]): StoreWrite {
-  const nextWritten: Record<string, readonly string[]> = { ...written(state) };
-  const nextSides: Record<string, 'current' | 'loser'> = { ...sides(state) };
+  const putMeta: Record<string, MetaValue> = {};
   sent.forEach((item, i) => {
     const result = results[i];
     if (!result || result.status === 'error' || result.version === null) return;
@@ -36,26 +56,28 @@ export function planOwnWrites(state: LocalState, sent: readonly OutboxItem[], re
     if (result.status === 'conflict') {
       const conflict = conflicts.find((c) => c.conflictId === result.conflictId);
       side = conflict && conflict.loserSnapshot.version === (item.sent?.baseVersion ?? null) ? 'loser' : 'current';
-      if (result.conflictId !== undefined) nextSides[String(result.conflictId)] = side;
+      if (result.conflictId !== undefined) putMeta[sideKey(result.conflictId)] = side;
     }
     if (side === 'current') {
-      const k = key(item.type, result.uid);
-      nextWritten[k] = [...(nextWritten[k] ?? []), result.version].slice(-WRITTEN_KEPT);
+      const k = writtenKey(item.type, result.uid);
+      const before = (putMeta[k] as readonly string[] | undefined) ?? writtenOf(state, item.type, result.uid);
+      putMeta[k] = [...before, result.version].slice(-WRITTEN_KEPT);
     }
   });
-  return { putMeta: { [META.writtenVersions]: nextWritten, [META.conflictSides]: nextSides, ...(conflicts.length > 0 ? { [META.conflictsDue]: true } : {}) } };
+  if (conflicts.length > 0) putMeta[META.conflictsDue] = true;
+  return { putMeta };
 }
 
 /** Whether this device's own push wrote `version` of the record (a pull that brings back only these needs no conflict listing). */
 export function wroteVersion(state: LocalState, type: RecordType, uid: string, version: string): boolean {
-  return written(state)[key(type, uid)]?.includes(version) ?? false;
+  return writtenOf(state, type, uid).includes(version);
 }
 
 /** The side this device wrote of `conflict`: decided when its own push made it, else read from the versions it wrote. */
 export function sideOf(state: LocalState, conflict: WireConflict): ConflictSide {
-  const decided = sides(state)[String(conflict.conflictId)];
+  const decided = decidedSide(state, conflict.conflictId);
   if (decided) return decided;
-  const mineWritten = written(state)[key(TYPE_OF_ENTITY[conflict.entityType], conflict.entityUid)] ?? [];
+  const mineWritten = writtenOf(state, TYPE_OF_ENTITY[conflict.entityType], conflict.entityUid);
   if (mineWritten.includes(conflict.winnerVersion)) return 'current';
   const loser = conflict.loserSnapshot.version;
   return loser !== null && mineWritten.includes(loser) ? 'loser' : null;

@@ -12,9 +12,9 @@ export const META = {
   lastSyncAt: 'lastSyncAt',
   /** Set when a default change of this device was answered; cleared by the next complete pull. */
   demotionsUnpulled: 'demotionsUnpulled',
-  /** Per record (`type:uid`), the last versions this device's pushes wrote. */
+  /** `writtenVersions:<type>:<uid>`: the last versions this device's pushes wrote of a record (alone, the map an older client kept). */
   writtenVersions: 'writtenVersions',
-  /** Per conflictId, the side of a conflict this device's own push made. */
+  /** `conflictSides:<conflictId>`: the side of a conflict this device's own push made (alone, the map an older client kept). */
   conflictSides: 'conflictSides',
   /** The highest conflictId listed so far (the conflict feed's mark). */
   conflictsAfterId: 'conflictsAfterId',
@@ -51,6 +51,7 @@ export class LocalState {
   readonly meta = new Map<string, MetaValue>();
   readonly #store: LocalStore;
   readonly #listeners = new Set<(change: StateChange) => void>();
+  readonly #revisions: Record<RecordType, number> = { calendars: 0, events: 0, tasks: 0, reminders: 0 };
   #queue: Promise<void> = Promise.resolve();
   /** This instance's residue of outbox seqs modulo SEQ_SLOTS (see nextSeq). */
   readonly #seqSlot: number;
@@ -148,7 +149,13 @@ export class LocalState {
     return () => this.#listeners.delete(listener);
   }
 
+  /** How many changes of `type` memory has seen: a reader's cache of that type is current while it is unchanged. */
+  revision(type: RecordType): number {
+    return this.#revisions[type];
+  }
+
   #emit(change: StateChange): void {
+    for (const type of change.types) this.#revisions[type] += 1;
     for (const l of [...this.#listeners]) l(change);
   }
 }
