@@ -22,7 +22,7 @@ import { runOccurrences } from './workloads/occurrences.js';
 import { runCaldav } from './workloads/caldav.js';
 import { runPeer } from './workloads/peer.js';
 import { runOpenLoop } from './workloads/open-loop.js';
-import { runSmallPushLevel, serverAndDatabaseCpu, smallPushFigures, smallPushTarget, type SmallPushRun } from './workloads/small-push.js';
+import { databaseCpuSeconds, runSmallPushLevel, serverAndDatabaseCpu, smallPushFigures, smallPushTarget, type SmallPushRun } from './workloads/small-push.js';
 import { runUpload, uploadEvents } from './workloads/upload.js';
 
 const quick = process.argv.includes('--quick');
@@ -125,7 +125,7 @@ async function main(): Promise<void> {
       await uploadEvents(server.baseUrl, writer, sizes.upload);
       figures.initialSync = await runInitialSync(server.baseUrl, reader, server, client);
     } else if (manyOnly) {
-      figures.manyDevices = await runManyDevices(server.baseUrl, await signInFleet(server.baseUrl, gateway, sizes.users), { seconds: sizes.manySeconds });
+      figures.manyDevices = await runManyDevices(server.baseUrl, await signInFleet(server.baseUrl, gateway, sizes.users), manyDevicesOptions());
     } else {
       if (!notificationsOnly) await runEverythingElse(writer, reader);
       // A second app node on the same PostgreSQL (PGlite is one process: the one node plays both).
@@ -143,6 +143,11 @@ async function main(): Promise<void> {
     await gateway.close();
   }
   report(figures);
+
+  /** The many-devices workload's length and CPU readers (PostgreSQL's backends only when it runs on PostgreSQL). */
+  function manyDevicesOptions() {
+    return { seconds: sizes.manySeconds, serverCpuSeconds: () => server.cpuSeconds(), databaseCpuSeconds: client ? () => databaseCpuSeconds(dbUrl) : null };
+  }
 
   /** The workloads before the notification one (all of them unless --notifications). */
   async function runEverythingElse(writer: DeviceSession, reader: DeviceSession): Promise<void> {
@@ -162,7 +167,7 @@ async function main(): Promise<void> {
     const pgliteRuns = usePglite ? smallRuns : await smallPushOnPglite(gateway);
     figures.smallPush = smallPushFigures(usePglite ? [] : smallRuns, largeRuns, pgliteRuns);
     const fleet = await signInFleet(server.baseUrl, gateway, sizes.users);
-    const many = await runManyDevices(server.baseUrl, fleet, { seconds: sizes.manySeconds });
+    const many = await runManyDevices(server.baseUrl, fleet, manyDevicesOptions());
     figures.manyDevices = many;
     figures.openLoop = await runOpenLoop(server.baseUrl, fleet, many.roundTripsPerSecond, { seconds: sizes.openSeconds, fractions: openFractions });
     figures.conflicts = await runConflicts(server.baseUrl, gateway, { seconds: sizes.conflictSeconds });

@@ -23,6 +23,12 @@ export interface ManyDevicesFigures {
   soloP50Ms: number;
   soloP99Ms: number;
   /**
+   * CPU a round trip of the load, in ms: the server process, PostgreSQL's backends (null on PGlite,
+   * which is the server's), and this load generator (the 100 SDK devices, with the reminder
+   * streams it reads). All three share the machine's cores: their sum bounds the rate.
+   */
+  cpuMsPerRoundTrip: { server: number; database: number | null; loadGenerator: number };
+  /**
    * Reminders that fell due during the load (one `remindAt` per user every few seconds), heard on a
    * stream of each user's other device read by a process of its own (as a device is): how many were
    * due and heard once, and their lateness (arrival on the stream minus the due time).
@@ -105,7 +111,11 @@ export async function converged(baseUrl: string, devices: readonly SyncClient[])
  * is closed (no pause between round trips), so its latency is devices / throughput (Little's law);
  * a short solo run first gives the service time of one round trip.
  */
-export async function runManyDevices(baseUrl: string, devices: readonly SyncClient[], opts: { seconds: number }): Promise<ManyDevicesFigures> {
+export async function runManyDevices(
+  baseUrl: string,
+  devices: readonly SyncClient[],
+  opts: { seconds: number; serverCpuSeconds: () => number; databaseCpuSeconds: (() => Promise<number>) | null },
+): Promise<ManyDevicesFigures> {
   let errors = 0;
   /** One device's loop until `deadline`; latencies of whole round trips. */
   const loop = async (device: SyncClient, deadline: number, latencies: number[]): Promise<void> => {
@@ -131,10 +141,18 @@ export async function runManyDevices(baseUrl: string, devices: readonly SyncClie
   const metricsBefore = await scrapeMetrics(baseUrl);
   const ownDelay = monitorEventLoopDelay({ resolution: 10 });
   ownDelay.enable();
+  const cpuBefore = { server: opts.serverCpuSeconds(), database: await opts.databaseCpuSeconds?.(), own: process.cpuUsage() };
   const deadline = performance.now() + opts.seconds * 1000;
   const t0 = performance.now();
   await Promise.all(devices.map((device) => loop(device, deadline, latencies)));
   const seconds = msSince(t0) / 1000;
+  const own = process.cpuUsage(cpuBefore.own);
+  const perRoundTrip = (cpuSeconds: number) => (cpuSeconds * 1000) / Math.max(1, latencies.length);
+  const cpuMsPerRoundTrip = {
+    server: perRoundTrip(opts.serverCpuSeconds() - cpuBefore.server),
+    database: cpuBefore.database === undefined ? null : perRoundTrip((await opts.databaseCpuSeconds!()) - cpuBefore.database),
+    loadGenerator: perRoundTrip((own.user + own.system) / 1e6),
+  };
   const metricsAtEnd = await scrapeMetrics(baseUrl);
   ownDelay.disable();
   const heard = await reminders.collect();
@@ -153,6 +171,7 @@ export async function runManyDevices(baseUrl: string, devices: readonly SyncClie
     converged: isConverged,
     soloP50Ms: percentile(solo, 50),
     soloP99Ms: percentile(solo, 99),
+    cpuMsPerRoundTrip,
     reminders: {
       ...heard.apart,
       inLoadGenerator: heard.inLoadGenerator,

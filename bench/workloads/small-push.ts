@@ -58,13 +58,18 @@ export async function smallPushTarget(
  * reading's own connection left out.
  */
 export async function serverAndDatabaseCpu(serverCpu: () => number, databaseUrl: string): Promise<number> {
+  return serverCpu() + (await databaseCpuSeconds(databaseUrl));
+}
+
+/** CPU seconds the database's client backends (but the asking one) have used so far (Linux /proc). */
+export async function databaseCpuSeconds(databaseUrl: string): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const { rows } = await client.query<{ pid: number }>(
       "select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()",
     );
-    return serverCpu() + rows.reduce((sum, r) => sum + processCpuSeconds(r.pid), 0);
+    return rows.reduce((sum, r) => sum + processCpuSeconds(r.pid), 0);
   } finally {
     await client.end();
   }
