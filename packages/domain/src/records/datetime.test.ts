@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dateOfMs, INSTANT_RANGE, instantMsOf, isoOfMs, parseIsoInstant } from './datetime.js';
+import { dateOfMs, INSTANT_RANGE, instantMsOf, isoOfMs, parseIsoInstant, storedInstant } from './datetime.js';
 
 const RUNS = Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
 const instant = fc.integer({ min: INSTANT_RANGE.min, max: INSTANT_RANGE.max });
@@ -28,7 +28,7 @@ describe('the arithmetic ISO codec', () => {
     );
   });
 
-  it('agrees with parseIsoInstant on any text, impossible dates and other forms included', () => {
+  it('agrees with parseIsoInstant on any text, impossible dates and other forms included (instantMsOf, storedInstant)', () => {
     const digit = (n: number) => fc.integer({ min: 0, max: 10 ** n - 1 }).map((v) => String(v).padStart(n, '0'));
     const stored = fc
       .tuple(digit(4), digit(2), digit(2), digit(2), digit(2), digit(2), digit(3))
@@ -39,6 +39,7 @@ describe('the arithmetic ISO codec', () => {
       fc.property(fc.oneof(stored, dateOnly, other), (text) => {
         const expected = parseIsoInstant(text)?.getTime() ?? Number.NaN;
         expect(instantMsOf(text)).toBe(expected);
+        expect(storedInstant(text)).toBe(parseIsoInstant(text)?.toISOString() ?? null);
       }),
       { numRuns: 3000 * RUNS },
     );

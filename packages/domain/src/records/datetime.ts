@@ -46,17 +46,14 @@ export const INSTANT_RANGE = {
   max: Date.parse('9999-12-31T23:59:59.999Z'),
 } as const;
 
-/** The form `Date#toISOString` writes, the one our own clients send and the server stores. */
-const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
 /** Parses an ISO 8601 instant inside `INSTANT_RANGE`; returns null when the text is not one. */
 export function parseIsoInstant(text: string): Date | null {
-  // Fast path for the canonical form: a text that reads back as itself is a valid instant (an
-  // impossible date or time would roll over or not parse, and then takes the full path below).
-  if (text.length === 24 && CANONICAL.test(text)) {
-    const date = new Date(text);
-    const time = date.getTime();
-    if (time >= INSTANT_RANGE.min && time <= INSTANT_RANGE.max && date.toISOString() === text) return date;
+  // Fast path for the form `Date#toISOString` writes, the one our own clients send and the server
+  // stores: read by arithmetic, without the engine's date parser (an impossible date or time takes
+  // the full path below, which refuses it).
+  if (text.length === 24) {
+    const ms = arithmeticMs(text);
+    if (!Number.isNaN(ms)) return new Date(ms);
   }
   const p = split(text);
   if (!p) return null;
@@ -166,12 +163,11 @@ function digits(text: string, at: number, n: number): number {
 }
 
 /**
- * The instant (ms) of an ISO 8601 text, as `parseIsoInstant` reads it, or NaN when it is not one.
- * The stored form (`YYYY-MM-DDTHH:MM:SS.sssZ`, what `toISOString` writes) and a bare date
- * (`YYYY-MM-DD`, midnight UTC) are read by arithmetic; any other form goes through
- * `parseIsoInstant`.
+ * The instant (ms) of a text in the stored form (`YYYY-MM-DDTHH:MM:SS.sssZ`, what `toISOString`
+ * writes) or of a bare date (`YYYY-MM-DD`, midnight UTC), read by arithmetic; NaN for any other
+ * text and for an impossible date or time. Four-digit years from 0001 are all inside `INSTANT_RANGE`.
  */
-export function instantMsOf(text: string): number {
+function arithmeticMs(text: string): number {
   const stored = text.length === 24 && text[10] === 'T' && text[13] === ':' && text[16] === ':' && text[19] === '.' && text[23] === 'Z';
   if ((stored || text.length === 10) && text[4] === '-' && text[7] === '-') {
     const y = digits(text, 0, 4);
@@ -182,6 +178,29 @@ export function instantMsOf(text: string): number {
       return daysFromCivil(y, mo, d) * DAY_MS + h * 3_600_000 + mi * 60_000 + s * 1000 + ms;
     }
   }
+  return Number.NaN;
+}
+
+/**
+ * The instant (ms) of an ISO 8601 text, as `parseIsoInstant` reads it, or NaN when it is not one.
+ * The stored form and a bare date are read by arithmetic; any other form goes through
+ * `parseIsoInstant`.
+ */
+export function instantMsOf(text: string): number {
+  const ms = arithmeticMs(text);
+  if (!Number.isNaN(ms)) return ms;
   const date = parseIsoInstant(text);
   return date === null ? Number.NaN : date.getTime();
+}
+
+/**
+ * An ISO 8601 instant text in the form it is stored in, `parseIsoInstant(text)?.toISOString()`, or
+ * null when it is not one. A text already in that form is checked by arithmetic and comes back as
+ * it is, without a Date made or a text formatted: a pushed event's times are checked when its
+ * fields are validated and again when its whole state is settled.
+ */
+export function storedInstant(text: string): string | null {
+  if (text.length === 24 && !Number.isNaN(arithmeticMs(text))) return text;
+  const ms = instantMsOf(text);
+  return Number.isNaN(ms) ? null : isoOfMs(ms);
 }

@@ -1,4 +1,4 @@
-import { dateOfMidnightUtc, parseDateOnly, parseIsoInstant } from './datetime.js';
+import { dateOfMidnightUtc, parseDateOnly, storedInstant } from './datetime.js';
 import { type Checked, fail, itemError, ok } from './item-error.js';
 import type { FieldValue, FieldValues } from './types.js';
 
@@ -10,12 +10,6 @@ const TIMES = ['startTime', 'endTime'] as const;
  */
 export function asAllDayDate(value: string): string | null {
   return parseDateOnly(value) ?? dateOfMidnightUtc(value);
-}
-
-/** A timed event's time as an instant: a bare date is midnight UTC (as every datetime field reads it). */
-function asInstant(value: string): string | null {
-  if (parseDateOnly(value) !== null) return `${value}T00:00:00.000Z`;
-  return parseIsoInstant(value)?.toISOString() ?? null;
 }
 
 /** True when every exdate entry names a date (a date, or a midnight-UTC instant), as an all-day series needs. */
@@ -39,7 +33,8 @@ export function settleEvent(fields: FieldValues): Checked<FieldValues> {
   for (const name of TIMES) {
     const value = fields[name];
     if (typeof value !== 'string') continue;
-    const settled = allDay ? asAllDayDate(value) : asInstant(value);
+    // A timed event's time is an instant; a bare date is midnight UTC, as every datetime field reads it.
+    const settled = allDay ? asAllDayDate(value) : storedInstant(value);
     if (settled === null) {
       const want = allDay ? 'a date YYYY-MM-DD (the event is all-day)' : 'an ISO 8601 instant';
       return fail(itemError('INVALID_FIELD', `${name}: must be ${want}`));
@@ -48,7 +43,9 @@ export function settleEvent(fields: FieldValues): Checked<FieldValues> {
   }
   const { startTime, endTime } = out;
   if (typeof startTime === 'string' && typeof endTime === 'string') {
-    const before = allDay ? endTime < startTime : Date.parse(endTime) < Date.parse(startTime);
+    // Both are in their stored form now (dates, or instants as `toISOString` writes them, years
+    // 0001 to 9999), whose text order is time order.
+    const before = endTime < startTime;
     if (before) return fail(itemError('INVALID_FIELD', 'endTime: must not be before startTime'));
   }
   if (allDay && typeof out.exdate === 'string' && !exdateHoldsDates(out.exdate)) {

@@ -1,4 +1,4 @@
-import { parseDateOnly, parseIsoInstant } from './datetime.js';
+import { parseDateOnly, parseIsoInstant, storedInstant } from './datetime.js';
 import { FIELD_TABLES } from './field-tables.js';
 import { type Checked, fail, itemError, ok } from './item-error.js';
 import { isValidRrule } from './rrule.js';
@@ -87,14 +87,14 @@ function validateValue(spec: FieldSpec, value: unknown): Checked<FieldValue> {
       return ok(value);
     }
     case 'datetime': {
-      const date = typeof value === 'string' ? parseIsoInstant(value) : null;
-      return date ? ok(date.toISOString()) : invalid(spec, 'must be an ISO 8601 date-time in years 0001 to 9999');
+      const instant = typeof value === 'string' ? storedInstant(value) : null;
+      return instant !== null ? ok(instant) : invalid(spec, 'must be an ISO 8601 date-time in years 0001 to 9999');
     }
     case 'eventtime': {
       // A date stays a date here; whether the event needs a date or an instant is settled on its whole state (settleEvent).
       if (typeof value === 'string' && parseDateOnly(value) !== null) return ok(value);
-      const date = typeof value === 'string' ? parseIsoInstant(value) : null;
-      return date ? ok(date.toISOString()) : invalid(spec, 'must be an ISO 8601 date-time or a date YYYY-MM-DD');
+      const instant = typeof value === 'string' ? storedInstant(value) : null;
+      return instant !== null ? ok(instant) : invalid(spec, 'must be an ISO 8601 date-time or a date YYYY-MM-DD');
     }
     case 'color':
       return typeof value === 'string' && COLOR.test(value) ? ok(value) : invalid(spec, 'must be #RRGGBB');

@@ -51,6 +51,14 @@ describe('record state', () => {
       const backwards = event({ allDay: true, startTime: '2026-03-11', endTime: '2026-03-10' });
       expect(!backwards.ok && backwards.error.message).toContain('endTime');
     });
+    it('orders a timed event\'s start and end by the instants they name, whatever form each was sent in', () => {
+      // 10:00+02:00 is 08:00Z: an end at 09:00Z is after it although its text sorts before the sent start.
+      const offset = event({ startTime: '2026-03-10T10:00:00+02:00', endTime: '2026-03-10T09:00:00.000Z' });
+      expect(offset.ok && [offset.value.startTime, offset.value.endTime]).toEqual(['2026-03-10T08:00:00.000Z', '2026-03-10T09:00:00.000Z']);
+      expect(event({ startTime: '2026-03-10T08:00:00.001Z', endTime: '2026-03-10T10:00:00+02:00' }).ok).toBe(false);
+      expect(event({ startTime: '2026-03-10', endTime: '20260310T000000Z' }).ok).toBe(true);
+      expect(event({ startTime: '0999-12-31T23:59:59.999Z', endTime: '1000-01-01' }).ok).toBe(true);
+    });
     it('reads a bare date of a timed event as midnight UTC', () => {
       const timed = event({ startTime: '2026-03-10', endTime: '2026-03-10T10:00:00Z' });
       expect(timed.ok && [timed.value.startTime, timed.value.endTime]).toEqual(['2026-03-10T00:00:00.000Z', '2026-03-10T10:00:00.000Z']);
