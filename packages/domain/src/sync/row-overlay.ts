@@ -7,8 +7,6 @@ import type { SyncUnitOfWork } from '../ports/sync-store.js';
 import { childLinks } from '../rules/references.js';
 import type { RowChange, RowView } from './row-view.js';
 
-const keyOf = (type: RecordType, uid: string): string => `${type}\u0000${uid}`;
-
 /**
  * The store's rows a plan has loaded, with every change decided so far laid over them. New rows
  * and versions get negative placeholders (ids -1, -2…, versions -1n, -2n… in decision order)
@@ -18,12 +16,14 @@ const keyOf = (type: RecordType, uid: string): string => `${type}\u0000${uid}`;
 export class RowOverlay implements RowView {
   readonly #uow: SyncUnitOfWork;
   readonly #now: string;
-  readonly #rows = new Map<string, RecordRow | null>();
+  // Rows are kept per type and looked up by the uid itself: a uid string hashes once, where a
+  // joined type-and-uid key would be built and hashed anew at every look-up.
+  readonly #rows = perRecordType(() => new Map<string, RecordRow | null>());
   /** The state each row had in the store when first loaded (null: absent). */
-  readonly #origin = new Map<string, RecordRow | null>();
-  /** Keys of changed rows, in the order they were first changed. */
-  readonly #touched: string[] = [];
-  readonly #touchedSet = new Set<string>();
+  readonly #origin = perRecordType(() => new Map<string, RecordRow | null>());
+  /** Changed rows, in the order they were first changed. */
+  readonly #touched: { readonly type: RecordType; readonly uid: string }[] = [];
+  readonly #touchedSet = perRecordType(() => new Set<string>());
   readonly #childrenLoaded = new Set<string>();
   #defaultsLoaded = false;
   #versions = 0;
@@ -40,7 +40,7 @@ export class RowOverlay implements RowView {
   }
 
   get(type: RecordType, uid: string): RecordRow | null {
-    return this.#rows.get(keyOf(type, uid)) ?? null;
+    return this.#rows[type].get(uid) ?? null;
   }
 
   liveDefaultCalendars(): readonly RecordRow[] {
@@ -59,17 +59,16 @@ export class RowOverlay implements RowView {
   #scan(type: RecordType, match: (row: RecordRow) => boolean): RecordRow[] {
     const rank = (id: number): number => (id > 0 ? id : Number.MAX_SAFE_INTEGER / 2 - id);
     const out: RecordRow[] = [];
-    for (const row of this.#rows.values()) {
-      if (row !== null && row.type === type && row.deleted === null && match(row)) out.push(row);
+    for (const row of this.#rows[type].values()) {
+      if (row !== null && row.deleted === null && match(row)) out.push(row);
     }
     return out.sort((a, b) => rank(a.id) - rank(b.id));
   }
 
   #remember(row: RecordRow): void {
-    const key = keyOf(row.type, row.uid);
-    if (this.#rows.has(key)) return;
-    this.#rows.set(key, row);
-    this.#origin.set(key, row);
+    if (this.#rows[row.type].has(row.uid)) return;
+    this.#rows[row.type].set(row.uid, row);
+    this.#origin[row.type].set(row.uid, row);
   }
 
   /**
@@ -79,13 +78,13 @@ export class RowOverlay implements RowView {
    */
   missing(type: RecordType, uids: Iterable<string>): string[] {
     const out: string[] = [];
+    const rows = this.#rows[type];
     for (const uid of new Set(uids)) {
-      const key = keyOf(type, uid);
-      if (this.#rows.has(key)) continue;
+      if (rows.has(uid)) continue;
       if (UID_PATTERN.test(uid)) out.push(uid);
       else {
-        this.#rows.set(key, null);
-        this.#origin.set(key, null);
+        rows.set(uid, null);
+        this.#origin[type].set(uid, null);
       }
     }
     return out;
@@ -103,10 +102,9 @@ export class RowOverlay implements RowView {
   loaded(type: RecordType, missing: readonly string[], rows: readonly RecordRow[]): void {
     for (const row of rows) this.#remember(row);
     for (const uid of missing) {
-      const key = keyOf(type, uid);
-      if (!this.#rows.has(key)) {
-        this.#rows.set(key, null);
-        this.#origin.set(key, null);
+      if (!this.#rows[type].has(uid)) {
+        this.#rows[type].set(uid, null);
+        this.#origin[type].set(uid, null);
       }
     }
   }
@@ -145,7 +143,7 @@ export class RowOverlay implements RowView {
     while (level.length > 0) {
       const parents: RecordRow[] = [];
       for (const parent of level) {
-        const key = keyOf(parent.type, parent.uid);
+        const key = `${parent.type}\u0000${parent.uid}`;
         if (seen.has(key)) continue;
         seen.add(key);
         parents.push(parent);
@@ -175,8 +173,7 @@ export class RowOverlay implements RowView {
 
   /** Lays a decided change over the rows with the next placeholder version. */
   apply(change: RowChange): RecordRow {
-    const key = keyOf(change.type, change.uid);
-    const prev = this.#rows.get(key) ?? null;
+    const prev = this.get(change.type, change.uid);
     this.#versions += 1;
     const row: RecordRow = {
       type: change.type,
@@ -189,11 +186,11 @@ export class RowOverlay implements RowView {
       deleted: change.deleted ? (prev?.deleted ?? this.#now) : null,
       fields: change.fields,
     };
-    if (!this.#touchedSet.has(key)) {
-      this.#touchedSet.add(key);
-      this.#touched.push(key);
+    if (!this.#touchedSet[change.type].has(change.uid)) {
+      this.#touchedSet[change.type].add(change.uid);
+      this.#touched.push({ type: change.type, uid: change.uid });
     }
-    this.#rows.set(key, row);
+    this.#rows[change.type].set(change.uid, row);
     return row;
   }
 
@@ -206,9 +203,9 @@ export class RowOverlay implements RowView {
     const isLiveDefault = (r: RecordRow | null): boolean => r !== null && isLiveDefaultCalendar(r);
     const first: { row: RecordRow; existed: boolean }[] = [];
     const rest: { row: RecordRow; existed: boolean }[] = [];
-    for (const key of this.#touched) {
-      const row = this.#rows.get(key)!;
-      const origin = this.#origin.get(key) ?? null;
+    for (const { type, uid } of this.#touched) {
+      const row = this.#rows[type].get(uid)!;
+      const origin = this.#origin[type].get(uid) ?? null;
       const entry = { row: row!, existed: origin !== null };
       (isLiveDefault(origin) && !isLiveDefault(row) ? first : rest).push(entry);
     }
