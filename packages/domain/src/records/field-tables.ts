@@ -1,3 +1,4 @@
+import { perRecordType } from './per-record-type.js';
 import type { FieldSpec, RecordType } from './types.js';
 
 /**
@@ -70,7 +71,10 @@ export const CREATE_DEFAULTS: Readonly<Record<RecordType, Readonly<Record<string
   reminders: {},
 };
 
+// Made once: the push reads a type's references several times for every item.
+const REFERENCE_FIELDS: Readonly<Record<RecordType, readonly FieldSpec[]>> = perRecordType((type) => FIELD_TABLES[type].filter((f) => f.kind === 'ref'));
+
 /** The fields of `type` that reference another record (the cascade and reference rules read these). */
 export function referenceFields(type: RecordType): readonly FieldSpec[] {
-  return FIELD_TABLES[type].filter((f) => f.kind === 'ref');
+  return REFERENCE_FIELDS[type];
 }

@@ -1,4 +1,4 @@
-import { FIELD_TABLES } from '../records/field-tables.js';
+import { FIELD_TABLES, referenceFields } from '../records/field-tables.js';
 import { type ItemError, itemError } from '../records/item-error.js';
 import { RECORD_TYPES, type FieldValues, type RecordRow, type RecordType } from '../records/types.js';
 import type { RowChange, RowView } from '../sync/row-view.js';
@@ -31,9 +31,9 @@ export function checkReferences(
   applied: FieldValues,
   view: RowView,
 ): ItemError | null {
-  for (const spec of FIELD_TABLES[type]) {
+  for (const spec of referenceFields(type)) {
     const target = applied[spec.name];
-    if (spec.kind !== 'ref' || spec.ref === undefined || typeof target !== 'string') continue;
+    if (spec.ref === undefined || typeof target !== 'string') continue;
     // Naming itself as parent is a mistake no retry can fix, not a parent that has not arrived yet.
     if (spec.ref === type && target === uid) {
       return itemError('INVALID_FIELD', `${spec.name}: a record cannot be its own ancestor`);

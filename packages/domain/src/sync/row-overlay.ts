@@ -1,4 +1,4 @@
-import { FIELD_TABLES } from '../records/field-tables.js';
+import { referenceFields } from '../records/field-tables.js';
 import { UID_PATTERN } from '../records/field-validation.js';
 import { isLiveDefaultCalendar } from '../records/default-calendar.js';
 import { perRecordType } from '../records/per-record-type.js';
@@ -111,9 +111,9 @@ export class RowOverlay implements RowView {
 
   /** Loads the rows referenced by `fields` and, for self-references (task parents), their ancestor chains. */
   async loadReferences(type: RecordType, fields: Readonly<Record<string, unknown>>): Promise<void> {
-    for (const spec of FIELD_TABLES[type]) {
+    for (const spec of referenceFields(type)) {
       let target = fields[spec.name];
-      if (spec.kind !== 'ref' || spec.ref === undefined) continue;
+      if (spec.ref === undefined || typeof target !== 'string') continue;
       const seen = new Set<string>();
       while (typeof target === 'string' && !seen.has(target)) {
         seen.add(target);
