@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyPatch, checkImmutable, checkRequiredOnCreate, createFields, settleFields } from './record-state.js';
+import { FIELD_TABLES } from './field-tables.js';
 import { toWireRecord } from './snapshot.js';
 
 describe('record state', () => {
@@ -11,6 +12,9 @@ describe('record state', () => {
       title: 't', notes: null, dueAt: null, completed: false, completedAt: null, priority: null, parentTaskUid: null, icalExtras: null,
     });
     expect(createFields('calendars', { name: 'c' }).isDefault).toBe(false);
+    // A field sent as undefined takes its default; a name the table does not have is not a field.
+    expect(createFields('calendars', { name: 'c', isDefault: undefined, bogus: 1 } as never)).toEqual({ name: 'c', color: null, timezone: null, isDefault: false });
+    expect(Object.keys(createFields('events', { title: 't', calendarUid: 'c' }))).toEqual(FIELD_TABLES.events.map((s) => s.name));
   });
   it('names the missing field on create', () => {
     expect(checkRequiredOnCreate('events', createFields('events', { title: 't' }))).toEqual({
