@@ -118,7 +118,8 @@ function validateValue(spec: FieldSpec, value: unknown): Checked<FieldValue> {
 /**
  * Validates and normalises the field patch of a pushed upsert against the type's field table.
  * Unknown keys are INVALID_FIELD; server stamps and legacy fields are dropped; null is accepted only
- * for nullable fields; datetimes come back in `Date#toISOString()` form.
+ * for nullable fields; datetimes come back in `Date#toISOString()` form. The patch's keys are in
+ * sorted order: `checkPushItem` writes its canonical JSON with one JSON.stringify.
  */
 export function validatePatch(type: RecordType, fields: Readonly<Record<string, unknown>>): Checked<FieldValues> {
   if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {

@@ -27,14 +27,21 @@ export interface CheckedPushItem {
  * validate: such an item is an error result, and errors are never stored.
  */
 export function checkPushItem(type: RecordType, item: PushItem): CheckedPushItem {
-  let fields: unknown = {};
+  let fields = '{}';
   if (typeof item.uid !== 'string') return { fingerprint: null, patch: null };
   let patch: Checked<FieldValues> | null = null;
   if (item.op === 'upsert') {
     patch = validatePatch(type, item.fields);
     if (!patch.ok) return { fingerprint: null, patch };
-    fields = patch.value;
+    // validatePatch writes the patch's keys in sorted order (field names, none an array index) with
+    // values that are null, booleans, numbers or strings: one JSON.stringify writes its canonical
+    // JSON, where canonicalJson sorts and quotes key by key (a sixth of a pushed item's checks).
+    fields = JSON.stringify(patch.value);
   }
-  const text = canonicalJson({ op: item.op, baseVersion: item.baseVersion, fields });
+  // canonicalJson({ op, baseVersion, fields }): its members in sorted order, an undefined one left out.
+  const members = [`"fields":${fields}`];
+  if (item.baseVersion !== undefined) members.unshift(`"baseVersion":${canonicalJson(item.baseVersion)}`);
+  if (item.op !== undefined) members.push(`"op":${canonicalJson(item.op)}`);
+  const text = `{${members.join(',')}}`;
   return { fingerprint: createHash('sha256').update(text, 'utf8').digest('hex'), patch };
 }
