@@ -81,14 +81,14 @@ describe.each(kinds)('PostgresLegacyStatsStore (%s)', (kind) => {
     await seed(user);
     await seed(other);
     const versionsBefore = await sql<{ version: string }>`select version from events where user_id = ${user} order by uid`.execute(database.db);
-    const top = await boundOf(syncStore, user);
+    const top = await syncStore.inUserTransaction(user, (uow) => boundOf(uow));
     expect(await stats.resetSync(user)).toBe(3);
     const after = await stats.stats(user);
     expect(after.syncStatus).toEqual({ SYNCED: 3, PENDING: 0, CONFLICT: 0 });
     expect(after.lastSyncTime).toBeNull();
     const versionsAfter = await sql<{ version: string }>`select version from events where user_id = ${user} order by uid`.execute(database.db);
     expect(versionsAfter.rows).toEqual(versionsBefore.rows);
-    expect(await boundOf(syncStore, user)).toBe(top);
+    expect(await syncStore.inUserTransaction(user, (uow) => boundOf(uow))).toBe(top);
     expect(await stats.resetSync(user)).toBe(0);
     expect((await stats.stats(other)).syncStatus).toEqual({ SYNCED: 1, PENDING: 1, CONFLICT: 1 });
     expect((await stats.stats(other)).lastSyncTime).toBe(T);

@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
-import { eventWindowBounds, perRecordType, type ChangesSince, type ConflictRecord, type EncodedChanges, type RecordType, type CollectionVersions, type EventWindowRead, type ListedObject, type ObjectChanges, type ObjectListing, type ObjectRows, type ObjectScope, type RecordRow, type SyncStore, type SyncUnitOfWork } from '@calsync/domain';
+import { eventWindowBounds, type ConflictRecord, type CollectionVersions, type EventWindowRead, type ListedObject, type ObjectChanges, type ObjectListing, type ObjectRows, type ObjectScope, type RecordRow, type SyncStore, type SyncUnitOfWork } from '@calsync/domain';
 import { rawPart, withBatchConnection, type Statement } from './batch-connection.js';
 import { conflictFromSql } from './conflict-mapping.js';
 import { CONFLICT_COLUMNS, objectRowsFrom, PostgresUnitOfWork, UNIT_PLANNER_SETTINGS } from './postgres-unit-of-work.js';
 import { occurrenceSourceFromSql, recordFromSql, type SqlRecordRow } from './record-mapping.js';
-import { collectionVersionsQuery, eventWindowQuery, newestVersionQuery, readAllChangesQuery, readObjectListingQuery, readObjectsChangedSinceQuery, readObjectsQuery } from './record-queries.js';
+import { collectionVersionsQuery, eventWindowQuery, newestVersionQuery, readObjectListingQuery, readObjectsChangedSinceQuery, readObjectsQuery } from './record-queries.js';
 import type { DB } from './schema.js';
 
 /**
@@ -93,25 +93,6 @@ export class PostgresSyncStore implements SyncStore {
       else calendars.set(r.c, BigInt(r.v));
     }
     return { calendars, tasks };
-  }
-
-  /** One statement (`readAllChangesQuery`) in one round trip, no lock: see `SyncStore.readChangesSince` for why none is needed. */
-  async readChangesSince(userId: number, watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
-    const wanted = Math.max(0, limit);
-    const rows = perRecordType((): EncodedChanges => ({ count: 0, lastVersion: null, more: false, wire: '[]' }));
-    let bound = 0n;
-    let purgedThrough = 0n;
-    for (const r of await this.#readAlone(userId, readAllChangesQuery(userId, watermarks, wanted))) {
-      if (r.t === null) {
-        bound = BigInt(String(r.bound));
-        purgedThrough = BigInt(String(r.purged));
-        continue;
-      }
-      // The statement built the page's wire JSON (readAllChangesQuery): passed on as text.
-      const read = Number(r.n);
-      rows[r.t as RecordType] = { count: Math.min(read, wanted), lastVersion: r.last === null ? null : BigInt(String(r.last)), more: read > wanted, wire: String(r.wire) };
-    }
-    return { bound, rows, purgedThrough };
   }
 
   /** Like `readObjects`: one round trip, no lock. */

@@ -6,8 +6,10 @@ import {
   asksForAny,
   RECORD_TYPES,
   perRecordType,
+  type ChangesSince,
   type ConflictRecord,
   type DataChange,
+  type EncodedChanges,
   type ObjectRows,
   type ObjectScope,
   type NewConflict,
@@ -30,6 +32,7 @@ import { recordFromSql, referenceColumn, type SqlRecordRow } from './record-mapp
 import {
   liveReferencingQuery,
   lockRowsAndReceiptsQuery,
+  readAllChangesQuery,
   readObjectsQuery,
   recordQuery,
   reserveQuery,
@@ -300,6 +303,25 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   async announceChange(change: DataChange): Promise<void> {
     this.assertOwnUser(change.userId);
     this.#write(notifyQuery(encodeChange(change)), 'notify');
+  }
+
+  async readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
+    const wanted = Math.max(0, limit);
+    const rows = perRecordType((): EncodedChanges => ({ count: 0, lastVersion: null, more: false, wire: '[]' }));
+    const raw = await this.#read(readAllChangesQuery(this.userId, watermarks, wanted));
+    let bound = 0n;
+    let purgedThrough = 0n;
+    for (const r of raw) {
+      if (r.t === null) {
+        bound = BigInt(String(r.bound));
+        purgedThrough = BigInt(String(r.purged));
+        continue;
+      }
+      // The statement built the page's wire JSON (readAllChangesQuery): passed on as text.
+      const read = Number(r.n);
+      rows[r.t as RecordType] = { count: Math.min(read, wanted), lastVersion: r.last === null ? null : BigInt(String(r.last)), more: read > wanted, wire: String(r.wire) };
+    }
+    return { bound, rows, purgedThrough };
   }
 
   async prefetch(wanted: UidsByType, keys: readonly ReceiptKey[], ahead: ReserveRequest = {}): Promise<Prefetched> {

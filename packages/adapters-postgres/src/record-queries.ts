@@ -51,9 +51,8 @@ export function readChangesQuery(type: RecordType, userId: number, afterVersion:
  * each branch is one backward step of the (user_id, version) index. Each branch names a lower
  * bound of the version (versions start at 1) and asks ORDER BY … LIMIT 1, not max(): a generic
  * plan made while a table looked empty computed max() by reading all the user's rows through the
- * (user_id, uid) index (flat-batches.pg.test.ts caught the pull doing so at 100,000 rows); a
- * version condition makes the version index the one that both filters and orders.
- * `ALL_CHANGES_TEXT` has the same branches in its fixed text.
+ * (user_id, uid) index (at 100,000 rows of the user; flat-batches.pg.test.ts now checks this
+ * query); a version condition makes the version index the one that both filters and orders.
  */
 export function newestVersionQuery(userId: number): RawBuilder<{ v: string | null }> {
   const branches = RECORD_TYPES.map((type) => sql`(select version from ${sql.table(type)} where user_id = ${userId} and version > 0 order by version desc limit 1)`);
@@ -195,22 +194,17 @@ const ALL_CHANGES_TEXT = (() => {
     count(*) as n, max(p.version) filter (where p.k <= ${limit}) as last,
     '[' || coalesce(string_agg(p.wire, ',' order by p.version) filter (where p.k <= ${limit}), '') || ']' as wire
     from (select r.version, row_number() over (order by r.version) as k, cast(row_to_json(w) as text) as wire
-      from (select * from ${ident(type)} where user_id = $1 and version > cast($${2 + i} as bigint)
+      from (select * from ${ident(type)} where user_id = $1 and version > cast($${2 + i} as bigint) and version <= (select v from b)
         order by version limit ${limit} + 1) as r
       cross join lateral (select ${wireRecordColumnsText(type)}) as w) as p)`;
-  // The bound: the user's newest version as `newestVersionQuery` reads it, looked for only above
-  // the lowest watermark (the lowest watermark itself when nothing is newer: no type moves then).
-  const lowest = `least(${RECORD_TYPES.map((_, i) => `cast($${2 + i} as bigint)`).join(', ')})`;
-  const newest = RECORD_TYPES.map((type) => `(select version from ${ident(type)} where user_id = $1 and version > ${lowest} order by version desc limit 1)`).join(', ');
-  return `with b as (select greatest(${newest}, ${lowest}) as v)
+  return `with b as (select case when is_called then last_value else 0 end as v from record_version_seq)
     ${bound} union all ${RECORD_TYPES.map(branch).join(' union all ')}`;
 })();
 
 /**
- * The whole pull read in one statement, so of one snapshot: a first row (`t` = null) carrying the
- * bound (the user's newest version, or the lowest watermark when that is higher) and the user's purge horizon (`purged`, 0 when nothing was
- * purged), then one row per type (`t` = its name) for its rows after its watermark (every row of
- * the snapshot is at most the bound), by version,
+ * The whole pull read in one statement: a first row (`t` = null) carrying the sequence's last
+ * value as the bound and the user's purge horizon (`purged`, 0 when nothing was purged), then one
+ * row per type (`t` = its name) for its rows after its watermark up to that bound, by version,
  * each type through the (user_id, version) index: `n` how many of the first `limit` + 1 there are,
  * `last` the last version among the first `limit`, and `wire` those as one JSON array of their
  * wire records (see `wireRecordColumnsText`). node-pg reads one text per type, and nothing parses

@@ -16,7 +16,6 @@ export class ForwardingSyncStore<S extends SyncStore = SyncStore> implements Syn
   readCollectionVersions: SyncStore['readCollectionVersions'] = (...args) => this.inner.readCollectionVersions(...args);
   readObjectListing: SyncStore['readObjectListing'] = (...args) => this.inner.readObjectListing(...args);
   readEventWindow: SyncStore['readEventWindow'] = (...args) => this.inner.readEventWindow(...args);
-  readChangesSince: SyncStore['readChangesSince'] = (...args) => this.inner.readChangesSince(...args);
   listUnresolvedConflicts: SyncStore['listUnresolvedConflicts'] = (...args) => this.inner.listUnresolvedConflicts(...args);
   newestVersion: SyncStore['newestVersion'] = (...args) => this.inner.newestVersion(...args);
 }

@@ -9,7 +9,6 @@ import {
   type DataChange,
   type EventWindow,
   type EventWindowRead,
-  type ChangesSince,
   type CollectionVersions,
   type NewConflict,
   type ObjectChanges,
@@ -192,23 +191,6 @@ export class InMemorySyncStore implements SyncStore {
     return { version, window: version === unlessVersion ? null : eventWindowOf(d, from, to) };
   }
 
-  /** What is committed, without the lock: the bound is the user's newest version (or the lowest watermark when higher). */
-  async readChangesSince(userId: number, watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
-    const d = this.#users.get(userId) ?? emptyUser();
-    const lowest = RECORD_TYPES.reduce((low, type) => (watermarks[type] < low ? watermarks[type] : low), watermarks.calendars);
-    const newest = newestVersionOf(d);
-    const bound = newest > lowest ? newest : lowest;
-    const rows = perRecordType((type) => {
-      const after = [...d.rows[type].values()]
-        .filter((r) => r.version > watermarks[type])
-        .sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
-      const page = after.slice(0, Math.max(0, limit));
-      return { count: page.length, lastVersion: page.at(-1)?.version ?? null, more: after.length > page.length, wire: encodeWireRecords(page) };
-    });
-    // This store has no retention (no RetentionStore runs on it): nothing was ever purged.
-    return { bound, rows, purgedThrough: 0n };
-  }
-
   /** What is committed, without the lock. */
   async listUnresolvedConflicts(userId: number, afterId: number, limit: number): Promise<ConflictRecord[]> {
     return [...(this.#users.get(userId)?.conflicts.values() ?? [])]
@@ -310,6 +292,19 @@ export class InMemorySyncStore implements SyncStore {
         guard();
         if (change.userId !== userId) throw new Error('change of another user');
         announced.push(change);
+      },
+      readChangesSince: async (watermarks, limit) => {
+        guard();
+        const bound = this.#sequence;
+        const rows = perRecordType((type) => {
+          const after = [...d.rows[type].values()]
+            .filter((r) => r.version > watermarks[type] && r.version <= bound)
+            .sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+          const page = after.slice(0, Math.max(0, limit));
+          return { count: page.length, lastVersion: page.at(-1)?.version ?? null, more: after.length > page.length, wire: encodeWireRecords(page) };
+        });
+        // This store has no retention (no RetentionStore runs on it): nothing was ever purged.
+        return { bound, rows, purgedThrough: 0n };
       },
       readObjects: async (scope, rootUids) => {
         guard();

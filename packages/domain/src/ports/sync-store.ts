@@ -152,9 +152,9 @@ export interface EncodedChanges {
   readonly wire: string;
 }
 
-/** The answer of `SyncStore.readChangesSince`: the pull's upper bound and each type's rows. */
+/** The answer of `SyncUnitOfWork.readChangesSince`: the pull's upper bound and each type's rows. */
 export interface ChangesSince {
-  /** The user's newest version in the read's snapshot, or the lowest watermark read from when that is higher: the page reaches up to it. */
+  /** The global sequence's last issued value when the read began (0n when none was ever issued). */
   readonly bound: bigint;
   readonly rows: Readonly<Record<RecordType, EncodedChanges>>;
   /**
@@ -224,6 +224,15 @@ export interface SyncUnitOfWork {
    */
   announceChange(change: DataChange): Promise<void>;
   /**
+   * The pull read: `bound` is the global sequence's last issued value, read under the per-user
+   * lock; then for every type the rows (live and tombstones) with
+   * `watermarks[type] < version <= bound`, ascending by version, at most `limit` each (none when
+   * the watermark is at or past the bound, or `limit` is 0), as `EncodedChanges` (their wire
+   * JSON, and whether more such rows follow); and the user's purge horizon, read in the same
+   * snapshot as the rows.
+   */
+  readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince>;
+  /**
    * The read behind iCalendar objects (CalDAV collections and resources, subscription feeds): the
    * user's live calendars, and in `scope` the roots with the uids `rootUids` (all roots when
    * absent), their overrides and the reminders of both, tombstones included (an object's ETag is
@@ -282,20 +291,6 @@ export interface SyncStore {
    * unchanged, two otherwise.
    */
   readEventWindow(userId: number, from: string, to: string, unlessVersion?: bigint): Promise<EventWindowRead>;
-  /**
-   * The pull read, lock-free like `readObjects` and of one snapshot: `bound` is the user's newest
-   * version in that snapshot (the lowest of `watermarks` when that is higher: then no type has
-   * anything up to the bound, and a store need not look below it); for every type the rows (live and tombstones) with
-   * `watermarks[type] < version <= bound`, ascending by version, at most `limit` each (none when
-   * the watermark is at or past the bound, or `limit` is 0), as `EncodedChanges` (their wire JSON,
-   * and whether more such rows follow); and the user's purge horizon.
-   *
-   * Why no lock is needed: a unit of work draws its versions after it took the user's lock, so
-   * after every earlier unit of the user committed; a version of the user that is still to commit
-   * is therefore above every version the snapshot holds, and a reader that goes on from `bound`
-   * meets it later. A pull neither waits for the user's pushes nor holds them up.
-   */
-  readChangesSince(userId: number, watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince>;
   /** The user's unresolved conflicts with id > afterId, ascending, at most `limit`; lock-free like `readObjects`. */
   listUnresolvedConflicts(userId: number, afterId: number, limit: number): Promise<ConflictRecord[]>;
   /** The highest version of any of the user's rows (live or tombstone), 0n when the user has none; lock-free like `readObjects`. */

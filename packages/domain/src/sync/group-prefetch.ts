@@ -1,4 +1,5 @@
 import type {
+  ChangesSince,
   ConflictRecord,
   NewConflict,
   ObjectRows,
@@ -123,6 +124,10 @@ export class GroupPrefetch implements SyncUnitOfWork {
 
   announceChange(change: DataChange): Promise<void> {
     return this.uow.announceChange(change);
+  }
+
+  readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
+    return this.uow.readChangesSince(watermarks, limit);
   }
 
   readObjects(scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows> {

@@ -135,7 +135,7 @@ export async function receiptsOf(uow: SyncUnitOfWork, keys: readonly ReceiptKey[
   return (await uow.prefetch(noUids(), keys)).receipts;
 }
 
-/** The pull's bound for the user (its newest version), as the pull reads it (a change read of no rows). */
-export async function boundOf(store: SyncStore, userId: number): Promise<bigint> {
-  return (await store.readChangesSince(userId, perRecordType(() => 0n), 0)).bound;
+/** The global sequence's last issued value, as the pull reads it (a change read of no rows). */
+export async function boundOf(uow: SyncUnitOfWork): Promise<bigint> {
+  return (await uow.readChangesSince(perRecordType(() => 0n), 0)).bound;
 }

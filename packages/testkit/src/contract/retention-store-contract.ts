@@ -56,7 +56,7 @@ export function runRetentionStoreContract(name: string, open: () => Promise<Rete
       return (await h().users.createPhoneUser({ phone, name: 'Ret', now: PAST })).user.id;
     };
     const changes = (userId: number) =>
-      h().store.readChangesSince(userId, perRecordType(() => 0n), 1000);
+      h().store.inUserTransaction(userId, (uow) => uow.readChangesSince(perRecordType(() => 0n), 1000));
 
     it('removes receipts stored before the horizon and keeps newer ones', async () => {
       const { store, retention } = h();

@@ -1,40 +1,41 @@
 import { describe, expect, it } from 'vitest';
-import { RECORD_TYPES, encodeWireRecords, perRecordType, type ChangesSince, type EncodedChanges, type WireRecord } from '@calsync/domain';
-import { T1, T2, boundOf, insertRows, insertsOf, newRow, nextVersions, noUids, pause, rowsOf, sampleFields, type MakeStore, type StoreHarness } from './fixtures.js';
+import { RECORD_TYPES, encodeWireRecords, perRecordType, type EncodedChanges, type WireRecord } from '@calsync/domain';
+import { T1, T2, boundOf, insertRows, nextVersions, noUids, sampleFields, type MakeStore, type StoreHarness } from './fixtures.js';
 
 /** Global sequence and change-feed cases. */
 export function versionCases(harness: () => StoreHarness, makeStore: MakeStore): void {
   describe('versions and changes', () => {
-    it('the pull bound is the user\'s newest version: 0 until the user has a row, moved neither by a version no row carries nor by another user\'s rows', async () => {
+    it('a fresh store reports the bound 0 until a version is issued', async () => {
       const fresh = await makeStore();
       try {
-        const [user, other] = [await fresh.createUser(), await fresh.createUser()];
-        expect(await boundOf(fresh.store, user)).toBe(0n);
+        const user = await fresh.createUser();
+        expect(await fresh.store.inUserTransaction(user, (uow) => boundOf(uow))).toBe(0n);
         const [first] = await fresh.store.inUserTransaction(user, (uow) => nextVersions(uow, 1));
         expect(first! > 0n).toBe(true);
-        expect(await boundOf(fresh.store, user)).toBe(0n);
-        const [row] = await insertRows(fresh.store, user, [{ type: 'tasks', uid: 'fb-1', fields: sampleFields('tasks') }]);
-        expect(row!.version > first!).toBe(true);
-        await insertRows(fresh.store, other, [{ type: 'tasks', uid: 'fb-2', fields: sampleFields('tasks') }]);
-        expect(await boundOf(fresh.store, user)).toBe(row!.version);
+        expect(await fresh.store.inUserTransaction(user, (uow) => boundOf(uow))).toBe(first);
       } finally {
         await fresh.close();
       }
     });
 
-    it('versions strictly increase across calls, record types and users', async () => {
+    it('versions strictly increase across calls, record types and users; the read bound is the last issued', async () => {
       const { store, createUser } = harness();
       const [a, b] = [await createUser(), await createUser()];
       const issued: bigint[] = [];
       for (const user of [a, b, a, b]) {
-        issued.push(...(await store.inUserTransaction(user, (uow) => nextVersions(uow, 3))));
+        const batch = await store.inUserTransaction(user, async (uow) => {
+          const versions = await nextVersions(uow, 3);
+          expect(await boundOf(uow)).toBe(versions[2]);
+          return versions;
+        });
+        issued.push(...batch);
       }
       expect(await store.inUserTransaction(a, (uow) => nextVersions(uow, 0))).toEqual([]);
       for (let i = 1; i < issued.length; i++) expect(issued[i]! > issued[i - 1]!).toBe(true);
       const rows = await insertRows(store, a, RECORD_TYPES.map((type, i) => ({ type, uid: `seq-${i}`, fields: sampleFields(type, { calendarUid: 'seq-0', eventUid: 'seq-1' }) })));
       expect(rows[0]!.version > issued.at(-1)!).toBe(true);
       for (let i = 1; i < rows.length; i++) expect(rows[i]!.version > rows[i - 1]!.version).toBe(true);
-      expect(await boundOf(store, a)).toBe(rows.at(-1)!.version);
+      expect(await store.inUserTransaction(b, (uow) => boundOf(uow))).toBe(rows.at(-1)!.version);
     });
 
     it('reserve draws versions, row ids per type and conflict ids: ascending, of the asked lengths, never twice, a rolled-back unit\'s included', async () => {
@@ -104,11 +105,10 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
       await insertRows(store, other, [{ type: 'tasks', uid: 'rc-2', fields: sampleFields('tasks') }]);
       const v = rows.map((r) => r.version);
       const zero = perRecordType(() => 0n);
-      {
-        const top = await boundOf(store, user);
-        expect(top).toBe(v[4]);
+      await store.inUserTransaction(user, async (uow) => {
+        const top = await boundOf(uow);
         const uids = async (watermarks: Partial<typeof zero>, limit: number) => {
-          const read = await store.readChangesSince(user, { ...zero, ...watermarks }, limit);
+          const read = await uow.readChangesSince({ ...zero, ...watermarks }, limit);
           expect(read.bound).toBe(top);
           for (const t of RECORD_TYPES) expect(read.rows[t].count).toBe(wireOf(read.rows[t]).length);
           return Object.fromEntries(RECORD_TYPES.map((t) => [t, wireOf(read.rows[t]).map((r) => r.uid)]));
@@ -117,17 +117,19 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
         expect(await uids({}, 100)).toEqual(only({ calendars: ['rc-cal'], tasks: ['rc-1', 'rc-2', 'rc-3', 'rc-4'] }));
         expect(await uids({ tasks: v[0]!, calendars: v[1]! }, 100)).toEqual(only({ tasks: ['rc-2', 'rc-3', 'rc-4'] }));
         expect(await uids({ tasks: v[0]! }, 2)).toEqual(only({ calendars: ['rc-cal'], tasks: ['rc-2', 'rc-3'] }));
-        const page = await store.readChangesSince(user, { ...zero, tasks: v[0]! }, 2);
+        const page = await uow.readChangesSince({ ...zero, tasks: v[0]! }, 2);
         expect([page.rows.tasks.lastVersion, page.rows.tasks.more, page.rows.calendars.more, page.rows.events.lastVersion]).toEqual([v[3], true, false, null]);
-        expect((await store.readChangesSince(user, { ...zero, tasks: v[0]! }, 3)).rows.tasks.more).toBe(false);
+        expect((await uow.readChangesSince({ ...zero, tasks: v[0]! }, 3)).rows.tasks.more).toBe(false);
         expect(await uids({ tasks: v[4]!, calendars: top + 5n }, 100)).toEqual(only({}));
         expect(await uids({}, 0)).toEqual(only({}));
-        const tomb = (await store.readChangesSince(user, { ...zero, tasks: v[0]! }, 1)).rows.tasks;
+        const tomb = (await uow.readChangesSince({ ...zero, tasks: v[0]! }, 1)).rows.tasks;
         expect(tomb).toEqual({ count: 1, lastVersion: rows[2]!.version, more: true, wire: encodeWireRecords([rows[2]!]) });
-      }
-      const theirs = (await store.readChangesSince(other, zero, 100)).rows.tasks;
-      // The user's own rc-2 is a tombstone: a live one is the other user's.
-      expect(wireOf(theirs).map((r) => [r.uid, r.deleted])).toEqual([['rc-2', null]]);
+      });
+      await store.inUserTransaction(other, async (uow) => {
+        const theirs = (await uow.readChangesSince(zero, 100)).rows.tasks;
+        // The user's own rc-2 is a tombstone: a live one is the other user's.
+        expect(wireOf(theirs).map((r) => [r.uid, r.deleted])).toEqual([['rc-2', null]]);
+      });
     });
 
     it('readChangesSince answers each type\'s rows as their wire JSON, the exact text encodeWireRecords makes of the stored rows', async () => {
@@ -156,38 +158,26 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
         { type: 'reminders', uid: 'wj-rem-task', fields: { ...sampleFields('reminders', { taskUid: 'wj-task' }), minutesBefore: null, remindAt: T1 } },
         { type: 'reminders', uid: 'wj-rem-gone', fields: sampleFields('reminders', { eventUid: 'wj-all-day' }), deleted: T2 },
       ]);
-      const read = await store.readChangesSince(user, perRecordType(() => 0n), 100);
+      const read = await store.inUserTransaction(user, (uow) => uow.readChangesSince(perRecordType(() => 0n), 100));
       for (const type of RECORD_TYPES) {
         const stored = rows.filter((r) => r.type === type);
         expect(read.rows[type]).toEqual({ count: stored.length, lastVersion: stored.at(-1)!.version, more: false, wire: encodeWireRecords(stored) });
       }
     });
 
-    it('readChangesSince while a unit of work of the user is under way never passes a version that unit commits: read on from its bound, nothing is missed', async () => {
+    it('readChangesSince bounds by the last issued version: a version issued later in the unit of work is past the next read', async () => {
       const { store, createUser } = harness();
       const user = await createUser();
-      const zero = perRecordType(() => 0n);
-      const [first] = await insertRows(store, user, [{ type: 'tasks', uid: 'uw-1', fields: sampleFields('tasks') }]);
-      let readDuring: Promise<ChangesSince> | undefined;
-      const written = await store.inUserTransaction(user, async (uow) => {
-        const [v] = await nextVersions(uow, 1);
-        await uow.applyWrites(await insertsOf(uow, [newRow('tasks', user, 'uw-2', v!, sampleFields('tasks'))]));
-        // The unit's write has reached the store (a read of the unit sends it) before the pull starts.
-        expect(await rowsOf(uow, 'tasks', ['uw-2'])).toHaveLength(1);
-        readDuring = store.readChangesSince(user, zero, 100);
-        // A store whose reads do not wait for the unit answers now; one that serializes all
-        // sessions (PGlite) answers once the unit committed. Both are allowed; a gap is not.
-        await Promise.race([readDuring, pause(50)]);
-        return v!;
+      const [row] = await insertRows(store, user, [{ type: 'tasks', uid: 'bd-1', fields: sampleFields('tasks') }]);
+      await store.inUserTransaction(user, async (uow) => {
+        const zero = perRecordType(() => 0n);
+        const before = await uow.readChangesSince(zero, 10);
+        expect(before.bound >= row!.version).toBe(true);
+        const [issued] = await nextVersions(uow, 1);
+        const after = await uow.readChangesSince(zero, 10);
+        expect(after.bound).toBe(issued);
+        expect(wireOf(after.rows.tasks).map((r) => r.uid)).toEqual(['bd-1']);
       });
-      const during = await readDuring!;
-      const seen = wireOf(during.rows.tasks).map((r) => r.uid);
-      // Everything the read saw is at most its bound, and what it did not see is above it.
-      expect(during.bound >= first!.version).toBe(true);
-      if (seen.includes('uw-2')) expect(during.bound).toBe(written);
-      else expect([seen, during.bound < written]).toEqual([['uw-1'], true]);
-      const next = await store.readChangesSince(user, { ...zero, tasks: during.bound }, 100);
-      expect([...seen, ...wireOf(next.rows.tasks).map((r) => r.uid)]).toEqual(['uw-1', 'uw-2']);
     });
   });
 }
