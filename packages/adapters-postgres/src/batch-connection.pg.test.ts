@@ -47,6 +47,26 @@ for (const kind of kinds) {
       }
     });
 
+    it('carries long values exactly too (a driver may send them bound, on their own), in order with the statements around them', async () => {
+      const long = AWKWARD.join('|').repeat(400);
+      const many = Array.from({ length: 500 }, (_, i) => AWKWARD[i % AWKWARD.length]!);
+      const values = [long, many, '1', { long }, false, 1, long];
+      const bound = await database.db.executeQuery(CompiledQuery.raw(ROUND_TRIP, values));
+      await onConnection(async (conn) => {
+        const { rows } = await conn.runBatch([
+          rawPart('begin'),
+          part(sql`insert into batch_probe (id, note) values (${20}, ${long})`),
+          { sql: ROUND_TRIP, parameters: values },
+        ]);
+        expect(rows).toEqual(bound.rows);
+        expect((rows[0] as { t: string }).t).toBe(long);
+        expect((rows[0] as { a: string[] }).a).toEqual(many);
+        // The statement before the long ones ran first, in the same transaction.
+        expect((await conn.runBatch<{ note: string }>([part(sql`select note from batch_probe where id = ${20}`)])).rows).toEqual([{ note: long }]);
+        await conn.executeQuery(CompiledQuery.raw('rollback'));
+      });
+    });
+
     it("answers with the last statement's rows, after running every statement in order", async () => {
       await onConnection(async (conn) => {
         const { rows } = await conn.runBatch([
