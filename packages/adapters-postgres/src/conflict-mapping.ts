@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { ENTITY_TYPE, RECORD_TYPES, type ConflictRecord, type RecordType, type WireRecord } from '@calsync/domain';
 import { isoFromSql, isoOrNullFromSql } from './record-mapping.js';
 
@@ -8,7 +9,10 @@ export function recordTypeOfEntity(entityType: string): RecordType {
   return type;
 }
 
-/** Maps a `sync_conflicts` row to the domain's `ConflictRecord`. */
+/** The `sync_conflicts` columns `conflictFromSql` reads. */
+export const CONFLICT_COLUMNS = sql.raw('id, user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at, resolved_at');
+
+/** Maps a `sync_conflicts` row (`CONFLICT_COLUMNS`) to the domain's `ConflictRecord`. */
 export function conflictFromSql(raw: Readonly<Record<string, unknown>>): ConflictRecord {
   return {
     conflictId: Number(raw.id),

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import { eventWindowBounds, type ConflictRecord, type CollectionVersions, type EventWindowRead, type ListedObject, type ObjectChanges, type ObjectListing, type ObjectRows, type ObjectScope, type RecordRow, type SyncStore, type SyncUnitOfWork } from '@calsync/domain';
 import { rawPart, withBatchConnection, type Statement } from './batch-connection.js';
-import { conflictFromSql } from './conflict-mapping.js';
-import { CONFLICT_COLUMNS, objectRowsFrom, PostgresUnitOfWork, UNIT_PLANNER_SETTINGS } from './postgres-unit-of-work.js';
+import { CONFLICT_COLUMNS, conflictFromSql } from './conflict-mapping.js';
+import { objectRowsFrom, PostgresUnitOfWork, UNIT_PLANNER_SETTINGS } from './postgres-unit-of-work.js';
 import { occurrenceSourceFromSql, recordFromSql, type SqlRecordRow } from './record-mapping.js';
 import { collectionVersionsQuery, eventWindowQuery, newestVersionQuery, readObjectListingQuery, readObjectsChangedSinceQuery, readObjectsQuery } from './record-queries.js';
 import type { DB } from './schema.js';
@@ -62,26 +62,21 @@ export class PostgresSyncStore implements SyncStore {
   }
 
   /**
-   * No lock: one round trip for the newest version and, when it moved, one for the window's one
-   * statement (the expander's columns of each event and its live calendar's zone). Event times are
-   * ISO text (instants and all-day dates alike), so they compare as text.
+   * No lock: one round trip for the newest version (`newestVersion`) and, when it moved, one for
+   * the window's one statement (the expander's columns of each event and its live calendar's zone).
+   * Event times are ISO text (instants and all-day dates alike), so they compare as text.
    */
-  readEventWindow(userId: number, from: string, to: string, unlessVersion?: bigint): Promise<EventWindowRead> {
-    if (!Number.isSafeInteger(userId)) throw new Error('userId must be an integer');
+  async readEventWindow(userId: number, from: string, to: string, unlessVersion?: bigint): Promise<EventWindowRead> {
     const [lo, hi] = eventWindowBounds(from, to);
-    return withBatchConnection(this.db, async (conn) => {
-      const newest = await conn.runBatch<{ v: string | null }>([READ_SETTINGS, newestVersionQuery(userId).compile(this.db)]);
-      const version = BigInt(newest.rows[0]?.v ?? '0');
-      if (version === unlessVersion) return { version, window: null };
-      const { rows } = await conn.runBatch<Record<string, unknown>>([READ_SETTINGS, eventWindowQuery(userId, lo, hi).compile(this.db)]);
-      const calendarZones = new Map<string, string | null>();
-      const events = rows.map((r) => {
-        const source = occurrenceSourceFromSql(r);
-        if (r.calendar_live === true) calendarZones.set(String(source.fields.calendarUid), r.calendar_zone === null ? null : String(r.calendar_zone));
-        return source;
-      });
-      return { version, window: { calendarZones, events } };
+    const version = await this.newestVersion(userId);
+    if (version === unlessVersion) return { version, window: null };
+    const calendarZones = new Map<string, string | null>();
+    const events = (await this.#readAlone(userId, eventWindowQuery(userId, lo, hi))).map((r) => {
+      const source = occurrenceSourceFromSql(r);
+      if (r.calendar_live === true) calendarZones.set(String(source.fields.calendarUid), r.calendar_zone === null ? null : String(r.calendar_zone));
+      return source;
     });
+    return { version, window: { calendarZones, events } };
   }
 
   /** Like `readObjects`: one round trip, no lock. */

@@ -25,7 +25,7 @@ import {
   type UidsByType,
 } from '@calsync/domain';
 import { Mutex } from 'async-mutex';
-import { conflictFromSql } from './conflict-mapping.js';
+import { CONFLICT_COLUMNS, conflictFromSql } from './conflict-mapping.js';
 import { encodeChange, notifyQuery } from './notify/change-payload.js';
 import { receiptFromSql, saveReceiptsQuery } from './receipt-queries.js';
 import { recordFromSql, referenceColumn, type SqlRecordRow } from './record-mapping.js';
@@ -41,8 +41,6 @@ import {
 import type { DB } from './schema.js';
 import { insertRowsQuery, planWriteStatements, updateRowsQuery } from './set-based-writes.js';
 import { rawPart, type BatchConnection, type BatchPart, type Statement } from './batch-connection.js';
-
-export const CONFLICT_COLUMNS = sql.raw('id, user_id, entity_type, entity_uid, winner_version, loser_snapshot, created_at, resolved_at');
 
 /** The answer of `readObjectsQuery`: its rows by type (an event with a recurring event uid is an override), each list in id order. */
 export function objectRowsFrom(raw: readonly Readonly<Record<string, unknown>>[]): ObjectRows {

@@ -1,4 +1,4 @@
-import { RECORD_TYPES, type RecordType } from '@calsync/domain/rules';
+import { perRecordType, RECORD_TYPES, type RecordType } from '@calsync/domain/rules';
 import type { LocalStore, MetaValue, OutboxItem, StoredRecord, StoreWrite } from '../store/local-store.js';
 
 /** Metadata keys the client keeps in its store. */
@@ -43,15 +43,13 @@ export interface StateChange {
  * the change is durable.
  */
 export class LocalState {
-  readonly records: Record<RecordType, Map<string, StoredRecord>> = {
-    calendars: new Map(), events: new Map(), tasks: new Map(), reminders: new Map(),
-  };
+  readonly records: Record<RecordType, Map<string, StoredRecord>> = perRecordType(() => new Map());
   /** In seq order. */
   outbox: OutboxItem[] = [];
   readonly meta = new Map<string, MetaValue>();
   readonly #store: LocalStore;
   readonly #listeners = new Set<(change: StateChange) => void>();
-  readonly #revisions: Record<RecordType, number> = { calendars: 0, events: 0, tasks: 0, reminders: 0 };
+  readonly #revisions: Record<RecordType, number> = perRecordType(() => 0);
   #queue: Promise<void> = Promise.resolve();
   /** This instance's residue of outbox seqs modulo SEQ_SLOTS (see nextSeq). */
   readonly #seqSlot: number;

@@ -49,9 +49,8 @@ export function checkPushItem(type: RecordType, item: PushItem): CheckedPushItem
     fields = JSON.stringify(patch.value);
   }
   // canonicalJson({ op, baseVersion, fields }): its members in sorted order, an undefined one left out.
-  const members = [`"fields":${fields}`];
-  if (item.baseVersion !== undefined) members.unshift(`"baseVersion":${canonicalJson(item.baseVersion)}`);
-  if (item.op !== undefined) members.push(`"op":${canonicalJson(item.op)}`);
-  const text = `{${members.join(',')}}`;
+  const baseVersion = item.baseVersion === undefined ? '' : `"baseVersion":${canonicalJson(item.baseVersion)},`;
+  const op = item.op === undefined ? '' : `,"op":${canonicalJson(item.op)}`;
+  const text = `{${baseVersion}"fields":${fields}${op}}`;
   return { fingerprint: sha256Hex(text), patch };
 }

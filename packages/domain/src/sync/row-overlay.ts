@@ -65,10 +65,11 @@ export class RowOverlay implements RowView {
     return out.sort((a, b) => rank(a.id) - rank(b.id));
   }
 
-  #remember(row: RecordRow): void {
-    if (this.#rows[row.type].has(row.uid)) return;
-    this.#rows[row.type].set(row.uid, row);
-    this.#origin[row.type].set(row.uid, row);
+  /** Records what the store holds for (type, uid) (null: absent), unless it is already known. */
+  #remember(type: RecordType, uid: string, row: RecordRow | null): void {
+    if (this.#rows[type].has(uid)) return;
+    this.#rows[type].set(uid, row);
+    this.#origin[type].set(uid, row);
   }
 
   /**
@@ -82,10 +83,7 @@ export class RowOverlay implements RowView {
     for (const uid of new Set(uids)) {
       if (rows.has(uid)) continue;
       if (UID_PATTERN.test(uid)) out.push(uid);
-      else {
-        rows.set(uid, null);
-        this.#origin[type].set(uid, null);
-      }
+      else this.#remember(type, uid, null);
     }
     return out;
   }
@@ -100,13 +98,8 @@ export class RowOverlay implements RowView {
 
   /** Records what the store's `prefetch` answered for these uids of `type` (absent ones are null rows). */
   loaded(type: RecordType, missing: readonly string[], rows: readonly RecordRow[]): void {
-    for (const row of rows) this.#remember(row);
-    for (const uid of missing) {
-      if (!this.#rows[type].has(uid)) {
-        this.#rows[type].set(uid, null);
-        this.#origin[type].set(uid, null);
-      }
-    }
+    for (const row of rows) this.#remember(row.type, row.uid, row);
+    for (const uid of missing) this.#remember(type, uid, null);
   }
 
   /** Loads the rows referenced by `fields` and, for self-references (task parents), their ancestor chains. */
@@ -128,7 +121,7 @@ export class RowOverlay implements RowView {
   async loadDefaults(): Promise<void> {
     if (this.#defaultsLoaded) return;
     this.#defaultsLoaded = true;
-    for (const row of await this.#uow.findLiveDefaultCalendars()) this.#remember(row);
+    for (const row of await this.#uow.findLiveDefaultCalendars()) this.#remember(row.type, row.uid, row);
   }
 
   /**
@@ -161,7 +154,7 @@ export class RowOverlay implements RowView {
         }
       }
       for (const group of toLoad.values()) {
-        for (const row of await this.#uow.findLiveReferencing(group.type, group.field, group.uids)) this.#remember(row);
+        for (const row of await this.#uow.findLiveReferencing(group.type, group.field, group.uids)) this.#remember(row.type, row.uid, row);
       }
       const next: RecordRow[] = [];
       for (const parent of parents) {
