@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--quick] [--pglite] [--memory] [--notifications] [--occurrences] [--caldav] [--peer] [--many-devices] [--initial-sync]`: starts the real server process, drives it over HTTP and
+ * `pnpm bench [--quick] [--pglite] [--memory] [--notifications] [--occurrences] [--caldav] [--peer] [--many-devices] [--initial-sync] [--small-push]`: starts the real server process, drives it over HTTP and
  * compares against floors measured through `pg` on the same database in the same run. Prints a
  * table and writes bench/results/<date>.json. Not part of `pnpm test`.
  */
@@ -43,6 +43,8 @@ const manyOnly = process.argv.includes('--many-devices');
 const peerOnly = process.argv.includes('--peer');
 /** `--initial-sync`: only the initial-sync workload (its 10,000 events pushed as the upload workload pushes them, untimed). */
 const initialSyncOnly = process.argv.includes('--initial-sync');
+/** `--small-push`: only the small-push workload at the small table (one and 1–5 items per push, 4 and 16 in flight). */
+const smallPushOnly = process.argv.includes('--small-push');
 const caldavEvents = quick ? 300 : 2000;
 /** Events of the peer workload: one per request (two runs), in batches of 1,000, in conflicting write pairs. */
 const peerSizes = quick ? { small: 1000, large: 2000, batch: 2000, conflicts: 2000 } : { small: 2000, large: 10_000, batch: 10_000, conflicts: 10_000 };
@@ -96,7 +98,7 @@ async function main(): Promise<void> {
   if (usePglite) databaseUrl = `pglite://${mkdtempSync(join(tmpdir(), 'calsync-bench-'))}`;
   else await recreateDatabase(dbUrl);
   // First, alone on the machine: the idle memory of fresh servers (PGlite against PostgreSQL).
-  const idleMemory = notificationsOnly || occurrencesOnly || caldavOnly || peerOnly || manyOnly || initialSyncOnly ? null : await runIdleMemory(usePglite ? null : dbUrl);
+  const idleMemory = notificationsOnly || occurrencesOnly || caldavOnly || peerOnly || manyOnly || initialSyncOnly || smallPushOnly ? null : await runIdleMemory(usePglite ? null : dbUrl);
   if (memoryOnly) {
     report({ idleMemory });
     return;
@@ -124,6 +126,9 @@ async function main(): Promise<void> {
       if (!client) throw new Error('--initial-sync measures against a baseline through pg: it needs PostgreSQL, not --pglite');
       await uploadEvents(server.baseUrl, writer, sizes.upload);
       figures.initialSync = await runInitialSync(server.baseUrl, reader, server, client);
+    } else if (smallPushOnly) {
+      const smallRuns = await runSmallPushLevel(await smallPushTargetHere(), gateway, { own: sizes.small / 2, others: sizes.small / 2, pushes: sizes.pushes });
+      figures.smallPush = smallPushFigures(usePglite ? [] : smallRuns, [], usePglite ? smallRuns : []);
     } else if (manyOnly) {
       figures.manyDevices = await runManyDevices(server.baseUrl, await signInFleet(server.baseUrl, gateway, sizes.users), manyDevicesOptions());
     } else {
@@ -149,9 +154,14 @@ async function main(): Promise<void> {
     return { seconds: sizes.manySeconds, serverCpuSeconds: () => server.cpuSeconds(), databaseCpuSeconds: client ? () => databaseCpuSeconds(dbUrl) : null };
   }
 
+  /** The small-push workload's user on this server, with the CPU readers when it runs on PostgreSQL. */
+  function smallPushTargetHere() {
+    return smallPushTarget(server.baseUrl, gateway, client ? dbUrl : null, client ? () => serverAndDatabaseCpu(() => server.cpuSeconds(), dbUrl) : undefined);
+  }
+
   /** The workloads before the notification one (all of them unless --notifications). */
   async function runEverythingElse(writer: DeviceSession, reader: DeviceSession): Promise<void> {
-    const target = await smallPushTarget(server.baseUrl, gateway, client ? dbUrl : null, client ? () => serverAndDatabaseCpu(() => server.cpuSeconds(), dbUrl) : undefined);
+    const target = await smallPushTargetHere();
     const half = sizes.small / 2;
     const smallRuns = await runSmallPushLevel(target, gateway, { own: half, others: half, pushes: sizes.pushes });
     let largeRuns: SmallPushRun[] = [];
@@ -192,13 +202,13 @@ function report(figures: Record<string, unknown>): void {
   for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
   const out = {
     date: new Date().toISOString(),
-    mode: { quick, pglite: usePglite, notificationsOnly, occurrencesOnly, caldavOnly, peerOnly, memoryOnly, manyOnly, initialSyncOnly },
+    mode: { quick, pglite: usePglite, notificationsOnly, occurrencesOnly, caldavOnly, peerOnly, memoryOnly, manyOnly, initialSyncOnly, smallPushOnly },
     machine: { node: process.version, cpus: cpus().length },
     ...figures,
   };
   const dir = fileURLToPath(new URL('./results/', import.meta.url));
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${out.date.slice(0, 10)}${quick ? '-quick' : ''}${usePglite ? '-pglite' : ''}${notificationsOnly ? '-notifications' : ''}${occurrencesOnly ? '-occurrences' : ''}${caldavOnly ? '-caldav' : ''}${peerOnly ? '-peer' : ''}${manyOnly ? '-many-devices' : ''}${initialSyncOnly ? '-initial-sync' : ''}${memoryOnly ? '-memory' : ''}.json`);
+  const file = join(dir, `${out.date.slice(0, 10)}${quick ? '-quick' : ''}${usePglite ? '-pglite' : ''}${notificationsOnly ? '-notifications' : ''}${occurrencesOnly ? '-occurrences' : ''}${caldavOnly ? '-caldav' : ''}${peerOnly ? '-peer' : ''}${manyOnly ? '-many-devices' : ''}${initialSyncOnly ? '-initial-sync' : ''}${smallPushOnly ? '-small-push' : ''}${memoryOnly ? '-memory' : ''}.json`);
   writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
   console.log(`bench: wrote ${file}`);
 }

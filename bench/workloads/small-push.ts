@@ -25,6 +25,8 @@ export interface SmallPushRun {
   ratioFloor: number | null;
   /** CPU per push of the server process and the PostgreSQL backends of its database, in ms (null without a sampler). */
   cpuMsPerPush: number | null;
+  /** The server process's part of `cpuMsPerPush` (null without a sampler). */
+  serverCpuMsPerPush: number | null;
 }
 
 /** What a small-push level needs: a signed-in user with a calendar, and how to fill and floor. */
@@ -34,8 +36,14 @@ export interface SmallPushTarget {
   readonly calendarUid: string;
   /** A direct pg connection for set-based fills and the floor; null on PGlite (fill over HTTP, no floor). */
   readonly databaseUrl: string | null;
-  /** CPU seconds used so far by the server and its database (for CPU per push), when the bench can read them. */
-  readonly cpuSeconds?: () => Promise<number>;
+  /** CPU seconds used so far by the server and by its database (for CPU per push), when the bench can read them. */
+  readonly cpuSeconds?: () => Promise<CpuSeconds>;
+}
+
+/** CPU seconds used so far by the server process and by the PostgreSQL backends of its database. */
+export interface CpuSeconds {
+  readonly server: number;
+  readonly database: number;
 }
 
 /** Signs a fresh user in (a real OTP round) and returns it with its default calendar. */
@@ -43,7 +51,7 @@ export async function smallPushTarget(
   baseUrl: string,
   gateway: StandInSmsGateway,
   databaseUrl: string | null,
-  cpuSeconds?: () => Promise<number>,
+  cpuSeconds?: () => Promise<CpuSeconds>,
 ): Promise<SmallPushTarget> {
   const session = await signIn(baseUrl, gateway, '+15550000077', 'bench-small-push');
   const { pages } = await pullAll(baseUrl, session.token, undefined, 1000);
@@ -53,12 +61,13 @@ export async function smallPushTarget(
 }
 
 /**
- * CPU seconds used so far by `server` plus the PostgreSQL backends connected to the database of
+ * CPU seconds used so far by `server` and by the PostgreSQL backends connected to the database of
  * `databaseUrl` (its client backends, read in /proc: PostgreSQL runs on this machine), this
  * reading's own connection left out.
  */
-export async function serverAndDatabaseCpu(serverCpu: () => number, databaseUrl: string): Promise<number> {
-  return serverCpu() + (await databaseCpuSeconds(databaseUrl));
+export async function serverAndDatabaseCpu(serverCpu: () => number, databaseUrl: string): Promise<CpuSeconds> {
+  const database = await databaseCpuSeconds(databaseUrl);
+  return { server: serverCpu(), database };
 }
 
 /** CPU seconds the database's client backends (but the asking one) have used so far (Linux /proc). */
@@ -190,14 +199,21 @@ export async function runSmallPushLevel(
   const tableRows = await fill(target, gateway, size.own, size.others);
   // Warm-up, not measured: the first pushes of a fresh server pay for JIT compilation and for
   // preparing each statement on each pooled connection, which would otherwise land on whichever
-  // configuration runs first (and make the large table look faster than the small one).
-  await pushLanes(target, '1', 16, Math.min(200, size.pushes));
+  // configuration runs first (and make the large table look faster than the small one). That takes
+  // thousands of pushes, and each configuration's own code paths want their own: warmed by 200
+  // pushes at 16 in flight, four rounds of 1,000 one-event pushes at 4 in flight cost the server
+  // 2.1, 1.7, 1.0 and 0.9 ms of CPU a push; warmed by 3,000 at 16 in flight, 1.0, 0.8, 0.6 and 0.6 ms.
+  // So 3,000 pushes first, then each configuration once unmeasured right before its measured run.
+  await pushLanes(target, '1', 16, 3 * size.pushes);
   const runs: SmallPushRun[] = [];
   for (const itemsPerPush of ['1', '1-5'] as const) {
     for (const inFlight of size.inFlight ?? [4, 16]) {
+      await pushLanes(target, itemsPerPush, inFlight, size.pushes);
       const cpuBefore = await target.cpuSeconds?.();
       const m = await pushLanes(target, itemsPerPush, inFlight, size.pushes);
       const cpuAfter = await target.cpuSeconds?.();
+      const perPush = (part: (c: CpuSeconds) => number): number | null =>
+        cpuBefore === undefined || cpuAfter === undefined ? null : ((part(cpuAfter) - part(cpuBefore)) * 1000) / m.pushes;
       const floor = target.databaseUrl === null ? null : await floorRowsPerSecond(target.databaseUrl, m.items, inFlight);
       const run: SmallPushRun = {
         tableRows,
@@ -212,11 +228,13 @@ export async function runSmallPushLevel(
         p99Ms: percentile(m.latencies, 99),
         floorRowsPerSecond: floor,
         ratioFloor: floor === null ? null : m.itemsPerSecond / floor,
-        cpuMsPerPush: cpuBefore === undefined || cpuAfter === undefined ? null : ((cpuAfter - cpuBefore) * 1000) / m.pushes,
+        cpuMsPerPush: perPush((c) => c.server + c.database),
+        serverCpuMsPerPush: perPush((c) => c.server),
       };
       console.log(
         `bench: small push ${itemsPerPush} item(s), ${inFlight} in flight, ${tableRows} rows: ${Math.round(run.pushesPerSecond)} pushes/s` +
-          (floor === null ? '' : `, floor ${Math.round(floor)} rows/s, ratio ${run.ratioFloor!.toFixed(2)}`),
+          (floor === null ? '' : `, floor ${Math.round(floor)} rows/s, ratio ${run.ratioFloor!.toFixed(2)}`) +
+          (run.cpuMsPerPush === null ? '' : `, CPU ${run.cpuMsPerPush.toFixed(2)} ms per push (server ${run.serverCpuMsPerPush!.toFixed(2)})`),
       );
       runs.push(run);
     }
@@ -236,6 +254,8 @@ export interface SmallPushFigures {
   pglitePerSecond: number | null;
   /** CPU per push (server process + PostgreSQL backends), ms, same configuration as perSecond. */
   cpuMsPerPush: number | null;
+  /** The server process's part of cpuMsPerPush. */
+  serverCpuMsPerPush: number | null;
   runs: SmallPushRun[];
 }
 
@@ -251,6 +271,7 @@ export function smallPushFigures(small: SmallPushRun[], large: SmallPushRun[], p
     ratioLargeTable: s && l ? l.pushesPerSecond / s.pushesPerSecond : null,
     pglitePerSecond: p?.pushesPerSecond ?? null,
     cpuMsPerPush: s?.cpuMsPerPush ?? null,
+    serverCpuMsPerPush: s?.serverCpuMsPerPush ?? null,
     runs: [...small, ...large, ...pglite.map((r) => ({ ...r, pglite: true }))],
   };
 }
