@@ -96,15 +96,22 @@ export const NO_RESERVATION: ReserveCounts = Array.from({ length: RECORD_TYPES.l
 const RESERVE_KEYS = ['v', ...RECORD_TYPES, 'c'] as const;
 
 /**
- * `reserveQuery`'s text with its counts in parameters `$from` to `$from+5`. An identity sequence is
- * looked up once per execution (an InitPlan): as a bare `nextval(pg_get_serial_sequence(…))` the
- * lookup and the text-to-regclass cast ran for every value drawn, about 3.7 µs each against 0.5,
- * some 3 ms of PostgreSQL's time in a 1,000-event push.
+ * The sequence each reservation key draws from: the version sequence, then each table's identity
+ * sequence under the name PostgreSQL gave it (`<table>_id_seq`; schema-matches-field-tables.pg.test.ts
+ * holds the names against `pg_get_serial_sequence`). Named as a literal, a sequence is resolved
+ * once, when the statement is prepared: looked up by `nextval(pg_get_serial_sequence(…))`, it was
+ * found again for every value drawn (about 3.7 µs each against 0.4, some 3 ms of PostgreSQL's time
+ * in a 1,000-event push).
  */
+export const RESERVE_SEQUENCES: Readonly<Record<(typeof RESERVE_KEYS)[number], string>> = {
+  v: 'record_version_seq',
+  ...perRecordType((type) => `${type}_id_seq`),
+  c: 'sync_conflicts_id_seq',
+};
+
+/** `reserveQuery`'s text with its counts in parameters `$from` to `$from+5`. */
 function reserveText(from: number): string {
-  const sequence = (key: (typeof RESERVE_KEYS)[number]): string =>
-    key === 'v' ? `'record_version_seq'` : `(select cast(pg_get_serial_sequence('${key === 'c' ? 'sync_conflicts' : key}', 'id') as regclass))`;
-  return RESERVE_KEYS.map((key, i) => `select '${key}' as k, nextval(${sequence(key)}) as n from generate_series(1, cast($${from + i} as integer))`).join(
+  return RESERVE_KEYS.map((key, i) => `select '${key}' as k, nextval('${RESERVE_SEQUENCES[key]}') as n from generate_series(1, cast($${from + i} as integer))`).join(
     '\nunion all ',
   );
 }
