@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { perRecordType, type RecordRow } from '@calsync/domain';
+import { RECORD_TYPES, perRecordType, type RecordRow } from '@calsync/domain';
 import { T2, insertFamily, insertRows, insertsOf, nextVersions, noUids, rowsOf, sampleFields, type StoreHarness, fp } from './fixtures.js';
 
 /** Row round-trip, update, lookup, reference and default-calendar cases. */
@@ -64,6 +64,28 @@ export function rowCases(harness: () => StoreHarness): void {
         expect(await uow.prefetch(noUids(), [])).toEqual({ rows: perRecordType(() => []), receipts: [] });
         expect(await rowsOf(uow, 'events', ['lr-a'])).toEqual([]);
       });
+    });
+
+    it('prefetch answers any set of types, with or without draws ahead, as it answers all of them together', async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      const written = await insertFamily(store, user, 'ps');
+      const key = { type: 'reminders' as const, uid: 'ps-rem', fingerprint: fp('ps') };
+      await store.inUserTransaction(user, (uow) => uow.saveReceipts([{ ...key, result: { status: 'created' } }]));
+      const uidsOf = perRecordType((type) => written.filter((r) => r.type === type).map((r) => r.uid));
+      const all = await store.inUserTransaction(user, (uow) => uow.prefetch(uidsOf, [key]));
+      expect(RECORD_TYPES.map((type) => all.rows[type].length)).toEqual([1, 1, 2, 1]);
+      for (let subset = 0; subset < 1 << RECORD_TYPES.length; subset++) {
+        const inSubset = (type: (typeof RECORD_TYPES)[number]): boolean => (subset & (1 << RECORD_TYPES.indexOf(type))) !== 0;
+        const wanted = perRecordType((type) => (inSubset(type) ? uidsOf[type] : []));
+        const ahead = subset % 3 === 0 ? {} : { versions: subset, rowIds: perRecordType((type) => (inSubset(type) ? 2 : 0)), conflictIds: subset % 2 };
+        const [found, drawn] = await store.inUserTransaction(user, async (uow) => [await uow.prefetch(wanted, subset % 2 === 0 ? [key] : [], ahead), await uow.reserve(ahead)] as const);
+        expect(found.rows).toEqual(perRecordType((type) => (inSubset(type) ? all.rows[type] : [])));
+        expect(found.receipts).toEqual(subset % 2 === 0 ? all.receipts : []);
+        expect(drawn.versions.length).toBe(subset % 3 === 0 ? 0 : subset);
+        expect(RECORD_TYPES.map((type) => drawn.rowIds[type].length)).toEqual(RECORD_TYPES.map((type) => (subset % 3 !== 0 && inSubset(type) ? 2 : 0)));
+        expect(drawn.conflictIds.length).toBe(subset % 3 === 0 ? 0 : subset % 2);
+      }
     });
 
     it('findLiveReferencing returns live children of the given parents only, scoped to the user', async () => {
