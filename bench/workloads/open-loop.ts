@@ -1,4 +1,7 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { SyncClient } from '@calsync/client';
+import { sample, scrapeMetrics } from '../lib/metrics.js';
+import { loopDelayOf, type LoopDelay } from '../lib/reminder-listener.js';
 import { msSince, percentile } from '../lib/stats.js';
 import { converged, syncRoundTrip } from './many-devices.js';
 
@@ -11,6 +14,13 @@ export interface OpenLoopStep {
   p50Ms: number;
   p99Ms: number;
   errors: number;
+  /**
+   * The event-loop delay during the step: of the load generator (its 100 SDK devices, which also
+   * time the arrivals, so its lag is part of every latency) and of the server (its
+   * `nodejs_eventloop_lag_*` over the step). A tail that the server's loop does not show came from
+   * somewhere else.
+   */
+  loopDelay: { loadGenerator: LoopDelay; server: { p99Ms: number; maxMs: number } };
 }
 
 /** Figures of the open-loop workload. */
@@ -81,7 +91,17 @@ export async function runOpenLoop(
   const steps: OpenLoopStep[] = [];
   for (const fraction of opts.fractions) {
     const offered = closedLoopMaxPerSecond * fraction;
+    // This scrape restarts the server's event-loop figures (prom-client resets them per scrape).
+    await scrapeMetrics(baseUrl);
+    const ownDelay = monitorEventLoopDelay({ resolution: 10 });
+    ownDelay.enable();
     const m = await offer(devices, offered, opts.seconds);
+    ownDelay.disable();
+    const metrics = await scrapeMetrics(baseUrl);
+    const loopDelay = {
+      loadGenerator: loopDelayOf(ownDelay),
+      server: { p99Ms: sample(metrics, 'nodejs_eventloop_lag_p99_seconds') * 1000, maxMs: sample(metrics, 'nodejs_eventloop_lag_max_seconds') * 1000 },
+    };
     const step = {
       fraction,
       offeredPerSecond: offered,
@@ -89,8 +109,12 @@ export async function runOpenLoop(
       p50Ms: percentile(m.latencies, 50),
       p99Ms: percentile(m.latencies, 99),
       errors: m.errors,
+      loopDelay,
     };
-    console.log(`bench: open loop at ${Math.round(fraction * 100)} % (${offered.toFixed(1)}/s): p50 ${step.p50Ms.toFixed(1)} ms, p99 ${step.p99Ms.toFixed(1)} ms`);
+    console.log(
+      `bench: open loop at ${Math.round(fraction * 100)} % (${offered.toFixed(1)}/s): p50 ${step.p50Ms.toFixed(1)} ms, p99 ${step.p99Ms.toFixed(1)} ms; ` +
+        `event-loop delay p99/max: load generator ${loopDelay.loadGenerator.p99Ms.toFixed(0)}/${loopDelay.loadGenerator.maxMs.toFixed(0)} ms, server ${loopDelay.server.p99Ms.toFixed(0)}/${loopDelay.server.maxMs.toFixed(0)} ms`,
+    );
     steps.push(step);
   }
   const under = steps.filter((s) => s.p99Ms < 100 && s.errors === 0).map((s) => s.offeredPerSecond);
