@@ -155,6 +155,11 @@ export function seriesCaseArb(shapes: RuleShapes): fc.Arbitrary<SeriesCase> {
       };
     })
     .filter((c) => {
+      // ical.js 2.2 moves a day a yearly BYMONTH rule takes from DTSTART into the next month when
+      // that month is shorter (DTSTART 29 January, BYMONTH=1,2: 1 March 2027); RFC 5545 says such
+      // an instance does not exist and is ignored. Found by this property (seed 408695167), like the
+      // shapes ruleBodyArb leaves out; the Python oracle covers it.
+      if (shapes === 'ical' && /FREQ=YEARLY/.test(c.rule) && /BYMONTH=/.test(c.rule) && !/BYMONTHDAY|BYDAY|BYYEARDAY|BYWEEKNO/.test(c.rule) && new Date(c.startLocal).getUTCDate() > 28) return false;
       // The chosen local time must exist on DTSTART's day (a stored start is an instant: a skipped
       // wall-clock time cannot be the series' time of day).
       if (c.allDay) return true;
