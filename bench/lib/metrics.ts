@@ -12,6 +12,11 @@ export function sample(text: string, name: string): number {
   return Number(new RegExp(`^${name} ([0-9.e+-]+)`, 'm').exec(text)?.[1] ?? 'NaN');
 }
 
+/** The server's event-loop delay in a scrape (prom-client's figures since the scrape before), in ms. */
+export function serverLoopDelay(text: string): { p99Ms: number; maxMs: number } {
+  return { p99Ms: sample(text, 'nodejs_eventloop_lag_p99_seconds') * 1000, maxMs: sample(text, 'nodejs_eventloop_lag_max_seconds') * 1000 };
+}
+
 /** A histogram's cumulative bucket counts by upper bound (seconds, +Inf last), with its count and sum. */
 interface Histogram {
   readonly buckets: readonly { readonly le: number; readonly count: number }[];

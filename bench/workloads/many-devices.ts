@@ -3,7 +3,7 @@ import type { SyncClient } from '@calsync/client';
 import { pullAll } from '../lib/client.js';
 import { signedInDevice } from '../lib/sdk-device.js';
 import { newEvent, uid } from '../lib/ids.js';
-import { histogramDelta, sample, scrapeMetrics, type HistogramFigures } from '../lib/metrics.js';
+import { histogramDelta, scrapeMetrics, serverLoopDelay, type HistogramFigures } from '../lib/metrics.js';
 import { loopDelayOf, readReminders, startReminderListener, type LoopDelay } from '../lib/reminder-listener.js';
 import { msSince, percentile } from '../lib/stats.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -177,7 +177,7 @@ export async function runManyDevices(
       inLoadGenerator: heard.inLoadGenerator,
       server: histogramDelta(metricsBefore, metricsAfter, 'calsync_reminder_lateness_seconds', 5000),
       loopDelay: {
-        server: { p99Ms: sample(metricsAtEnd, 'nodejs_eventloop_lag_p99_seconds') * 1000, maxMs: sample(metricsAtEnd, 'nodejs_eventloop_lag_max_seconds') * 1000 },
+        server: serverLoopDelay(metricsAtEnd),
         loadGenerator: loopDelayOf(ownDelay),
         listener: heard.listenerDelay,
       },

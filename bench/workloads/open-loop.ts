@@ -1,6 +1,6 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { SyncClient } from '@calsync/client';
-import { sample, scrapeMetrics } from '../lib/metrics.js';
+import { scrapeMetrics, serverLoopDelay } from '../lib/metrics.js';
 import { loopDelayOf, type LoopDelay } from '../lib/reminder-listener.js';
 import { msSince, percentile } from '../lib/stats.js';
 import { converged, syncRoundTrip } from './many-devices.js';
@@ -97,11 +97,7 @@ export async function runOpenLoop(
     ownDelay.enable();
     const m = await offer(devices, offered, opts.seconds);
     ownDelay.disable();
-    const metrics = await scrapeMetrics(baseUrl);
-    const loopDelay = {
-      loadGenerator: loopDelayOf(ownDelay),
-      server: { p99Ms: sample(metrics, 'nodejs_eventloop_lag_p99_seconds') * 1000, maxMs: sample(metrics, 'nodejs_eventloop_lag_max_seconds') * 1000 },
-    };
+    const loopDelay = { loadGenerator: loopDelayOf(ownDelay), server: serverLoopDelay(await scrapeMetrics(baseUrl)) };
     const step = {
       fraction,
       offeredPerSecond: offered,

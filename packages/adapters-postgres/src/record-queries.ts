@@ -95,22 +95,28 @@ export const NO_RESERVATION: ReserveCounts = Array.from({ length: RECORD_TYPES.l
 /** The keys of `reserveQuery`'s branches, in order: versions, each record type's row ids, conflict ids. */
 const RESERVE_KEYS = ['v', ...RECORD_TYPES, 'c'] as const;
 
+/** A key of a reservation: 'v' (versions), a record type (its row ids) or 'c' (conflict ids). */
+type ReserveKey = (typeof RESERVE_KEYS)[number];
+
+/** The table whose identity sequence each id key draws from. */
+export const ID_TABLES: Readonly<Record<Exclude<ReserveKey, 'v'>, string>> = { ...perRecordType((type): string => type), c: 'sync_conflicts' };
+
 /**
- * The sequence each reservation key draws from: the version sequence, then each table's identity
- * sequence under the name PostgreSQL gave it (`<table>_id_seq`; schema-matches-field-tables.pg.test.ts
- * holds the names against `pg_get_serial_sequence`). Named as a literal, a sequence is resolved
- * once, when the statement is prepared: looked up by `nextval(pg_get_serial_sequence(…))`, it was
- * found again for every value drawn (about 3.7 µs each against 0.4, some 3 ms of PostgreSQL's time
- * in a 1,000-event push).
+ * The sequence each reservation key draws from: the version sequence, and each `ID_TABLES` table's
+ * identity sequence under the name PostgreSQL gave it (`<table>_id_seq`;
+ * schema-matches-field-tables.pg.test.ts holds the names against `pg_get_serial_sequence`). Named
+ * as a literal, a sequence is resolved once, when the statement is prepared: looked up by
+ * `nextval(pg_get_serial_sequence(…))`, it was found again for every value drawn (about 3.7 µs each
+ * against 0.4, some 3 ms of PostgreSQL's time in a 1,000-event push).
  */
-export const RESERVE_SEQUENCES: Readonly<Record<(typeof RESERVE_KEYS)[number], string>> = {
+export const RESERVE_SEQUENCES: Readonly<Record<ReserveKey, string>> = {
   v: 'record_version_seq',
-  ...perRecordType((type) => `${type}_id_seq`),
-  c: 'sync_conflicts_id_seq',
+  ...perRecordType((type) => `${ID_TABLES[type]}_id_seq`),
+  c: `${ID_TABLES.c}_id_seq`,
 };
 
 /** `reserveQuery`'s text: a branch per key of `keys` (all six unless told), their counts in parameters `$from` on, in order. */
-function reserveText(from: number, keys: readonly (typeof RESERVE_KEYS)[number][] = RESERVE_KEYS): string {
+function reserveText(from: number, keys: readonly ReserveKey[] = RESERVE_KEYS): string {
   return keys.map((key, i) => `select '${key}' as k, nextval('${RESERVE_SEQUENCES[key]}') as n from generate_series(1, cast($${from + i} as integer))`).join(
     '\nunion all ',
   );
@@ -136,7 +142,7 @@ export function reserveQuery(counts: ReserveCounts): Statement<{ k: string; n: s
  * estimates a user's rows from the table's average, cannot walk all of a user's rows instead. Uids
  * are locked in sorted order (a fixed order; the answer is ordered by id below).
  */
-function prefetchText(types: readonly RecordType[], reserving: readonly (typeof RESERVE_KEYS)[number][]): string {
+function prefetchText(types: readonly RecordType[], reserving: readonly ReserveKey[]): string {
   const receiptsFrom = 2 + types.length;
   const ctes = types.map(
     (type, i) => `${ident(`w_${type}`)} as (select x.* from unnest(cast($${2 + i} as text[])) as w(uid)
@@ -158,7 +164,7 @@ function prefetchText(types: readonly RecordType[], reserving: readonly (typeof 
   return `${ctes.length > 0 ? `with ${ctes.join(', ')} ` : ''}${branches.join(' union all ')}`;
 }
 
-/** The prefetch texts made so far, by shape (a bit per record type with wanted uids, then a bit per reservation key with a count). */
+/** The prefetch texts made so far, by shape (`lockRowsAndReceiptsQuery`). */
 const prefetchTexts = new Map<number, string>();
 
 /**
@@ -179,25 +185,27 @@ export function lockRowsAndReceiptsQuery(
   keys: readonly ReceiptKey[],
   ahead: ReserveCounts = NO_RESERVATION,
 ): Statement<SqlRecordRow> {
+  // The shape: a bit per record type with wanted uids, then a bit per reservation key with a count.
   let shape = 0;
+  const types: RecordType[] = [];
+  const reserving: ReserveKey[] = [];
   const parameters: unknown[] = [userId];
   RECORD_TYPES.forEach((type, i) => {
     if (wanted[type].length === 0) return;
     shape |= 1 << i;
+    types.push(type);
     parameters.push([...wanted[type]].sort());
   });
   parameters.push(...receiptKeyArrays(keys));
-  RESERVE_KEYS.forEach((_, i) => {
-    if (!((ahead[i] ?? 0) > 0)) return;
+  RESERVE_KEYS.forEach((key, i) => {
+    const count = ahead[i] ?? 0;
+    if (!(count > 0)) return;
     shape |= 1 << (RECORD_TYPES.length + i);
-    parameters.push(ahead[i]);
+    reserving.push(key);
+    parameters.push(count);
   });
   let text = prefetchTexts.get(shape);
-  if (text === undefined) {
-    const has = (bit: number): boolean => (shape & (1 << bit)) !== 0;
-    text = prefetchText(RECORD_TYPES.filter((_, i) => has(i)), RESERVE_KEYS.filter((_, i) => has(RECORD_TYPES.length + i)));
-    prefetchTexts.set(shape, text);
-  }
+  if (text === undefined) prefetchTexts.set(shape, (text = prefetchText(types, reserving)));
   return fixedStatement(text, parameters);
 }
 
