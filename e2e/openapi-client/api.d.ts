@@ -899,6 +899,8 @@ export interface components {
             nextCursor: string;
             /** @description pull again with nextCursor to get the rest */
             hasMore: boolean;
+            /** @description the greatest conflictId among the user's unresolved conflicts at the pull's bound, null when none: list conflicts (GET /api/sync/conflicts with afterId) only when it is above the last conflictId this device listed */
+            newestConflictId: number | null;
             calendars: (components["schemas"]["Calendar"] | components["schemas"]["CalendarTombstone"])[];
             events: (components["schemas"]["Event"] | components["schemas"]["EventTombstone"])[];
             tasks: (components["schemas"]["Task"] | components["schemas"]["TaskTombstone"])[];
@@ -3734,6 +3736,7 @@ export interface operations {
                      *         "cursorReset": false,
                      *         "nextCursor": "eyJ2IjoxLCJ3Ijp7ImNhbGVuZGFycyI6IjQifX0",
                      *         "hasMore": false,
+                     *         "newestConflictId": null,
                      *         "calendars": [
                      *           {
                      *             "id": 11,

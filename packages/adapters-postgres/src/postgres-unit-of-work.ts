@@ -309,17 +309,19 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     const raw = await this.#read(readAllChangesQuery(this.userId, watermarks, wanted));
     let bound = 0n;
     let purgedThrough = 0n;
+    let newestConflictId: number | null = null;
     for (const r of raw) {
       if (r.t === null) {
         bound = BigInt(String(r.bound));
         purgedThrough = BigInt(String(r.purged));
+        newestConflictId = r.conflict === null ? null : Number(r.conflict);
         continue;
       }
       // The statement built the page's wire JSON (readAllChangesQuery): passed on as text.
       const read = Number(r.n);
       rows[r.t as RecordType] = { count: Math.min(read, wanted), lastVersion: r.last === null ? null : BigInt(String(r.last)), more: read > wanted, wire: String(r.wire) };
     }
-    return { bound, rows, purgedThrough };
+    return { bound, rows, purgedThrough, newestConflictId };
   }
 
   async prefetch(wanted: UidsByType, keys: readonly ReceiptKey[], ahead: ReserveRequest = {}): Promise<Prefetched> {

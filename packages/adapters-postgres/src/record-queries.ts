@@ -234,11 +234,12 @@ function wireRecordColumnsText(type: RecordType): string {
 const ALL_CHANGES_TEXT = (() => {
   const limit = 'cast($6 as integer)';
   const bound = `select cast(null as text) as t, b.v as bound, (select coalesce(max(purged_through), 0) from sync_purge_horizons where user_id = $1) as purged,
+    (select max(id) from sync_conflicts where user_id = $1 and resolved_at is null) as conflict,
     cast(null as bigint) as n, cast(null as bigint) as last, cast(null as text) as wire from b`;
   // One row per type: of the first limit + 1 rows after the watermark, how many there are, the
   // last version among the first `limit`, and those as one JSON array of their wire records.
   const branch = (type: RecordType, i: number) => `(select cast('${type}' as text) as t, cast(null as bigint) as bound, cast(null as bigint) as purged,
-    count(*) as n, max(p.version) filter (where p.k <= ${limit}) as last,
+    cast(null as bigint) as conflict, count(*) as n, max(p.version) filter (where p.k <= ${limit}) as last,
     '[' || coalesce(string_agg(p.wire, ',' order by p.version) filter (where p.k <= ${limit}), '') || ']' as wire
     from (select r.version, row_number() over (order by r.version) as k, cast(row_to_json(w) as text) as wire
       from (select * from ${ident(type)} where user_id = $1 and version > cast($${2 + i} as bigint) and version <= (select v from b)
@@ -250,7 +251,9 @@ const ALL_CHANGES_TEXT = (() => {
 
 /**
  * The whole pull read in one statement: a first row (`t` = null) carrying the sequence's last
- * value as the bound and the user's purge horizon (`purged`, 0 when nothing was purged), then one
+ * value as the bound, the user's purge horizon (`purged`, 0 when nothing was purged) and the
+ * greatest id of the user's unresolved conflicts (`conflict`, null when none; one probe of the
+ * unresolved-conflicts index), then one
  * row per type (`t` = its name) for its rows after its watermark up to that bound, by version,
  * each type through the (user_id, version) index: `n` how many of the first `limit` + 1 there are,
  * `last` the last version among the first `limit`, and `wire` those as one JSON array of their

@@ -106,6 +106,85 @@ describe('@calsync/client against the in-memory service', () => {
     expect((await c.conflicts.list()).map((x) => x.mine)).toEqual([null]);
   });
 
+  it('lists conflicts only when a pull reports an unresolved one newer than its mark, and never asks twice for one resolved before it listed', async () => {
+    // Each device's conflict listings (GET /api/sync/conflicts), and a hook run before one is answered.
+    const listings = { a: 0, b: 0 };
+    let beforeListing: (() => Promise<void>) | null = null;
+    const counting = (name: 'a' | 'b'): typeof fetch => async (input, init) => {
+      if (new URL(String(input)).pathname === '/api/sync/conflicts' && (init?.method ?? 'GET') === 'GET') {
+        listings[name] += 1;
+        const hook = beforeListing;
+        beforeListing = null;
+        await hook?.();
+      }
+      return service.fetch(input, init);
+    };
+    const a = await clientOf(service, { fetch: counting('a') });
+    const b = await clientOf(service, { fetch: counting('b') });
+    await signIn(service, a, '+15550000009');
+    await signIn(service, b, '+15550000009');
+    // The other device's plain writes: pulled every round, never a listing.
+    for (let i = 0; i < 3; i++) {
+      await a.tasks.put({ title: `plain ${i}` });
+      await a.sync();
+      await b.sync();
+    }
+    expect(listings).toEqual({ a: 0, b: 0 });
+    // A conflict B's push makes: B lists it (its push answered one), A lists it in its next round.
+    const t = a.tasks.list()[0]!.uid;
+    await a.tasks.put({ uid: t, title: 'by a' });
+    await b.tasks.put({ uid: t, title: 'by b' });
+    await a.sync();
+    await b.sync();
+    await a.sync();
+    expect(listings).toEqual({ a: 1, b: 1 });
+    expect((await a.conflicts.list()).map((c) => c.mine)).toEqual(['loser']);
+    const seenOnA = listings.a;
+    // A second conflict, dismissed on B after A's pull reported it and before A's listing is answered:
+    // A's listing finds nothing, and later pulls report only what A listed already (unresolved ones).
+    await a.tasks.put({ uid: t, title: 'by a again' });
+    await b.tasks.put({ uid: t, title: 'by b again' });
+    await a.sync();
+    await b.sync();
+    const second = (await b.conflicts.list()).at(-1)!;
+    beforeListing = async () => void (await b.conflicts.dismiss(second.conflictId));
+    const heard: unknown[] = [];
+    a.conflicts.subscribe((c) => heard.push(...c));
+    await a.sync();
+    expect(listings.a).toBe(seenOnA + 1);
+    expect(heard).toEqual([]);
+    await a.sync();
+    await a.tasks.put({ title: 'after' });
+    await a.sync();
+    expect(listings.a).toBe(seenOnA + 1);
+  });
+
+  it('against a server that reports no newest conflict id, lists conflicts after pulling records another device wrote', async () => {
+    // An older server: pull pages without newestConflictId.
+    const older: typeof fetch = async (input, init) => {
+      const res = await service.fetch(input, init);
+      if (new URL(String(input)).pathname !== '/api/sync/changes' || res.status !== 200) return res;
+      const body = (await res.json()) as { data: Record<string, unknown> };
+      delete body.data.newestConflictId;
+      return new Response(JSON.stringify(body), { status: 200, headers: res.headers });
+    };
+    const a = await clientOf(service, { fetch: older });
+    const b = await clientOf(service);
+    await signIn(service, a, '+15550000010');
+    await signIn(service, b, '+15550000010');
+    const t = await a.tasks.put({ title: 'Plan' });
+    await a.sync();
+    await b.sync();
+    const heard: unknown[] = [];
+    a.conflicts.subscribe((c) => heard.push(...c));
+    await a.tasks.put({ uid: t, title: 'by a' });
+    await b.tasks.put({ uid: t, title: 'by b' });
+    await a.sync();
+    await b.sync();
+    await a.sync();
+    expect(heard).toEqual([expect.objectContaining({ entityUid: t, mine: 'loser' })]);
+  });
+
   it('sends only the changed fields: two devices editing different fields of one event offline both keep their edit', async () => {
     const a = await clientOf(service);
     const b = await clientOf(service);

@@ -27,6 +27,8 @@ import {
 export class RecordingSyncApi implements SyncApi {
   readonly calls: { method: string; userId: number; arg: unknown }[] = [];
   failWith: Error | null = null;
+  /** What `pull` answers as the newest unresolved conflict. */
+  newestConflictId: number | null = null;
 
   async push(userId: number, changeset: PushChangeset): Promise<PushResponse> {
     this.record('push', userId, changeset);
@@ -40,7 +42,7 @@ export class RecordingSyncApi implements SyncApi {
 
   async pull(userId: number, query: { cursor?: string; limit?: number }): Promise<PullResponse> {
     this.record('pull', userId, query);
-    return { ...perRecordType((): WireRecord[] => []), calendars: [{ uid: 'cal-1', version: '1', deleted: null, name: 'Personal', isDefault: true }], cursorReset: query.cursor === undefined, nextCursor: 'c.1', hasMore: false };
+    return { ...perRecordType((): WireRecord[] => []), calendars: [{ uid: 'cal-1', version: '1', deleted: null, name: 'Personal', isDefault: true }], cursorReset: query.cursor === undefined, nextCursor: 'c.1', hasMore: false, newestConflictId: this.newestConflictId };
   }
 
   async newestVersion(userId: number): Promise<bigint> {

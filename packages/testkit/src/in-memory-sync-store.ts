@@ -303,8 +303,10 @@ export class InMemorySyncStore implements SyncStore {
           const page = after.slice(0, Math.max(0, limit));
           return { count: page.length, lastVersion: page.at(-1)?.version ?? null, more: after.length > page.length, wire: encodeWireRecords(page) };
         });
+        let newestConflictId: number | null = null;
+        for (const c of d.conflicts.values()) if (c.resolvedAt === null && (newestConflictId === null || c.conflictId > newestConflictId)) newestConflictId = c.conflictId;
         // This store has no retention (no RetentionStore runs on it): nothing was ever purged.
-        return { bound, rows, purgedThrough: 0n };
+        return { bound, rows, purgedThrough: 0n, newestConflictId };
       },
       readObjects: async (scope, rootUids) => {
         guard();

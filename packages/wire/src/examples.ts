@@ -98,6 +98,7 @@ export const EXAMPLES = {
       cursorReset: false,
       nextCursor: 'eyJ2IjoxLCJ3Ijp7ImNhbGVuZGFycyI6IjQifX0',
       hasMore: false,
+      newestConflictId: null,
       calendars: [{ id: 11, uid: 'cal-work', version: '4', createdAt: T1, updatedAt: T1, deleted: null, name: 'Work', color: '#3366CC', timezone: 'Europe/Berlin', isDefault: false }],
       events: [event],
       tasks: [],

@@ -80,11 +80,15 @@ export const pullResponseSchema = Type.Object(
     cursorReset: Type.Boolean({ description: 'true when the cursor was missing or invalid and this is a full snapshot from the start' }),
     nextCursor: Type.String({ description: 'opaque; send it as cursor on the next pull' }),
     hasMore: Type.Boolean({ description: 'pull again with nextCursor to get the rest' }),
+    newestConflictId: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        "the greatest conflictId among the user's unresolved conflicts at the pull's bound, null when none: list conflicts (GET /api/sync/conflicts with afterId) only when it is above the last conflictId this device listed",
+    }),
     calendars: Type.Array(PULLED_RECORD_SCHEMAS.calendars),
     events: Type.Array(PULLED_RECORD_SCHEMAS.events),
     tasks: Type.Array(PULLED_RECORD_SCHEMAS.tasks),
     reminders: Type.Array(PULLED_RECORD_SCHEMAS.reminders),
-  } satisfies Record<RecordType | 'cursorReset' | 'nextCursor' | 'hasMore', TSchema>,
+  } satisfies Record<RecordType | 'cursorReset' | 'nextCursor' | 'hasMore' | 'newestConflictId', TSchema>,
   { title: 'PullPage' },
 );
 

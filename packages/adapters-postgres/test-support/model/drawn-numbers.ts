@@ -84,7 +84,7 @@ function recordingUnit(uow: SyncUnitOfWork, drawn: Map<Kind, bigint[]>): SyncUni
 }
 
 const VERSION_KEYS = new Set(['version', 'winnerVersion']);
-const CONFLICT_KEYS = new Set(['conflictId', 'nextAfterId']);
+const CONFLICT_KEYS = new Set(['conflictId', 'nextAfterId', 'newestConflictId']);
 
 /**
  * `answer` with every version, row id and conflict id in its canonical form (`DrawnNumbers`), and

@@ -46,12 +46,26 @@ export async function runRound(ctx: RoundContext): Promise<void> {
     if (batch.some(isPromotion) && selectBatch(ctx.state, ctx.maxBatchItems).some((item) => item.type === 'calendars')) await pullAll(ctx);
   }
   await pullAll(ctx);
-  // A push of this round made a conflict, or the pull brought records another device wrote (its
-  // push may have made one): list the new conflicts, so every device hears of them in this round.
+  // A push of this round made a conflict, or the pull reported an unresolved conflict newer than
+  // the feed's mark (another device's push made it): list the new conflicts, so every device hears
+  // of them in this round.
   if (ctx.state.meta.get(META.conflictsDue) === true) {
     const fresh = await fetchNewConflicts(ctx.state, ctx.api);
     if (fresh.length > 0) ctx.onConflicts(fresh);
   }
+}
+
+/**
+ * Whether a pull's answer calls for a conflict listing: when the newest unresolved conflictId it
+ * reported is above the feed's mark (the listing returns every unresolved conflict above the
+ * mark, so one resolved before anyone listed it is never asked for); for a server that reports
+ * none (an older one), when the pull brought records another device wrote (its push may have made
+ * one).
+ */
+function conflictsDueAfterPull(state: LocalState, newest: number | null | undefined, foreign: number): boolean {
+  if (newest === undefined) return foreign > 0;
+  const mark = state.meta.get(META.conflictsAfterId);
+  return newest !== null && (typeof mark !== 'number' || newest > mark);
 }
 
 /** Pulls until hasMore is false; the cursor is stored only once the whole pull succeeded. */
@@ -59,21 +73,24 @@ export async function pullAll(ctx: RoundContext): Promise<void> {
   let cursor = ctx.state.text(META.cursor);
   // What a full snapshot named, from its first page (cursorReset) on; null for an incremental pull.
   let named: Set<string> | null = null;
-  let foreign = 0; // records another device wrote
+  let foreign = 0; // records another device wrote (counted only for a server that reports no conflict id)
+  let newest: number | null | undefined; // the newest unresolved conflict the last page reported
   for (;;) {
     const page = await ctx.api.pull(cursor, ctx.pageSize);
+    // A server from before this field answers without it (see conflictsDueAfterPull).
+    newest = (page as { newestConflictId?: number | null }).newestConflictId;
     if (page.cursorReset) named = new Set();
     if (named) for (const type of RECORD_TYPES) for (const record of page[type]) named.add(snapshotKey(type, record.uid));
     await ctx.state.commit(planPullPage(ctx.state, page));
-    for (const type of RECORD_TYPES) for (const r of page[type]) if (!wroteVersion(ctx.state, type, r.uid, r.version)) foreign += 1;
+    if (newest === undefined) for (const type of RECORD_TYPES) for (const r of page[type]) if (!wroteVersion(ctx.state, type, r.uid, r.version)) foreign += 1;
     cursor = page.nextCursor;
     if (!page.hasMore) break;
   }
   await ctx.state.commit({
     ...planPulled(ctx.state),
     ...(named ? planSnapshotEnd(ctx.state, named) : {}),
-    // Records another device wrote may come with a conflict its push made: the feed is due.
-    putMeta: { [META.cursor]: cursor, [META.lastSyncAt]: new Date(ctx.now()).toISOString(), ...(foreign > 0 ? { [META.conflictsDue]: true } : {}) },
+    // A listing already due (a push of this round made a conflict) stays due.
+    putMeta: { [META.cursor]: cursor, [META.lastSyncAt]: new Date(ctx.now()).toISOString(), ...(conflictsDueAfterPull(ctx.state, newest, foreign) ? { [META.conflictsDue]: true } : {}) },
     deleteMeta: [META.demotionsUnpulled],
   });
 }

@@ -163,6 +163,13 @@ export interface ChangesSince {
    * may have missed a delete, so the sync engine answers it with a full snapshot.
    */
   readonly purgedThrough: bigint;
+  /**
+   * The greatest conflictId among the user's unresolved conflicts when the read began, null when
+   * none is unresolved. Conflict ids of one user grow in the order of the user's transactions (they
+   * are drawn under the per-user lock), so a device whose listing mark is at or above it has heard
+   * of every unresolved conflict there is, and a pull can tell it so without a listing request.
+   */
+  readonly newestConflictId: number | null;
 }
 
 /**

@@ -195,7 +195,7 @@ export class SyncService implements SyncApi {
       // Retention removed tombstones this device may not have seen: a full snapshot, never a silent gap.
       const gap = !decoded.reset && predatesPurge(decoded.watermarks, first.purgedThrough);
       if (gap) decoded = { reset: true, watermarks: ZERO_WATERMARKS };
-      const { bound, rows: changes } = gap ? await uow.readChangesSince(ZERO_WATERMARKS, limit) : first;
+      const { bound, rows: changes, newestConflictId } = gap ? await uow.readChangesSince(ZERO_WATERMARKS, limit) : first;
       const next: Record<RecordType, bigint> = { ...decoded.watermarks };
       const records = {} as Record<RecordType, { count: number; wire: string }>;
       let hasMore = false;
@@ -211,7 +211,7 @@ export class SyncService implements SyncApi {
         }
       }
       const nextCursor = this.#codec.encode(userId, next as Watermarks);
-      return { records, cursorReset: decoded.reset, nextCursor, hasMore };
+      return { records, cursorReset: decoded.reset, nextCursor, hasMore, newestConflictId };
     });
   }
 
@@ -304,5 +304,5 @@ export class SyncService implements SyncApi {
 export function decodePull(page: EncodedPullResponse): PullResponse {
   const records = {} as Record<RecordType, WireRecord[]>;
   for (const type of RECORD_TYPES) records[type] = JSON.parse(page.records[type].wire) as WireRecord[];
-  return { ...records, cursorReset: page.cursorReset, nextCursor: page.nextCursor, hasMore: page.hasMore };
+  return { ...records, cursorReset: page.cursorReset, nextCursor: page.nextCursor, hasMore: page.hasMore, newestConflictId: page.newestConflictId };
 }

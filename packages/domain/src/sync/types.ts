@@ -52,6 +52,8 @@ export type PullResponse = Record<RecordType, WireRecord[]> & {
   readonly cursorReset: boolean;
   readonly nextCursor: string;
   readonly hasMore: boolean;
+  /** The greatest conflictId among the user's unresolved conflicts at the pull's bound; null when none. */
+  readonly newestConflictId: number | null;
 };
 
 /**
@@ -64,6 +66,7 @@ export interface EncodedPullResponse {
   readonly cursorReset: boolean;
   readonly nextCursor: string;
   readonly hasMore: boolean;
+  readonly newestConflictId: number | null;
 }
 
 /** `data` of GET /api/sync/conflicts. */

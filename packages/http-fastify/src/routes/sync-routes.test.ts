@@ -136,12 +136,13 @@ describe('GET /api/sync/changes', () => {
     const record = (uid: string) => ({ title: 'He said "hi"\n', uid, version: '12', deleted: null, done: false, n: 3 });
     const of = (...records: object[]) => ({ count: records.length, wire: JSON.stringify(records) });
     const pages: EncodedPullResponse[] = [
-      { records: { calendars: of(), events: of(), tasks: of(), reminders: of() }, cursorReset: false, nextCursor: 'c.2', hasMore: false },
+      { records: { calendars: of(), events: of(), tasks: of(), reminders: of() }, cursorReset: false, nextCursor: 'c.2', hasMore: false, newestConflictId: null },
       {
         records: { calendars: of(record('c1')), events: of(record('e1'), record('e2')), tasks: of(), reminders: of(record('r"1')) },
         cursorReset: true,
         nextCursor: 'x"y\\z',
         hasMore: true,
+        newestConflictId: 9007199254740991,
       },
     ];
     for (const page of pages) expect(pullBody(page)).toBe(JSON.stringify({ success: true, data: decodePull(page) }));
@@ -158,6 +159,23 @@ describe('GET /api/sync/changes', () => {
     expect(again.body).toBe('');
     const other = await app.inject({ method: 'GET', url: '/api/sync/changes', headers: { ...user, 'if-none-match': '"nope"' } });
     expect(other.statusCode).toBe(200);
+  });
+
+  it('answers 200, not 304, once a new conflict is unresolved though the records are the same', async () => {
+    const first = await app.inject({ method: 'GET', url: '/api/sync/changes', headers: user });
+    expect(first.json().data.newestConflictId).toBe(null);
+    sync.newestConflictId = 8;
+    try {
+      const again = await app.inject({ method: 'GET', url: '/api/sync/changes', headers: { ...user, 'if-none-match': first.headers.etag as string } });
+      expect(again.statusCode).toBe(200);
+      expect(again.json().data.newestConflictId).toBe(8);
+      // Same digits count, another id: still a new page.
+      sync.newestConflictId = 9;
+      const third = await app.inject({ method: 'GET', url: '/api/sync/changes', headers: { ...user, 'if-none-match': again.headers.etag as string } });
+      expect(third.statusCode).toBe(200);
+    } finally {
+      sync.newestConflictId = null;
+    }
   });
 });
 

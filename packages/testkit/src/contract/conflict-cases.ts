@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConflictRecord, NewConflict, SyncUnitOfWork } from '@calsync/domain';
+import { perRecordType } from '@calsync/domain';
 import { T1, T2, receiptsOf, type StoreHarness, fp } from './fixtures.js';
 
 function conflict(userId: number, uid: string, winner: bigint): Omit<NewConflict, 'conflictId'> {
@@ -83,6 +84,22 @@ export function conflictCases(harness: () => StoreHarness): void {
       await store.inUserTransaction(other, (uow) => uow.markConflictResolved(c1, T2));
       expect((await store.listUnresolvedConflicts(other, 0, 50)).map((c) => c.uid)).toEqual(['c-1']);
       await store.inUserTransaction(user, async (uow) => expect((await uow.lockConflict(c1))!.resolvedAt).toBeNull());
+    });
+
+    it("a pull read reports the user's newest unresolved conflict id: none, the newest, the next newest once it is resolved, never another user's", async () => {
+      const { store, createUser } = harness();
+      const [user, other] = [await createUser(), await createUser()];
+      const newest = (userId: number) => store.inUserTransaction(userId, async (uow) => (await uow.readChangesSince(perRecordType(() => 0n), 10)).newestConflictId);
+      expect(await newest(user)).toBeNull();
+      const [c1, c2] = (await store.inUserTransaction(user, (uow) => insertConflicts(uow, [conflict(user, 'n-1', 3n), conflict(user, 'n-2', 4n)]))).map((c) => c.conflictId);
+      const [theirs] = await store.inUserTransaction(other, (uow) => insertConflicts(uow, [conflict(other, 'n-1', 5n)]));
+      expect(await newest(user)).toBe(c2);
+      expect(await newest(other)).toBe(theirs!.conflictId);
+      await store.inUserTransaction(user, (uow) => uow.markConflictResolved(c2!, T2));
+      expect(await newest(user)).toBe(c1);
+      await store.inUserTransaction(user, (uow) => uow.markConflictResolved(c1!, T2));
+      expect(await newest(user)).toBeNull();
+      expect(await newest(other)).toBe(theirs!.conflictId);
     });
   });
 }
