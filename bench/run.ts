@@ -179,7 +179,7 @@ async function main(): Promise<void> {
     const fleet = await signInFleet(server.baseUrl, gateway, sizes.users);
     const many = await runManyDevices(server.baseUrl, fleet, manyDevicesOptions());
     figures.manyDevices = many;
-    figures.openLoop = await runOpenLoop(server.baseUrl, fleet, many.roundTripsPerSecond, { seconds: sizes.openSeconds, fractions: openFractions });
+    figures.openLoop = await runOpenLoop(server.baseUrl, fleet, many.roundTripsPerSecond, { seconds: sizes.openSeconds, fractions: openFractions, serverCpuSeconds: () => server.cpuSeconds() });
     figures.conflicts = await runConflicts(server.baseUrl, gateway, { seconds: sizes.conflictSeconds });
     figures.occurrences = await runOccurrences(server.baseUrl, gateway, { requests: quick ? 120 : 600 });
     figures.caldav = await runCaldav(server.baseUrl, gateway, { events: caldavEvents, serverCpuSeconds: () => server.cpuSeconds() });

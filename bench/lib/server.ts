@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -29,6 +29,30 @@ export function processCpuSeconds(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * CPU seconds the whole machine has spent so far (all CPUs, Linux /proc/stat): `busy` in user,
+ * nice, system, irq and softirq time, and `steal`, time the hypervisor gave this machine's CPUs to
+ * someone else.
+ */
+export function machineCpuSeconds(): { busy: number; steal: number } {
+  const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number) as number[];
+  return { busy: (user! + nice! + system! + irq! + softirq!) / TICKS, steal: steal! / TICKS };
+}
+
+/** CPU seconds every PostgreSQL process of the machine (backends and background processes) has used so far. */
+export function postgresCpuSeconds(): number {
+  let sum = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') sum += processCpuSeconds(Number(pid));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return sum;
 }
 
 /** The real server process, started from the compiled main.js with the given environment. */

@@ -1,6 +1,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { SyncClient } from '@calsync/client';
 import { scrapeMetrics, serverLoopDelay } from '../lib/metrics.js';
+import { machineCpuSeconds, postgresCpuSeconds } from '../lib/server.js';
 import { loopDelayOf, type LoopDelay } from '../lib/reminder-listener.js';
 import { msSince, percentile } from '../lib/stats.js';
 import { converged, syncRoundTrip } from './many-devices.js';
@@ -21,6 +22,15 @@ export interface OpenLoopStep {
    * somewhere else.
    */
   loopDelay: { loadGenerator: LoopDelay; server: { p99Ms: number; maxMs: number } };
+  /**
+   * CPU seconds the machine spent during the step outside the measurement's own processes (the
+   * server, every PostgreSQL process, this load generator), and CPU seconds the hypervisor stole.
+   * A tail with a burst here came from the machine: on the benchmark machine, an Erlang VM that a
+   * health check of the machine's RabbitMQ broker starts about once a minute (about 1 s of CPU)
+   * and the VM's DAMON memory monitor (every 0.5 s) both stall every process for tens to hundreds
+   * of ms (bench/PERFORMANCE.md).
+   */
+  machine: { otherCpuSeconds: number; stealSeconds: number };
 }
 
 /** Figures of the open-loop workload. */
@@ -86,7 +96,7 @@ export async function runOpenLoop(
   baseUrl: string,
   devices: readonly SyncClient[],
   closedLoopMaxPerSecond: number,
-  opts: { seconds: number; fractions: readonly number[] },
+  opts: { seconds: number; fractions: readonly number[]; serverCpuSeconds: () => number },
 ): Promise<OpenLoopFigures> {
   const steps: OpenLoopStep[] = [];
   for (const fraction of opts.fractions) {
@@ -95,7 +105,12 @@ export async function runOpenLoop(
     await scrapeMetrics(baseUrl);
     const ownDelay = monitorEventLoopDelay({ resolution: 10 });
     ownDelay.enable();
+    const cpuBefore = { machine: machineCpuSeconds(), server: opts.serverCpuSeconds(), postgres: postgresCpuSeconds(), own: process.cpuUsage() };
     const m = await offer(devices, offered, opts.seconds);
+    const machineAfter = machineCpuSeconds();
+    const own = process.cpuUsage(cpuBefore.own);
+    const ours = opts.serverCpuSeconds() - cpuBefore.server + (postgresCpuSeconds() - cpuBefore.postgres) + (own.user + own.system) / 1e6;
+    const machine = { otherCpuSeconds: Math.max(0, machineAfter.busy - cpuBefore.machine.busy - ours), stealSeconds: machineAfter.steal - cpuBefore.machine.steal };
     ownDelay.disable();
     const loopDelay = { loadGenerator: loopDelayOf(ownDelay), server: serverLoopDelay(await scrapeMetrics(baseUrl)) };
     const step = {
@@ -106,10 +121,12 @@ export async function runOpenLoop(
       p99Ms: percentile(m.latencies, 99),
       errors: m.errors,
       loopDelay,
+      machine,
     };
     console.log(
       `bench: open loop at ${Math.round(fraction * 100)} % (${offered.toFixed(1)}/s): p50 ${step.p50Ms.toFixed(1)} ms, p99 ${step.p99Ms.toFixed(1)} ms; ` +
-        `event-loop delay p99/max: load generator ${loopDelay.loadGenerator.p99Ms.toFixed(0)}/${loopDelay.loadGenerator.maxMs.toFixed(0)} ms, server ${loopDelay.server.p99Ms.toFixed(0)}/${loopDelay.server.maxMs.toFixed(0)} ms`,
+        `event-loop delay p99/max: load generator ${loopDelay.loadGenerator.p99Ms.toFixed(0)}/${loopDelay.loadGenerator.maxMs.toFixed(0)} ms, server ${loopDelay.server.p99Ms.toFixed(0)}/${loopDelay.server.maxMs.toFixed(0)} ms; ` +
+        `other processes ${machine.otherCpuSeconds.toFixed(2)} s CPU, stolen ${machine.stealSeconds.toFixed(2)} s`,
     );
     steps.push(step);
   }
