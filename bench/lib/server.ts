@@ -41,17 +41,29 @@ export function machineCpuSeconds(): { busy: number; steal: number } {
   return { busy: (user! + nice! + system! + irq! + softirq!) / TICKS, steal: steal! / TICKS };
 }
 
-/** CPU seconds every PostgreSQL process of the machine (backends and background processes) has used so far. */
-export function postgresCpuSeconds(): number {
-  let sum = 0;
+/** CPU seconds each PostgreSQL process of the machine (backends and background processes) has used so far, by pid. */
+export function postgresCpuSeconds(): Map<number, number> {
+  const byPid = new Map<number, number>();
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') sum += processCpuSeconds(Number(pid));
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') byPid.set(Number(pid), processCpuSeconds(Number(pid)));
     } catch {
       /* gone meanwhile */
     }
   }
+  return byPid;
+}
+
+/**
+ * The CPU seconds PostgreSQL's processes used between two `postgresCpuSeconds` readings: each
+ * process's growth, a process started meanwhile all of its time. A process that ended meanwhile
+ * (an idle pool connection closing) is left out: its time before the first reading is not this
+ * interval's, and what it used after that is lost with it.
+ */
+export function postgresCpuBetween(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): number {
+  let sum = 0;
+  for (const [pid, seconds] of after) sum += seconds - (before.get(pid) ?? 0);
   return sum;
 }
 

@@ -1,7 +1,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { SyncClient } from '@calsync/client';
 import { scrapeMetrics, serverLoopDelay } from '../lib/metrics.js';
-import { machineCpuSeconds, postgresCpuSeconds } from '../lib/server.js';
+import { machineCpuSeconds, postgresCpuBetween, postgresCpuSeconds } from '../lib/server.js';
 import { loopDelayOf, type LoopDelay } from '../lib/reminder-listener.js';
 import { msSince, percentile } from '../lib/stats.js';
 import { converged, syncRoundTrip } from './many-devices.js';
@@ -109,7 +109,7 @@ export async function runOpenLoop(
     const m = await offer(devices, offered, opts.seconds);
     const machineAfter = machineCpuSeconds();
     const own = process.cpuUsage(cpuBefore.own);
-    const ours = opts.serverCpuSeconds() - cpuBefore.server + (postgresCpuSeconds() - cpuBefore.postgres) + (own.user + own.system) / 1e6;
+    const ours = opts.serverCpuSeconds() - cpuBefore.server + postgresCpuBetween(cpuBefore.postgres, postgresCpuSeconds()) + (own.user + own.system) / 1e6;
     const machine = { otherCpuSeconds: Math.max(0, machineAfter.busy - cpuBefore.machine.busy - ours), stealSeconds: machineAfter.steal - cpuBefore.machine.steal };
     ownDelay.disable();
     const loopDelay = { loadGenerator: loopDelayOf(ownDelay), server: serverLoopDelay(await scrapeMetrics(baseUrl)) };
