@@ -36,13 +36,13 @@ export function processCpuSeconds(pid: number): number {
  * nice, system, irq and softirq time, and `steal`, time the hypervisor gave this machine's CPUs to
  * someone else.
  */
-export function machineCpuSeconds(): { busy: number; steal: number } {
+function machineCpuSeconds(): { busy: number; steal: number } {
   const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number) as number[];
   return { busy: (user! + nice! + system! + irq! + softirq!) / TICKS, steal: steal! / TICKS };
 }
 
 /** CPU seconds each PostgreSQL process of the machine (backends and background processes) has used so far, by pid. */
-export function postgresCpuSeconds(): Map<number, number> {
+function postgresCpuSeconds(): Map<number, number> {
   const byPid = new Map<number, number>();
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
@@ -61,10 +61,31 @@ export function postgresCpuSeconds(): Map<number, number> {
  * (an idle pool connection closing) is left out: its time before the first reading is not this
  * interval's, and what it used after that is lost with it.
  */
-export function postgresCpuBetween(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): number {
+function postgresCpuBetween(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): number {
   let sum = 0;
   for (const [pid, seconds] of after) sum += seconds - (before.get(pid) ?? 0);
   return sum;
+}
+
+/** What the machine spent outside a measurement: `otherCpuSeconds` and `stealSeconds` (`machineShare`). */
+export interface MachineShare {
+  otherCpuSeconds: number;
+  stealSeconds: number;
+}
+
+/**
+ * Starts reading the CPU the machine spends outside the measurement's own processes (the server,
+ * whose reader is `serverCpuSeconds`, every PostgreSQL process, and this process) and the time the
+ * hypervisor steals; the function it returns ends the reading and answers both.
+ */
+export function machineShare(serverCpuSeconds: () => number): () => MachineShare {
+  const before = { machine: machineCpuSeconds(), server: serverCpuSeconds(), postgres: postgresCpuSeconds(), own: process.cpuUsage() };
+  return () => {
+    const machine = machineCpuSeconds();
+    const own = process.cpuUsage(before.own);
+    const ours = serverCpuSeconds() - before.server + postgresCpuBetween(before.postgres, postgresCpuSeconds()) + (own.user + own.system) / 1e6;
+    return { otherCpuSeconds: Math.max(0, machine.busy - before.machine.busy - ours), stealSeconds: machine.steal - before.machine.steal };
+  };
 }
 
 /** The real server process, started from the compiled main.js with the given environment. */

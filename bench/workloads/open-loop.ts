@@ -1,7 +1,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { SyncClient } from '@calsync/client';
 import { scrapeMetrics, serverLoopDelay } from '../lib/metrics.js';
-import { machineCpuSeconds, postgresCpuBetween, postgresCpuSeconds } from '../lib/server.js';
+import { machineShare, type MachineShare } from '../lib/server.js';
 import { loopDelayOf, type LoopDelay } from '../lib/reminder-listener.js';
 import { msSince, percentile } from '../lib/stats.js';
 import { converged, syncRoundTrip } from './many-devices.js';
@@ -30,7 +30,7 @@ export interface OpenLoopStep {
    * and the VM's DAMON memory monitor (every 0.5 s) both stall every process for tens to hundreds
    * of ms (bench/PERFORMANCE.md).
    */
-  machine: { otherCpuSeconds: number; stealSeconds: number };
+  machine: MachineShare;
 }
 
 /** Figures of the open-loop workload. */
@@ -105,12 +105,9 @@ export async function runOpenLoop(
     await scrapeMetrics(baseUrl);
     const ownDelay = monitorEventLoopDelay({ resolution: 10 });
     ownDelay.enable();
-    const cpuBefore = { machine: machineCpuSeconds(), server: opts.serverCpuSeconds(), postgres: postgresCpuSeconds(), own: process.cpuUsage() };
+    const endMachineShare = machineShare(opts.serverCpuSeconds);
     const m = await offer(devices, offered, opts.seconds);
-    const machineAfter = machineCpuSeconds();
-    const own = process.cpuUsage(cpuBefore.own);
-    const ours = opts.serverCpuSeconds() - cpuBefore.server + postgresCpuBetween(cpuBefore.postgres, postgresCpuSeconds()) + (own.user + own.system) / 1e6;
-    const machine = { otherCpuSeconds: Math.max(0, machineAfter.busy - cpuBefore.machine.busy - ours), stealSeconds: machineAfter.steal - cpuBefore.machine.steal };
+    const machine = endMachineShare();
     ownDelay.disable();
     const loopDelay = { loadGenerator: loopDelayOf(ownDelay), server: serverLoopDelay(await scrapeMetrics(baseUrl)) };
     const step = {

@@ -302,7 +302,8 @@ export class SyncService implements SyncApi {
 
 /** The `PullResponse` an encoded page stands for (each record's JSON parsed). */
 export function decodePull(page: EncodedPullResponse): PullResponse {
+  const { records: encoded, ...fields } = page;
   const records = {} as Record<RecordType, WireRecord[]>;
-  for (const type of RECORD_TYPES) records[type] = JSON.parse(page.records[type].wire) as WireRecord[];
-  return { ...records, cursorReset: page.cursorReset, nextCursor: page.nextCursor, hasMore: page.hasMore, newestConflictId: page.newestConflictId };
+  for (const type of RECORD_TYPES) records[type] = JSON.parse(encoded[type].wire) as WireRecord[];
+  return { ...records, ...fields };
 }

@@ -47,26 +47,29 @@ export interface ConflictDto {
 /** `data` of POST /api/sync/push. */
 export type PushResponse = Record<RecordType, ItemResult[]> & { readonly conflicts: ConflictDto[] };
 
-/** `data` of GET /api/sync/changes. */
-export type PullResponse = Record<RecordType, WireRecord[]> & {
+/**
+ * The fields of a pull page besides its records, the same in `PullResponse` and
+ * `EncodedPullResponse`: what decodes, encodes and names a page (its body and ETag) carries them
+ * over as they are, in this order.
+ */
+export interface PullPageFields {
   readonly cursorReset: boolean;
   readonly nextCursor: string;
   readonly hasMore: boolean;
   /** The greatest conflictId among the user's unresolved conflicts at the pull's bound; null when none. */
   readonly newestConflictId: number | null;
-};
+}
+
+/** `data` of GET /api/sync/changes. */
+export type PullResponse = Record<RecordType, WireRecord[]> & PullPageFields;
 
 /**
  * A pull page with each type's records as the JSON array text of their wire records
  * (`EncodedChanges.wire`), as the store read it: what HTTP sends without parsing and re-encoding
  * every record. `decodePull` turns it into the `PullResponse` it stands for.
  */
-export interface EncodedPullResponse {
+export interface EncodedPullResponse extends PullPageFields {
   readonly records: Readonly<Record<RecordType, { readonly count: number; readonly wire: string }>>;
-  readonly cursorReset: boolean;
-  readonly nextCursor: string;
-  readonly hasMore: boolean;
-  readonly newestConflictId: number | null;
 }
 
 /** `data` of GET /api/sync/conflicts. */

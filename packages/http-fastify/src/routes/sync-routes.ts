@@ -5,6 +5,7 @@ import {
   RECORD_TYPES,
   type ConflictPage,
   type EncodedPullResponse,
+  type PullPageFields,
   type PullResponse,
   type PushChangeset,
   type PushResponse,
@@ -71,28 +72,35 @@ function asWire<W>(value: PushResponse | ConflictPage | ResolveResponse): W {
  * that for pages with and without records.
  */
 export function pullBody(page: EncodedPullResponse): string {
-  const records = RECORD_TYPES.map((type) => `${JSON.stringify(type)}:${page.records[type].wire}`).join(',');
-  return `{"success":true,"data":{${records},"cursorReset":${page.cursorReset},"nextCursor":${JSON.stringify(page.nextCursor)},"hasMore":${page.hasMore},"newestConflictId":${page.newestConflictId}}}`;
+  const { records: encoded, ...fields } = page;
+  const records = RECORD_TYPES.map((type) => `${JSON.stringify(type)}:${encoded[type].wire}`).join(',');
+  // The other fields as `decodePull` spreads them: `{"cursorReset":…}` without its opening brace.
+  return `{"success":true,"data":{${records},${JSON.stringify(fields).slice(1)}}`;
 }
 
 /**
  * The ETag of a pull page, from what names it instead of a hash of its bytes (a page of a thousand
  * events is about a megabyte): the user, the cursor it was asked from, the cursor it answers (each
- * type's watermark, where the page ended), `hasMore`, `cursorReset`, `newestConflictId` and its
- * length. A record's JSON is fixed by its version (every change of a record gives it a new one,
- * and a version is never reused), so two pages between the same cursors hold the same records; any
- * change below the answered cursor moves that cursor, and a record purged since (retention)
- * shortens the page.
+ * type's watermark, where the page ended), the page's other fields (`PullPageFields`: `hasMore`,
+ * `cursorReset`, `newestConflictId`) and its length. A record's JSON is fixed by its version
+ * (every change of a record gives it a new one, and a version is never reused), so two pages
+ * between the same cursors hold the same records; any change below the answered cursor moves that
+ * cursor, and a record purged since (retention) shortens the page.
  */
 export function pullEtag(userId: number, cursor: string | undefined, page: EncodedPullResponse, body: string): string {
-  return etagOf(JSON.stringify([userId, cursor ?? null, page.nextCursor, page.hasMore, page.cursorReset, page.newestConflictId, body.length]));
+  const { records: _records, ...fields } = page;
+  return etagOf(JSON.stringify([userId, cursor ?? null, fields, body.length]));
 }
 
 /** A pull page with each record encoded, for an engine without `pullEncoded`. */
 function encodePull(page: PullResponse): EncodedPullResponse {
   const records = {} as Record<RecordType, { count: number; wire: string }>;
-  for (const type of RECORD_TYPES) records[type] = { count: page[type].length, wire: JSON.stringify(page[type]) };
-  return { records, cursorReset: page.cursorReset, nextCursor: page.nextCursor, hasMore: page.hasMore, newestConflictId: page.newestConflictId };
+  const fields: Partial<PullResponse> = { ...page };
+  for (const type of RECORD_TYPES) {
+    records[type] = { count: page[type].length, wire: JSON.stringify(page[type]) };
+    delete fields[type];
+  }
+  return { records, ...(fields as PullPageFields) };
 }
 
 /**
