@@ -305,7 +305,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
 
   async readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
     const wanted = Math.max(0, limit);
-    const rows = perRecordType((): EncodedChanges => ({ count: 0, lastVersion: null, more: false, wire: '[]' }));
+    const read = perRecordType((): PulledRow[] => []);
     const raw = await this.#read(readAllChangesQuery(this.userId, watermarks, wanted));
     let bound = 0n;
     let purgedThrough = 0n;
@@ -317,10 +317,9 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
         newestConflictId = r.conflict === null ? null : Number(r.conflict);
         continue;
       }
-      // The statement built the page's wire JSON (readAllChangesQuery): passed on as text.
-      const read = Number(r.n);
-      rows[r.t as RecordType] = { count: Math.min(read, wanted), lastVersion: r.last === null ? null : BigInt(String(r.last)), more: read > wanted, wire: String(r.wire) };
+      read[r.t as RecordType].push({ version: String(r.version), wire: String(r.wire) });
     }
+    const rows = perRecordType((type): EncodedChanges => pulledPage(read[type], wanted));
     return { bound, rows, purgedThrough, newestConflictId };
   }
 
@@ -354,4 +353,30 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   private assertOwnUser(userId: number): void {
     if (userId !== this.userId) throw new Error('a unit of work only writes rows of its own user');
   }
+}
+
+/** One row of the pull statement: a record's version (decimal text) and its wire JSON. */
+interface PulledRow {
+  readonly version: string;
+  readonly wire: string;
+}
+
+/** Whether decimal `a` (no leading zeros, as PostgreSQL writes a bigint) is below decimal `b`. */
+const decimalBelow = (a: string, b: string): boolean => a.length < b.length || (a.length === b.length && a < b);
+
+/**
+ * A type's page from its rows of the pull statement (`readAllChangesQuery`): the first `wanted`,
+ * by version, with their wire JSON passed on as text; a row past them only tells that more follow.
+ * Each branch of the statement reads in version order and the UNION ALL keeps it, so the rows
+ * come ordered; a read that did not would be sorted here. The array text is built by
+ * concatenation (a rope), not `join`: it is copied once, when the HTTP answer is written.
+ */
+export function pulledPage(rows: PulledRow[], wanted: number): EncodedChanges {
+  if (rows.some((r, i) => i > 0 && !decimalBelow(rows[i - 1]!.version, r.version))) {
+    rows.sort((a, b) => (decimalBelow(a.version, b.version) ? -1 : 1));
+  }
+  const count = Math.min(rows.length, wanted);
+  let wire = '[';
+  for (let i = 0; i < count; i++) wire += i === 0 ? rows[i]!.wire : ',' + rows[i]!.wire;
+  return { count, lastVersion: count === 0 ? null : BigInt(rows[count - 1]!.version), more: rows.length > wanted, wire: wire + ']' };
 }

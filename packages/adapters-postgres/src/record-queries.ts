@@ -232,19 +232,16 @@ function wireRecordColumnsText(type: RecordType): string {
 
 /** The text of `readAllChangesQuery`, made once: $1 the user, $2 … $5 each type's watermark, $6 the limit. */
 const ALL_CHANGES_TEXT = (() => {
-  const limit = 'cast($6 as integer)';
   const bound = `select cast(null as text) as t, b.v as bound, (select coalesce(max(purged_through), 0) from sync_purge_horizons where user_id = $1) as purged,
     (select max(id) from sync_conflicts where user_id = $1 and resolved_at is null) as conflict,
-    cast(null as bigint) as n, cast(null as bigint) as last, cast(null as text) as wire from b`;
-  // One row per type: of the first limit + 1 rows after the watermark, how many there are, the
-  // last version among the first `limit`, and those as one JSON array of their wire records.
+    cast(null as bigint) as version, cast(null as text) as wire from b`;
+  // One row per record: the first limit + 1 rows after the watermark, each with its version and
+  // its wire record as JSON text.
   const branch = (type: RecordType, i: number) => `(select cast('${type}' as text) as t, cast(null as bigint) as bound, cast(null as bigint) as purged,
-    cast(null as bigint) as conflict, count(*) as n, max(p.version) filter (where p.k <= ${limit}) as last,
-    '[' || coalesce(string_agg(p.wire, ',' order by p.version) filter (where p.k <= ${limit}), '') || ']' as wire
-    from (select r.version, row_number() over (order by r.version) as k, cast(row_to_json(w) as text) as wire
+    cast(null as bigint) as conflict, r.version, cast(row_to_json(w) as text) as wire
       from (select * from ${ident(type)} where user_id = $1 and version > cast($${2 + i} as bigint) and version <= (select v from b)
-        order by version limit ${limit} + 1) as r
-      cross join lateral (select ${wireRecordColumnsText(type)}) as w) as p)`;
+        order by version limit cast($6 as integer) + 1) as r
+      cross join lateral (select ${wireRecordColumnsText(type)}) as w)`;
   return `with b as (select case when is_called then last_value else 0 end as v from record_version_seq)
     ${bound} union all ${RECORD_TYPES.map(branch).join(' union all ')}`;
 })();
@@ -253,12 +250,13 @@ const ALL_CHANGES_TEXT = (() => {
  * The whole pull read in one statement: a first row (`t` = null) carrying the sequence's last
  * value as the bound, the user's purge horizon (`purged`, 0 when nothing was purged) and the
  * greatest id of the user's unresolved conflicts (`conflict`, null when none; one probe of the
- * unresolved-conflicts index), then one
- * row per type (`t` = its name) for its rows after its watermark up to that bound, by version,
- * each type through the (user_id, version) index: `n` how many of the first `limit` + 1 there are,
- * `last` the last version among the first `limit`, and `wire` those as one JSON array of their
- * wire records (see `wireRecordColumnsText`). node-pg reads one text per type, and nothing parses
- * and re-encodes a record on its way to the HTTP answer. One fixed text, prepared once.
+ * unresolved-conflicts index), then for each type (`t` = its name) its first `limit` + 1 rows
+ * after its watermark up to that bound, by version, through the (user_id, version) index: each
+ * row its `version` and its wire record as JSON text (`wire`, see `wireRecordColumnsText`), so
+ * nothing parses and re-encodes a record on its way to the HTTP answer. One row per record and
+ * not one aggregated text per type: PostgreSQL copies an aggregated text of a 1,000-record page
+ * (half a megabyte) several times into freshly mapped memory, which cost more than the page's
+ * whole read (bench/PERFORMANCE.md). One fixed text, prepared once.
  */
 export function readAllChangesQuery(userId: number, after: Readonly<Record<RecordType, bigint>>, limit: number): Statement<SqlRecordRow> {
   return fixedStatement(ALL_CHANGES_TEXT, [userId, ...RECORD_TYPES.map((type) => after[type].toString()), limit]);
