@@ -368,15 +368,13 @@ const decimalBelow = (a: string, b: string): boolean => a.length < b.length || (
  * A type's page from its rows of the pull statement (`readAllChangesQuery`): the first `wanted`,
  * by version, with their wire JSON passed on as text; a row past them only tells that more follow.
  * Each branch of the statement reads in version order and the UNION ALL keeps it, so the rows
- * come ordered; a read that did not would be sorted here. The array text is built by
- * concatenation (a rope), not `join`: it is copied once, when the HTTP answer is written.
+ * come ordered; a read that did not would be sorted here.
  */
 export function pulledPage(rows: PulledRow[], wanted: number): EncodedChanges {
   if (rows.some((r, i) => i > 0 && !decimalBelow(rows[i - 1]!.version, r.version))) {
     rows.sort((a, b) => (decimalBelow(a.version, b.version) ? -1 : 1));
   }
-  const count = Math.min(rows.length, wanted);
-  let wire = '[';
-  for (let i = 0; i < count; i++) wire += i === 0 ? rows[i]!.wire : ',' + rows[i]!.wire;
-  return { count, lastVersion: count === 0 ? null : BigInt(rows[count - 1]!.version), more: rows.length > wanted, wire: wire + ']' };
+  const page = rows.length > wanted ? rows.slice(0, wanted) : rows;
+  const last = page.at(-1);
+  return { lastVersion: last === undefined ? null : BigInt(last.version), more: rows.length > wanted, wire: page.map((r) => r.wire) };
 }

@@ -1,5 +1,5 @@
 import {
-  encodeWireRecords,
+  encodeWireRecord,
   eventWindowBounds,
   OCCURRENCE_SOURCE_FIELDS,
   isLiveDefaultCalendar,
@@ -301,7 +301,7 @@ export class InMemorySyncStore implements SyncStore {
             .filter((r) => r.version > watermarks[type] && r.version <= bound)
             .sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
           const page = after.slice(0, Math.max(0, limit));
-          return { count: page.length, lastVersion: page.at(-1)?.version ?? null, more: after.length > page.length, wire: encodeWireRecords(page) };
+          return { lastVersion: page.at(-1)?.version ?? null, more: after.length > page.length, wire: page.map(encodeWireRecord) };
         });
         let newestConflictId: number | null = null;
         for (const c of d.conflicts.values()) if (c.resolvedAt === null && (newestConflictId === null || c.conflictId > newestConflictId)) newestConflictId = c.conflictId;

@@ -137,19 +137,17 @@ export interface CollectionVersions {
 }
 
 /**
- * One type's rows of a pull read, as the pull sends them: `wire` is the JSON array of their wire
- * records, by version, exactly the text `encodeWireRecords` makes of the stored rows (the store
- * contract suite checks it for every record type). A SQL store may build the text in its query, so
- * a pull neither builds nor re-encodes an object per row.
+ * One type's rows of a pull read, as the pull sends them: `wire` holds each row's wire record as
+ * JSON text, by version, exactly the text `encodeWireRecord` makes of the stored row (the store
+ * contract suite checks it for every record type). A SQL store may build the texts in its query,
+ * so a pull neither builds nor re-encodes an object per row, and HTTP writes the texts as they are.
  */
 export interface EncodedChanges {
-  /** How many rows `wire` holds. */
-  readonly count: number;
-  /** The version of the last of them; null when there are none. */
+  /** The version of the last row; null when there are none. */
   readonly lastVersion: bigint | null;
   /** Whether more rows of this type follow them (version above `lastVersion`, at most the bound). */
   readonly more: boolean;
-  readonly wire: string;
+  readonly wire: readonly string[];
 }
 
 /** The answer of `SyncUnitOfWork.readChangesSince`: the pull's upper bound and each type's rows. */

@@ -30,11 +30,6 @@ export function encodeWireRecord(row: RecordRow): string {
   return JSON.stringify(toWireRecord(row));
 }
 
-/** Stored rows as the JSON array text of their wire records (`encodeWireRecord` of each, in order). */
-export function encodeWireRecords(rows: readonly RecordRow[]): string {
-  return `[${rows.map(encodeWireRecord).join(',')}]`;
-}
-
 /** The field values a wire record holds for `type` (stamps left out), e.g. to restore a loser snapshot. */
 export function fieldsOfWireRecord(type: RecordType, record: WireRecord): FieldValues {
   const out: Record<string, FieldValue> = {};

@@ -197,12 +197,12 @@ export class SyncService implements SyncApi {
       if (gap) decoded = { reset: true, watermarks: ZERO_WATERMARKS };
       const { bound, rows: changes, newestConflictId } = gap ? await uow.readChangesSince(ZERO_WATERMARKS, limit) : first;
       const next: Record<RecordType, bigint> = { ...decoded.watermarks };
-      const records = {} as Record<RecordType, { count: number; wire: string }>;
+      const records = {} as Record<RecordType, readonly string[]>;
       let hasMore = false;
       for (const type of RECORD_TYPES) {
         const from = decoded.watermarks[type];
-        const { count, lastVersion, more, wire } = changes[type];
-        records[type] = { count, wire };
+        const { lastVersion, more, wire } = changes[type];
+        records[type] = wire;
         if (more && lastVersion !== null) {
           hasMore = true;
           next[type] = lastVersion;
@@ -304,6 +304,6 @@ export class SyncService implements SyncApi {
 export function decodePull(page: EncodedPullResponse): PullResponse {
   const { records: encoded, ...fields } = page;
   const records = {} as Record<RecordType, WireRecord[]>;
-  for (const type of RECORD_TYPES) records[type] = JSON.parse(encoded[type].wire) as WireRecord[];
+  for (const type of RECORD_TYPES) records[type] = encoded[type].map((text) => JSON.parse(text) as WireRecord);
   return { ...records, ...fields };
 }

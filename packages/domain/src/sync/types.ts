@@ -64,12 +64,12 @@ export interface PullPageFields {
 export type PullResponse = Record<RecordType, WireRecord[]> & PullPageFields;
 
 /**
- * A pull page with each type's records as the JSON array text of their wire records
- * (`EncodedChanges.wire`), as the store read it: what HTTP sends without parsing and re-encoding
+ * A pull page with each type's records as the JSON texts of their wire records
+ * (`EncodedChanges.wire`), as the store read them: what HTTP sends without parsing and re-encoding
  * every record. `decodePull` turns it into the `PullResponse` it stands for.
  */
 export interface EncodedPullResponse extends PullPageFields {
-  readonly records: Readonly<Record<RecordType, { readonly count: number; readonly wire: string }>>;
+  readonly records: Readonly<Record<RecordType, readonly string[]>>;
 }
 
 /** `data` of GET /api/sync/conflicts. */

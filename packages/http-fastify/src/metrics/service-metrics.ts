@@ -122,7 +122,7 @@ export function createServiceMetrics(): ServiceMetrics {
       },
       recordPull(response, cursorSent) {
         for (const type of RECORD_TYPES) {
-          const n = response.records[type as RecordType]?.count ?? 0;
+          const n = response.records[type as RecordType]?.length ?? 0;
           if (n > 0) pulled.inc({ type }, n);
         }
         if (response.cursorReset) resets.inc({ cursor_sent: String(cursorSent) });

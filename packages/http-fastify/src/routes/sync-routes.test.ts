@@ -132,9 +132,9 @@ describe('GET /api/sync/changes', () => {
     expect(res.json()).toEqual({ success: true, data: await sync.pull(7, {}) });
   });
 
-  it('writes the body around each type\'s JSON array text exactly as JSON.stringify writes the decoded page', () => {
-    const record = (uid: string) => ({ title: 'He said "hi"\n', uid, version: '12', deleted: null, done: false, n: 3 });
-    const of = (...records: object[]) => ({ count: records.length, wire: JSON.stringify(records) });
+  it('writes the body around each record\'s JSON text, as UTF-8, exactly as JSON.stringify writes the decoded page', () => {
+    const record = (uid: string) => ({ title: 'He said "hi"\n – Zürich 🗓', uid, version: '12', deleted: null, done: false, n: 3 });
+    const of = (...records: object[]) => records.map((r) => JSON.stringify(r));
     const pages: EncodedPullResponse[] = [
       { records: { calendars: of(), events: of(), tasks: of(), reminders: of() }, cursorReset: false, nextCursor: 'c.2', hasMore: false, newestConflictId: null },
       {
@@ -145,7 +145,7 @@ describe('GET /api/sync/changes', () => {
         newestConflictId: 9007199254740991,
       },
     ];
-    for (const page of pages) expect(pullBody(page)).toBe(JSON.stringify({ success: true, data: decodePull(page) }));
+    for (const page of pages) expect(pullBody(page).equals(Buffer.from(JSON.stringify({ success: true, data: decodePull(page) })))).toBe(true);
   });
 
   it('sends Cache-Control and ETag, and 304 on a matching If-None-Match', async () => {
