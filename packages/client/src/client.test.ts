@@ -168,13 +168,7 @@ describe('@calsync/client against the in-memory service', () => {
       delete body.data.newestConflictId;
       return new Response(JSON.stringify(body), { status: 200, headers: res.headers });
     };
-    const a = await clientOf(service, { fetch: older });
-    const b = await clientOf(service);
-    await signIn(service, a, '+15550000010');
-    await signIn(service, b, '+15550000010');
-    const t = await a.tasks.put({ title: 'Plan' });
-    await a.sync();
-    await b.sync();
+    const { a, b, uid: t } = await twoDevicesWithTask(service, '+15550000010', 'Plan', { fetch: older });
     const heard: unknown[] = [];
     a.conflicts.subscribe((c) => heard.push(...c));
     await a.tasks.put({ uid: t, title: 'by a' });

@@ -26,9 +26,17 @@ export async function signIn(service: Pick<InMemoryService, 'sms'>, client: Sync
   await client.auth.verifyOtp(phone, service.sms.lastCode(phone));
 }
 
-/** Two devices of one phone number, both holding a task `title` that A made (synced on both): the start of a conflict. */
-export async function twoDevicesWithTask(service: Pick<InMemoryService, 'fetch' | 'sms'>, phone: string, title: string): Promise<{ a: SyncClient; b: SyncClient; uid: string }> {
-  const a = await clientOf(service);
+/**
+ * Two devices of one phone number, both holding a task `title` that A made (synced on both): the
+ * start of a conflict. `aOptions` are A's client options (e.g. its own `fetch`).
+ */
+export async function twoDevicesWithTask(
+  service: Pick<InMemoryService, 'fetch' | 'sms'>,
+  phone: string,
+  title: string,
+  aOptions: Partial<SyncClientOptions> = {},
+): Promise<{ a: SyncClient; b: SyncClient; uid: string }> {
+  const a = await clientOf(service, aOptions);
   const b = await clientOf(service);
   await signIn(service, a, phone);
   await signIn(service, b, phone);
