@@ -29,6 +29,8 @@ export interface OccurrenceFigures {
   /** client.occurrences() for the whole year, median of repeats. */
   sdkYearMs: number;
   sdkYearFirstMs: number;
+  /** events.list() on the same client right after one local edit (what a view re-renders from), median of 50, in µs. */
+  sdkListAfterEditUs: number;
 }
 
 /** Mixed rules a calendar holds: stand-ups, weekly meetings, fortnightly ones, month ends, birthdays, short runs. */
@@ -156,6 +158,15 @@ export async function runOccurrences(baseUrl: string, gateway: StandInSmsGateway
     const yearWindow = { from: new Date(Date.UTC(YEAR + 1, 0, 1)).toISOString(), to: new Date(Date.UTC(YEAR + 2, 0, 1)).toISOString() };
     const yearFirst = time(yearWindow);
     const years = Array.from({ length: 10 }, () => time(yearWindow));
+    const lists: number[] = [];
+    const edited = device.events.list()[0]!.uid;
+    for (let i = 0; i < 50; i++) {
+      await device.events.put({ uid: edited, title: `listed ${i}` });
+      const t0 = performance.now();
+      const listed = device.events.list();
+      lists.push(msSince(t0) * 1000);
+      if (listed.length !== events.length + overrides.length) throw new Error(`the SDK lists ${listed.length} events after an edit`);
+    }
     return {
       events: events.length,
       series: 200,
@@ -170,6 +181,7 @@ export async function runOccurrences(baseUrl: string, gateway: StandInSmsGateway
       sdkMonthFirstMs: percentile(firstMonths, 50),
       sdkYearMs: percentile(years, 50),
       sdkYearFirstMs: yearFirst,
+      sdkListAfterEditUs: percentile(lists, 50),
     };
   } finally {
     await device.close();

@@ -34,19 +34,46 @@ const byUid = (a: StoredRecord, b: StoredRecord): number => (a.uid < b.uid ? -1 
 /** The collection of `type` over the client's state; `wrote` is told after each local write. */
 export function createCollection<F>(type: RecordType, state: LocalState, wrote: () => void, ready: () => void): Collection<F> {
   // A stored record is replaced, never changed, so its view is made once and shared (frozen: a
-  // change goes through `put`); the sorted list is made again only after a change of this type.
-  // Listing thousands of records at every sync round otherwise copied every one of them.
+  // change goes through `put`). The list in uid order is kept between calls and brought up to
+  // date from the uids the changes since touched (`changedSince`): a changed record's view is
+  // replaced in place, a new one inserted where it belongs, a removed one taken out. It is sorted
+  // again only after a reload or when most of it changed. Listing thousands of records at every
+  // sync round otherwise sorted every one of them.
   const views = new WeakMap<StoredRecord, LocalRecord<F>>();
   const view = (r: StoredRecord): LocalRecord<F> => {
     let v = views.get(r);
     if (v === undefined) views.set(r, (v = Object.freeze({ ...(r.fields as F), uid: r.uid, version: r.version })));
     return v;
   };
-  let sorted: { readonly revision: number; readonly records: readonly LocalRecord<F>[] } | null = null;
+  let sorted: { revision: number; readonly records: LocalRecord<F>[] } | null = null;
+  const resort = (): LocalRecord<F>[] => [...state.records[type].values()].sort(byUid).map(view);
   const list = (): LocalRecord<F>[] => {
     const revision = state.revision(type);
-    if (sorted?.revision !== revision) sorted = { revision, records: [...state.records[type].values()].sort(byUid).map(view) };
+    if (sorted === null) sorted = { revision, records: resort() };
+    if (sorted.revision !== revision) {
+      const changed = state.changedSince(type, sorted.revision);
+      if (changed === null || changed.size * 8 > sorted.records.length) sorted = { revision, records: resort() };
+      else {
+        for (const uid of changed) placeIn(sorted.records, uid, state.records[type].get(uid));
+        sorted.revision = revision;
+      }
+    }
     return [...sorted.records];
+  };
+  /** Brings `uid`'s entry of the uid-ordered `records` in line with `current` (undefined: gone). */
+  const placeIn = (records: LocalRecord<F>[], uid: string, current: StoredRecord | undefined): void => {
+    let lo = 0;
+    let hi = records.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (records[mid]!.uid < uid) lo = mid + 1;
+      else hi = mid;
+    }
+    const present = lo < records.length && records[lo]!.uid === uid;
+    if (current === undefined) {
+      if (present) records.splice(lo, 1);
+    } else if (present) records[lo] = view(current);
+    else records.splice(lo, 0, view(current));
   };
   return {
     async put(input) {

@@ -29,6 +29,9 @@ export const META = {
  */
 const SEQ_SLOTS = 2 ** 20;
 
+/** Changes of a type whose uids `changedSince` can still tell: a reader further behind reads everything again. */
+const JOURNAL_LENGTH = 32;
+
 /** Which parts of the state a commit touched, for listeners. */
 export interface StateChange {
   readonly types: ReadonlySet<RecordType>;
@@ -50,6 +53,8 @@ export class LocalState {
   readonly #store: LocalStore;
   readonly #listeners = new Set<(change: StateChange) => void>();
   readonly #revisions: Record<RecordType, number> = perRecordType(() => 0);
+  /** Per type, its latest changes, oldest first: the revision each made and the uids it touched (null: any record, a reload or wipe). */
+  readonly #journal: Record<RecordType, { revision: number; uids: ReadonlySet<string> | null }[]> = perRecordType(() => []);
   #queue: Promise<void> = Promise.resolve();
   /** This instance's residue of outbox seqs modulo SEQ_SLOTS (see nextSeq). */
   readonly #seqSlot: number;
@@ -96,14 +101,19 @@ export class LocalState {
 
   /** Applies `change` to memory now and to the store in order; resolves once it is durable. */
   commit(change: StoreWrite): Promise<void> {
-    const types = new Set<RecordType>();
+    const touched = new Map<RecordType, Set<string>>();
+    const touch = (type: RecordType, uid: string): void => {
+      let uids = touched.get(type);
+      if (uids === undefined) touched.set(type, (uids = new Set()));
+      uids.add(uid);
+    };
     for (const r of change.deleteRecords ?? []) {
       this.records[r.type].delete(r.uid);
-      types.add(r.type);
+      touch(r.type, r.uid);
     }
     for (const r of change.putRecords ?? []) {
       this.records[r.type].set(r.uid, r);
-      types.add(r.type);
+      touch(r.type, r.uid);
     }
     const outboxTouched = Boolean(change.putOutbox?.length || change.deleteOutbox?.length);
     if (outboxTouched) {
@@ -121,7 +131,7 @@ export class LocalState {
     const durable = nextSeq === undefined ? change : { ...change, putMeta: { ...change.putMeta, [META.nextSeq]: nextSeq } };
     const written = this.#queue.then(() => this.#store.write(durable));
     this.#queue = written.catch(() => undefined);
-    this.#emit({ types, outbox: outboxTouched, meta: Boolean(change.putMeta || change.deleteMeta) });
+    this.#emit({ types: new Set(touched.keys()), outbox: outboxTouched, meta: Boolean(change.putMeta || change.deleteMeta) }, touched);
     return written;
   }
 
@@ -152,8 +162,31 @@ export class LocalState {
     return this.#revisions[type];
   }
 
-  #emit(change: StateChange): void {
-    for (const type of change.types) this.#revisions[type] += 1;
+  /**
+   * The uids of `type` that changes after `revision` touched (put or deleted), or null when the
+   * journal no longer reaches back that far or one of those changes was a reload or wipe: then
+   * any record may have changed.
+   */
+  changedSince(type: RecordType, revision: number): ReadonlySet<string> | null {
+    const journal = this.#journal[type];
+    const from = journal.findIndex((entry) => entry.revision === revision + 1);
+    if (from < 0) return revision === this.#revisions[type] ? new Set() : null;
+    const uids = new Set<string>();
+    for (const entry of journal.slice(from)) {
+      if (entry.uids === null) return null;
+      for (const uid of entry.uids) uids.add(uid);
+    }
+    return uids;
+  }
+
+  /** Counts the change in each type's revision and journal (`touched`: its uids; absent, any record), then tells the listeners. */
+  #emit(change: StateChange, touched?: ReadonlyMap<RecordType, ReadonlySet<string>>): void {
+    for (const type of change.types) {
+      const revision = (this.#revisions[type] += 1);
+      const journal = this.#journal[type];
+      journal.push({ revision, uids: touched?.get(type) ?? null });
+      if (journal.length > JOURNAL_LENGTH) journal.shift();
+    }
     for (const l of [...this.#listeners]) l(change);
   }
 }
