@@ -89,17 +89,26 @@ export async function syncRoundTrip(device: SyncClient): Promise<number> {
   return device.status.failed - failedBefore;
 }
 
-/** After a load: every device syncs once more and must hold exactly the live events a fresh full pull shows. */
+/**
+ * After a load: every device syncs once more and must hold exactly the live events a fresh full pull
+ * shows. Each difference is printed (device, event, local and server versions), so a run that did not
+ * converge says how.
+ */
 export async function converged(baseUrl: string, devices: readonly SyncClient[]): Promise<boolean> {
   let ok = true;
-  for (const device of devices) {
+  for (const [i, device] of devices.entries()) {
     await device.sync();
     const truth = await pullAll(baseUrl, device.auth.accessToken()!, undefined, 1000);
     const live = new Map<string, string>();
     for (const page of truth.pages) for (const e of page.events) if (!e.deleted) live.set(e.uid, e.version);
-    const local = device.events.list();
-    if (live.size !== local.length || device.status.pending !== 0) ok = false;
-    for (const e of local) if (live.get(e.uid) !== e.version) ok = false;
+    const local = new Map(device.events.list().map((e) => [e.uid, e.version]));
+    const differences: string[] = [];
+    if (device.status.pending !== 0) differences.push(`${device.status.pending} pending`);
+    for (const [uid, version] of local) if (live.get(uid) !== version) differences.push(`${uid} local v${version}, server ${live.has(uid) ? `v${live.get(uid)}` : 'none'}`);
+    for (const [uid, version] of live) if (!local.has(uid)) differences.push(`${uid} missing here, server v${version}`);
+    if (differences.length === 0) continue;
+    ok = false;
+    console.log(`bench: device ${i} did not converge (${JSON.stringify(device.status)}): ${differences.slice(0, 5).join('; ')}`);
   }
   return ok;
 }
