@@ -237,7 +237,6 @@ export function planPark(state: LocalState, item: OutboxItem, error: OutboxError
 export interface Rekey {
   readonly from: string;
   readonly to: string;
-  readonly version: string | null;
 }
 
 /**
@@ -291,7 +290,7 @@ export function planResults(
     deleteOutbox.push(item.seq);
     putOutbox.delete(item.seq);
     if (item.type === 'calendars' && result.status === 'created' && result.uid !== item.uid) {
-      rekeys.push({ from: item.uid, to: result.uid, version: result.version });
+      rekeys.push({ from: item.uid, to: result.uid });
       return;
     }
     const version = result.version;
