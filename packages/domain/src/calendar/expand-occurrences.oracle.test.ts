@@ -20,15 +20,19 @@ describe('the expander against ical.js (RFC 5545 oracle)', () => {
   it(`gives the same occurrences for random rules, zones and windows across DST changes (${RUNS} runs)`, () => {
     fc.assert(
       fc.property(seriesCaseArb('ical'), (c) => {
+        // A case ical.js cannot expand (icalStarts) has no oracle answer: skipped, and counted as such by fast-check.
         const fromStart = icalStarts(c, [], c.to + 3 * DAY_MS, 400);
+        fc.pre(fromStart !== null);
         const exdates = caseExdates(c, fromStart);
-        const expected = inWindow(c, icalStarts(c, exdates, c.to + DAY_MS));
+        const oracle = icalStarts(c, exdates, c.to + DAY_MS);
+        fc.pre(oracle !== null);
+        const expected = inWindow(c, oracle);
         const actual = ours(c, exdates);
         if (JSON.stringify(actual) !== JSON.stringify(expected)) {
           throw new Error(`disagreement\n${caseCalendar(c, exdates)}\nwindow ${new Date(c.from).toISOString()} .. ${new Date(c.to).toISOString()}\nonly ours:    ${actual.filter((x) => !expected.includes(x)).slice(0, 12).join(' ')}\nonly ical.js: ${expected.filter((x) => !actual.includes(x)).slice(0, 12).join(' ')}\n(${actual.length} against ${expected.length})`);
         }
       }),
-      { numRuns: RUNS },
+      { numRuns: RUNS, ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), ...(process.env.FC_PATH ? { path: process.env.FC_PATH } : {}) } : {}) },
     );
   }, 600_000);
 });
