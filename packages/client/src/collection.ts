@@ -50,7 +50,7 @@ export function createCollection<F>(type: RecordType, state: LocalState, wrote: 
   const list = (): LocalRecord<F>[] => {
     const revision = state.revision(type);
     if (sorted === null) sorted = { revision, records: resort() };
-    if (sorted.revision !== revision) {
+    else if (sorted.revision !== revision) {
       const changed = state.changedSince(type, sorted.revision);
       if (changed === null || changed.size * 8 > sorted.records.length) sorted = { revision, records: resort() };
       else {
@@ -60,7 +60,7 @@ export function createCollection<F>(type: RecordType, state: LocalState, wrote: 
     }
     return [...sorted.records];
   };
-  /** Brings `uid`'s entry of the uid-ordered `records` in line with `current` (undefined: gone). */
+  /** Brings `uid`'s entry of the uid-ordered `records` (`byUid`'s order) in line with `current` (undefined: gone). */
   const placeIn = (records: LocalRecord<F>[], uid: string, current: StoredRecord | undefined): void => {
     let lo = 0;
     let hi = records.length;

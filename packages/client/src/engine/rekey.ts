@@ -13,12 +13,12 @@ export function namesRekeyedCalendar(type: string, fields: Readonly<Record<strin
 
 /**
  * A local default calendar that the server merged into the user's existing default (the push
- * answered with another uid): the local calendar becomes that one (when this device holds no copy
- * of it, the local calendar goes and the round's pull brings the existing default, if it is still
- * live), and every local record and
+ * answered with another uid): the local calendar becomes that one, and every local record and
  * outbox item that pointed at the old uid points at the new one (a queued delete of the merged
- * calendar is dropped: the existing default is another calendar to the user). Items it touched may be pushed
- * again at once: the reference they failed on now exists.
+ * calendar is dropped: the existing default is another calendar to the user). Items it touched
+ * may be pushed again at once: the reference they failed on now exists. When this device holds no
+ * copy of the existing default, its own calendar goes and the round's pull brings that one, if it
+ * is still live.
  *
  * When this device deleted that existing default meanwhile (the merge's answer came late, after a
  * lost answer or a crash; the delete waited for it, see planRemove), the two are different
@@ -39,11 +39,12 @@ export function planRekey(state: LocalState, { from, to }: Rekey, freshUid: () =
   if (remade) {
     putRecords.push({ type: 'calendars', uid: target, fields: local.fields, version: null });
     putOutbox.push({ seq: state.nextSeq(), type: 'calendars', uid: target, op: 'upsert', patch: { ...local.fields }, baseVersion: null, state: 'pending', attempts: 0, sent: null, waitForPull: false, lastError: null });
-  } else if (existing) putRecords.push({ ...existing, fields: { ...existing.fields, isDefault: true } });
-  // Without a local copy of `to`, the answer's version may be stale (an answer from the merge's
-  // receipt, after a lost answer or a crash), and this device may already have pulled past `to`'s
-  // deletion by another device: a copy made here from it would never be corrected by a later
-  // pull. So none is made: the round's pull brings `to` as the server has it, if it is live.
+  } else if (existing) {
+    putRecords.push({ ...existing, fields: { ...existing.fields, isDefault: true } });
+  }
+  // No copy of `to` is made from the answer: it may come from the merge's receipt (after a lost
+  // answer or a crash) when this device already pulled `to`'s deletion by another device, and a
+  // copy made then would never be corrected by a later pull.
   for (const link of CALENDAR_LINKS) {
     for (const r of state.records[link.type].values()) {
       if (r.fields[link.field] === from) putRecords.push({ ...r, fields: { ...r.fields, [link.field]: target } });
