@@ -163,6 +163,23 @@ describe('the web client in Chromium, two devices of one phone', () => {
     await second.close();
   });
 
+  it('"Make default" clicked on a calendar made a moment before: it becomes the default on both devices, not merged away', async () => {
+    await openScreen(a, 'Calendars');
+    await a.getByLabel('Calendar name').fill('Family');
+    await a.getByRole('button', { name: 'Add calendar' }).click();
+    // At once, within the debounce that holds the create back.
+    await a.getByRole('button', { name: 'Make default: Family' }).click();
+    await waitForStatus(a, /Synced/, 10_000);
+    await syncNow(b);
+    await openScreen(b, 'Calendars');
+    for (const page of [a, b]) {
+      const family = page.locator('li', { has: page.getByRole('button', { name: 'Rename Family' }) });
+      await family.locator('.badge', { hasText: 'Default' }).waitFor();
+      expect(await page.locator('.badge', { hasText: 'Default' }).count()).toBe(1);
+      await page.getByRole('button', { name: 'Make default: Personal' }).waitFor();
+    }
+  });
+
   it('is usable from the keyboard alone: Tab to New event, type, Enter saves', async () => {
     await openScreen(a, 'Calendar');
     await a.locator('body').focus();

@@ -54,7 +54,8 @@ interface Device {
 
 const collection = (c: SyncClient, type: RecordType) => c[type];
 
-async function applyLocal(d: Device, s: Step, fresh: () => string): Promise<void> {
+/** Applies one local step; answers the uid of a calendar it made (not as the default) or deleted. */
+async function applyLocal(d: Device, s: Step, fresh: () => string): Promise<{ madeCalendar?: string; deletedCalendar?: string } | void> {
   const c = d.client;
   const pick = (type: RecordType): string | undefined => {
     const list = collection(c, type).list();
@@ -72,9 +73,11 @@ async function applyLocal(d: Device, s: Step, fresh: () => string): Promise<void
   switch (s.op) {
     case 'sync':
       return;
-    case 'newCalendar':
-      await c.calendars.put({ uid: fresh(), name: s.text, color: s.flag ? '#aa00ff' : null });
-      return;
+    case 'newCalendar': {
+      const uid = fresh();
+      await c.calendars.put({ uid, name: s.text, color: s.flag ? '#aa00ff' : null });
+      return { madeCalendar: uid };
+    }
     case 'newDefaultCalendar':
       await c.calendars.put({ uid: fresh(), name: s.text, isDefault: true });
       return;
@@ -82,8 +85,11 @@ async function applyLocal(d: Device, s: Step, fresh: () => string): Promise<void
       return edit('calendars', { name: s.text });
     case 'makeDefault':
       return edit('calendars', { isDefault: true });
-    case 'deleteCalendar':
-      return remove('calendars');
+    case 'deleteCalendar': {
+      const uid = pick('calendars');
+      await remove('calendars');
+      return uid === undefined ? undefined : { deletedCalendar: uid };
+    }
     case 'newEvent': {
       const cal = pick('calendars');
       // An all-day event holds dates (end exclusive), a timed one instants.
@@ -244,10 +250,16 @@ describe('N clients with faults', () => {
           const devices: Device[] = [];
           for (let i = 0; i < n; i++) devices.push(await makeDevice(i, phone, plans[i]!));
           let counter = 0;
+          const made = new Set<string>();
+          const deleted = new Set<string>();
           for (const step of steps) {
             const d = devices[step.device % n]!;
             if (step.op === 'sync') await syncUnderFaults(d, phone);
-            else await applyLocal(d, step as Step, () => `d${d.index}-${counter++}`);
+            else {
+              const { madeCalendar, deletedCalendar } = (await applyLocal(d, step as Step, () => `d${d.index}-${counter++}`)) ?? {};
+              if (madeCalendar) made.add(madeCalendar);
+              if (deletedCalendar) deleted.add(deletedCalendar);
+            }
           }
           // Faults stop: every device runs rounds until nothing is left to push.
           for (let round = 0; round < 4; round++) for (const d of devices) await settle(d, phone);
@@ -255,6 +267,11 @@ describe('N clients with faults', () => {
           const userId = devices[0]!.client.auth.user()!.id;
           const liveDefaults = service.syncStore.snapshotRows(userId, 'calendars').filter((r) => r.deleted === null && r.fields.isDefault === true);
           expect(liveDefaults.length).toBeLessThanOrEqual(1); // the user may delete the default calendar
+          // A calendar made as an ordinary one keeps its uid, made the default or not: only a create
+          // as the default is merged into the user's existing one (a promotion of a calendar whose
+          // create had not left yet was once sent as such a create, and the calendar was gone).
+          const rows = new Set(service.syncStore.snapshotRows(userId, 'calendars').map((r) => r.uid));
+          expect([...made].filter((uid) => !deleted.has(uid) && !rows.has(uid))).toEqual([]);
           for (const d of devices) {
             expect(d.client.status).toMatchObject({ pending: 0, failed: 0, signedIn: true });
             for (const type of RECORD_TYPES) expect(view(d.client, type)).toEqual(serverView(userId, type));

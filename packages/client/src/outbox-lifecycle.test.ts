@@ -150,6 +150,58 @@ describe('outbox lifecycle', () => {
     expect(a.status).toMatchObject({ pending: 0, failed: 0 });
   });
 
+  it('a calendar made the default before its create left is created, then promoted: not merged into the existing default', async () => {
+    // Found in the web client: "Make default" clicked on a calendar made less than the debounce
+    // before sent one create with isDefault true, which the server merged into "Personal".
+    const a = await clientOf(service);
+    const b = await clientOf(service);
+    await signIn(service, a, '+15550001010');
+    await signIn(service, b, '+15550001010');
+    const personal = a.calendars.list()[0]!.uid;
+    const family = await a.calendars.put({ name: 'Family' });
+    await a.calendars.put({ uid: family, isDefault: true });
+    await a.calendars.put({ uid: family, color: '#336699' }); // a later edit goes with the create
+    expect(a.outbox.pending().map((i) => i.uid)).toEqual([family, family]);
+    await a.sync();
+    await b.sync();
+    const userId = a.auth.user()!.id;
+    const live = service.syncStore.snapshotRows(userId, 'calendars').filter((r) => r.deleted === null);
+    const byUid = (uid: string) => live.find((r) => r.uid === uid)?.fields;
+    expect(byUid(family)).toMatchObject({ name: 'Family', color: '#336699', isDefault: true });
+    expect(byUid(personal)).toMatchObject({ name: 'Personal', isDefault: false });
+    for (const device of [a, b]) expect(device.calendars.list().map((c) => [c.name, c.isDefault]).sort()).toEqual([['Family', true], ['Personal', false]]);
+    expect(service.syncStore.snapshotConflicts(userId)).toEqual([]);
+    expect(a.status).toMatchObject({ pending: 0, failed: 0 });
+  });
+
+  it('the promotion split off a create waits while the create is parked, and goes after its retry', async () => {
+    const store = new MemoryStore();
+    const a = await clientOf(service, { store });
+    await signIn(service, a, '+15550001011');
+    await a.close();
+    // An item an older client left: a create the server refuses, then its promotion.
+    await store.write({
+      putRecords: [{ type: 'calendars', uid: 'fam', fields: { name: 'x'.repeat(300), isDefault: true }, version: null }],
+      putOutbox: [
+        seeded({ seq: 100, type: 'calendars', uid: 'fam', patch: { name: 'x'.repeat(300) } }),
+        seeded({ seq: 101, type: 'calendars', uid: 'fam', patch: { isDefault: true } }),
+      ],
+    });
+    const again = await clientOf(service, { store });
+    await again.sync();
+    await again.sync();
+    const userId = again.auth.user()!.id;
+    const live = () => service.syncStore.snapshotRows(userId, 'calendars').filter((r) => r.deleted === null).map((r) => [r.uid, r.fields.isDefault]);
+    expect(again.outbox.failed()).toEqual([{ type: 'calendars', uid: 'fam', op: 'upsert', attempts: 1, error: expect.objectContaining({ code: 'INVALID_FIELD' }) }]);
+    expect(live()).toHaveLength(1); // the promotion did not go alone as a create as the default
+    expect(again.calendars.get('fam')).toBeDefined();
+    await again.calendars.put({ uid: 'fam', name: 'Family' }); // the fix goes into the create
+    await again.sync();
+    expect(live()).toEqual(expect.arrayContaining([['fam', true], [expect.any(String), false]]));
+    expect(again.calendars.get('fam')).toMatchObject({ name: 'Family', isDefault: true });
+    expect(again.status).toMatchObject({ pending: 0, failed: 0 });
+  });
+
   it('a new default made here after deleting the old one, the delete queued behind a frozen rename: the new default is not merged into the deleted one', async () => {
     // Found by the convergence property (seed 535824413): the delete waited behind the rename's
     // frozen push, so the promotion went first, the server merged it into the calendar being

@@ -24,8 +24,8 @@ export class RecordDeletedError extends Error {
 /**
  * A local create or edit (fields already validated): the record changes at once and the edit is
  * queued. It merges into the record's last item when that one can still change, so one record has
- * at most one pending item besides one whose answer is outstanding; a parked item that takes a new
- * edit gets a fresh attempt budget.
+ * at most one pending item besides one whose answer is outstanding (or two: a calendar's create and
+ * its promotion, below); a parked item that takes a new edit gets a fresh attempt budget.
  */
 export function planPut(state: LocalState, type: RecordType, uid: string, patch: Readonly<Record<string, FieldValue>>): StoreWrite {
   const record = state.records[type].get(uid);
@@ -38,17 +38,23 @@ export function planPut(state: LocalState, type: RecordType, uid: string, patch:
     fields: record ? { ...record.fields, ...patch } : createFields(type, patch),
     version: record?.version ?? null,
   };
-  const item: OutboxItem =
-    last && mergeable(last)
-      ? {
-          ...last,
-          patch: { ...last.patch, ...patch },
-          state: 'pending',
-          waitForPull: false,
-          ...(last.state === 'failed' ? { attempts: 0, lastError: null } : {}),
-        }
-      : { seq: state.nextSeq(), type, uid, op: 'upsert', patch: { ...patch }, baseVersion: null, state: 'pending', attempts: 0, sent: null, waitForPull: false, lastError: null };
-  return { putRecords: [next], putOutbox: [item] };
+  const queued = (p: Readonly<Record<string, FieldValue>>): OutboxItem =>
+    ({ seq: state.nextSeq(), type, uid, op: 'upsert', patch: { ...p }, baseVersion: null, state: 'pending', attempts: 0, sent: null, waitForPull: false, lastError: null });
+  const mergedInto = (into: OutboxItem, p: Readonly<Record<string, FieldValue>>): OutboxItem =>
+    ({ ...into, patch: { ...into.patch, ...p }, state: 'pending', waitForPull: false, ...(into.state === 'failed' ? { attempts: 0, lastError: null } : {}) });
+  // Making a calendar the default whose create has not left yet is a promotion, not a create as the
+  // default: merged into the create, it would ask the server for the user's existing default (a
+  // merge that drops this calendar). So until the create leaves, it takes the calendar's fields and
+  // a second item after it takes `isDefault`: the promotion, sent once the create is answered.
+  const [create, promotion] = items;
+  if (type === 'calendars' && create && mergeable(create) && record?.version === null && !isPromotion(create) && (!promotion || mergeable(promotion))) {
+    const { isDefault, ...fields } = patch;
+    if (promotion || isDefault === true) {
+      const promote = isDefault === undefined ? [] : [promotion ? mergedInto(promotion, { isDefault }) : queued({ isDefault })];
+      return { putRecords: [next], putOutbox: [mergedInto(create, fields), ...promote] };
+    }
+  }
+  return { putRecords: [next], putOutbox: [last && mergeable(last) ? mergedInto(last, patch) : queued(patch)] };
 }
 
 /**
@@ -113,7 +119,14 @@ export function selectBatch(state: LocalState, maxPerType: number): OutboxItem[]
   const unanswered = new Set(state.outbox.filter((i) => i.sent !== null && i.state !== 'failed').map((i) => i.seq));
   for (const item of state.outbox) {
     const key = `${item.type}\u0000${item.uid}`;
-    if (seen.has(key) || item.state === 'failed') continue;
+    if (seen.has(key)) continue;
+    if (item.state === 'failed') {
+      // A record the server does not have yet is made by its first item: while that one is parked,
+      // a later item sent alone would be a create of its own (a split promotion, see planPut,
+      // would be a create as the default), so the record's later items wait for the retry.
+      if (item.op === 'upsert' && (state.records[item.type].get(item.uid)?.version ?? null) === null) seen.add(key);
+      continue;
+    }
     seen.add(key);
     if (item.state === 'inflight' || item.waitForPull) continue;
     if (item.op === 'delete' && item.waitsFor?.some((seq) => unanswered.has(seq))) continue;
@@ -277,7 +290,9 @@ export function planResults(
       }
       const park = !result.error.retryable || attempts >= maxAttempts;
       const failedFields = item.sent?.fields ?? item.patch;
-      if (next && next.op === 'upsert' && mergeable(next)) {
+      // Not into the promotion split off a create (see planPut): the create stays on its own.
+      const splitPromotion = next !== undefined && isPromotion(next) && !isPromotion(item) && (record?.version ?? null) === null;
+      if (next && next.op === 'upsert' && mergeable(next) && !splitPromotion) {
         // A later edit of the same record waits behind it: fold this one into it, so the record
         // still has one pending item and nothing the user wrote is dropped.
         deleteOutbox.push(item.seq);
