@@ -83,6 +83,29 @@ for (const kind of kinds) {
       });
     });
 
+    it('answers with the rows of the part it is asked for, the parts after it run too (a read that travels with COMMIT)', async () => {
+      const long = AWKWARD.join('|').repeat(400); // a part a driver may send on its own, bound
+      await onConnection(async (conn) => {
+        const parts = [
+          rawPart('begin'),
+          part(sql`insert into batch_probe (id, note) values (${30}, ${'read, then committed'})`),
+          part(sql`select id, note from batch_probe where id = ${30}`),
+          part(sql`select length(${long}::text) as n`),
+          part(sql`select ${'after'}::text as a`),
+          rawPart('commit'),
+        ];
+        expect((await conn.runBatch(parts.slice(0, 3).concat(parts.slice(5)), 2)).rows).toEqual([{ id: 30, note: 'read, then committed' }]);
+        expect((await conn.runBatch([rawPart('select 1 as one'), parts[3]!, parts[4]!], 1)).rows).toEqual([{ n: [...long].length }]); // characters, not UTF-16 units
+        expect((await conn.runBatch([rawPart('select 1 as one'), parts[3]!, parts[4]!], 2)).rows).toEqual([{ a: 'after' }]);
+        expect((await conn.runBatch([parts[4]!, parts[3]!, rawPart('select 1 as one')], 0)).rows).toEqual([{ a: 'after' }]);
+        await expect(conn.runBatch([rawPart('select 1')], 1)).rejects.toThrow(/no part 1/);
+      });
+      // The COMMIT after the answered part ran: the row is there for another connection.
+      const { rows } = await sql<{ note: string }>`select note from batch_probe where id = 30`.execute(database.db);
+      expect(rows).toEqual([{ note: 'read, then committed' }]);
+      await sql`delete from batch_probe where id = 30`.execute(database.db);
+    });
+
     it('a failing statement fails the batch, the ones after it do not run, and a rollback leaves nothing', async () => {
       await onConnection(async (conn) => {
         await expect(

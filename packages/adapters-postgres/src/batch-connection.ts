@@ -31,12 +31,21 @@ export function rawPart(sql: string): BatchPart {
  * connection), and the fault mapping wraps it (`withUnavailableMapping`).
  *
  * Guarantee of `runBatch`: the parts run in order, each once, on this connection; the answer is
- * the last part's rows; a failing part fails the call with that part's error, and the parts after
- * it do not run (inside a transaction, which the caller then rolls back). Each part is one
- * statement; its parameters are sent as values, never spliced into its text by the caller.
+ * the rows of the part at index `answer` (by default the last part), so a read can travel with
+ * statements after it (a COMMIT); a failing part fails the call with that part's error, and the
+ * parts after it do not run (inside a transaction, which the caller then rolls back). Each part is
+ * one statement; its parameters are sent as values, never spliced into its text by the caller.
  */
 export interface BatchConnection extends DatabaseConnection {
-  runBatch<R>(parts: readonly BatchPart[]): Promise<QueryResult<R>>;
+  runBatch<R>(parts: readonly BatchPart[], answer?: number): Promise<QueryResult<R>>;
+}
+
+/** The index of the part a batch answers with: `answer` if given (checked), else the last. */
+export function answerIndex(parts: readonly BatchPart[], answer: number | undefined): number {
+  if (parts.length === 0) throw new Error('an empty statement batch');
+  const at = answer ?? parts.length - 1;
+  if (!Number.isInteger(at) || at < 0 || at >= parts.length) throw new Error(`a batch of ${parts.length} parts has no part ${at} to answer with`);
+  return at;
 }
 
 /** `connection` as a batch connection; throws for a connection of a dialect the adapter did not make. */

@@ -43,9 +43,9 @@ function mapped(error: unknown): unknown {
 class MappingConnection implements BatchConnection {
   constructor(readonly inner: BatchConnection) {}
 
-  async runBatch<R>(parts: readonly BatchPart[]): Promise<QueryResult<R>> {
+  async runBatch<R>(parts: readonly BatchPart[], answer?: number): Promise<QueryResult<R>> {
     try {
-      return await this.inner.runBatch<R>(parts);
+      return await this.inner.runBatch<R>(parts, answer);
     } catch (error) {
       throw mapped(error);
     }

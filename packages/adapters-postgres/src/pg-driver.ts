@@ -1,6 +1,6 @@
 import type { CompiledQuery, DatabaseConnection, Driver, QueryResult } from 'kysely';
 import pg from 'pg';
-import type { BatchConnection, BatchPart } from './batch-connection.js';
+import { answerIndex, type BatchConnection, type BatchPart } from './batch-connection.js';
 import { boundedClient, type BoundedClient } from './statement-timeout.js';
 import { PostgresFamilyDialect, TransactionalDriver } from './transactional-driver.js';
 
@@ -55,7 +55,7 @@ const last = (result: pg.QueryResult | pg.QueryResult[]): pg.QueryResult => (Arr
  * One pooled node-pg connection. A parameterized statement runs as a named prepared statement of
  * the connection (parsed and planned once per connection, not at every execution); a text without
  * parameters as a simple query (several statements allowed: the last one answers). `runBatch`
- * sends every part in one simple query: a parameterized part as `EXECUTE name(literals)` of a
+ * sends every part in one simple query (which answers one result per statement): a parameterized part as `EXECUTE name(literals)` of a
  * statement PREPAREd once on this connection (a prepared statement outlives the transaction it
  * was made in, rolled back or not), its values as literals written by node-pg's own serialisation
  * and escaping. A part with a bulky parameter (`BULKY_ARRAY`, `BULKY_TEXT`) runs on its own, its values bound.
@@ -74,13 +74,15 @@ export class PgConnection implements BatchConnection {
     return kyselyResult<R>(last(await this.client.query(sql, [...parameters], name)));
   }
 
-  async runBatch<R>(parts: readonly BatchPart[]): Promise<QueryResult<R>> {
-    if (parts.length === 0) throw new Error('an empty statement batch');
+  async runBatch<R>(parts: readonly BatchPart[], answer?: number): Promise<QueryResult<R>> {
+    const wanted = answerIndex(parts, answer);
     const texts: string[] = [];
-    let answer: pg.QueryResult | undefined;
+    /** One result per part run so far, in order (each part is one statement). */
+    const results: pg.QueryResult[] = [];
     const flush = async (): Promise<void> => {
       if (texts.length === 0) return;
-      answer = last(await this.client.query(texts.join(';\n')));
+      const result = await this.client.query(texts.join(';\n'));
+      results.push(...(Array.isArray(result) ? result : [result]));
       texts.length = 0;
     };
     for (const part of parts) {
@@ -94,13 +96,14 @@ export class PgConnection implements BatchConnection {
         // A part with bulky values, or past the cap of named texts: send what is queued, then this
         // part on its own as a protocol-level (prepared when it may be named) statement.
         await flush();
-        answer = last(await this.client.query(part.sql, [...part.parameters], this.#name(part.sql)));
+        results.push(last(await this.client.query(part.sql, [...part.parameters], this.#name(part.sql))));
         continue;
       }
       texts.push(`execute ${name}(${part.parameters.map(sqlLiteral).join(', ')})`);
     }
     await flush();
-    return kyselyResult<R>(answer!);
+    if (results.length !== parts.length) throw new Error(`a batch of ${parts.length} statements answered with ${results.length} results`);
+    return kyselyResult<R>(results[wanted]!);
   }
 
   /** The name of the batch statement `text` on this connection, PREPAREd on first use (on its own, so a failure leaves no name behind); undefined past the cap. */

@@ -8,7 +8,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import { Mutex } from 'async-mutex';
-import type { BatchConnection, BatchPart } from './batch-connection.js';
+import { answerIndex, type BatchConnection, type BatchPart } from './batch-connection.js';
 import { PostgresFamilyDialect, TransactionalDriver } from './transactional-driver.js';
 
 /** The part of a PGlite instance the driver uses (structural, so tests may pass a stand-in). */
@@ -81,16 +81,26 @@ class PGliteConnection implements BatchConnection {
    * A batch in one `execProtocol` call: every part as extended-protocol messages (a part
    * with parameters through its prepared statement, one without as an unnamed one; each part is
    * one statement), one Sync at the end. After a failing part the engine skips the rest up to the
-   * Sync, and the call throws that part's error. Answers with the last part's rows.
+   * Sync, and the call throws that part's error. Answers with the rows of part `answer` (the last by default).
    */
-  async runBatch<R>(parts: readonly BatchPart[]): Promise<QueryResult<R>> {
-    return this.#answer(await this.#batch<R>(parts));
+  async runBatch<R>(parts: readonly BatchPart[], answer?: number): Promise<QueryResult<R>> {
+    return this.#answer(await this.#batch<R>(parts, answerIndex(parts, answer)));
   }
 
-  async #batch<R>(parts: readonly BatchPart[]): Promise<Results<R>> {
+  async #batch<R>(parts: readonly BatchPart[], wanted: number): Promise<Results<R>> {
     const { serialize } = protocol;
     const messages: Uint8Array[] = [];
-    for (const part of parts) {
+    let answer: Results<R> | undefined;
+    /** The index of the first part whose messages are gathered. */
+    let first = 0;
+    const run = async (upTo: number): Promise<void> => {
+      if (messages.length > 0) {
+        const { messages: answers } = await this.pg.execProtocol(concat([...messages.splice(0), serialize.sync()]));
+        if (wanted >= first && wanted < upTo) answer = this.#rows<R>(answers, wanted - first);
+      }
+      first = upTo;
+    };
+    for (const [i, part] of parts.entries()) {
       if (part.parameters.length === 0) {
         messages.push(serialize.parse({ text: part.sql }), serialize.bind({}), serialize.describe({ type: 'P' }), serialize.execute({}));
         continue;
@@ -98,29 +108,35 @@ class PGliteConnection implements BatchConnection {
       const statement = await this.#prepare(part.sql);
       if (statement === null) {
         // Past the cap of prepared texts: run what is gathered, then this part on its own.
-        if (messages.length > 0) await this.pg.execProtocol(concat([...messages.splice(0), serialize.sync()]));
+        await run(i);
         const alone = await this.pg.query<R>(part.sql, [...part.parameters]);
-        if (part === parts.at(-1)) return alone;
+        if (i === wanted) answer = alone;
+        first = i + 1;
         continue;
       }
       messages.push(...this.#execute(statement, part.parameters));
     }
-    if (messages.length === 0) throw new Error('an empty statement batch');
-    const { messages: answers } = await this.pg.execProtocol(concat([...messages, serialize.sync()]));
-    return this.#rows<R>(answers);
+    await run(parts.length);
+    return answer!;
   }
 
   /**
-   * The rows and command of one executed statement (of several, the last one's), each value
+   * The rows and command of one executed statement (of several, the one at index `statement`,
+   * else the last one's), each value
    * through PGlite's parser for its type (as `query` does). PGlite's own `parseResults` copies every parser of the session into a
    * new object at each call, which was the largest single JavaScript cost of an embedded push.
    */
-  #rows<R>(messages: readonly BackendMessage[]): Results<R> {
+  #rows<R>(messages: readonly BackendMessage[], statement?: number): Results<R> {
     let fields: { name: string; parse: ((value: string, type: number) => unknown) | undefined; type: number }[] = [];
     const rows: R[] = [];
     let command: string | undefined;
     let affectedRows = 0;
+    /** The statement of the call the next message belongs to (each ends with its completion). */
+    let at = 0;
     for (const message of messages) {
+      const of = at;
+      if (message.name === 'commandComplete' || message.name === 'emptyQuery') at += 1;
+      if (statement !== undefined && of !== statement) continue;
       if (message.name === 'rowDescription') {
         rows.length = 0; // a text of several statements answers with its last one's rows
         fields = (message as messages_.RowDescriptionMessage).fields.map((f) => ({ name: f.name, type: f.dataTypeID, parse: this.pg.parsers[f.dataTypeID] }));

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { eventWindowBounds, type ConflictRecord, type CollectionVersions, type EventWindowRead, type ListedObject, type ObjectChanges, type ObjectListing, type ObjectRows, type ObjectScope, type RecordRow, type SyncStore, type SyncUnitOfWork } from '@calsync/domain';
+import { eventWindowBounds, type ChangesSince, type ConflictRecord, type CollectionVersions, type EventWindowRead, type ListedObject, type ObjectChanges, type ObjectListing, type ObjectRows, type ObjectScope, type RecordRow, type RecordType, type SyncStore, type SyncUnitOfWork } from '@calsync/domain';
 import { rawPart, withBatchConnection, type Statement } from './batch-connection.js';
 import { CONFLICT_COLUMNS, conflictFromSql } from './conflict-mapping.js';
 import { objectRowsFrom, PostgresUnitOfWork, UNIT_PLANNER_SETTINGS } from './postgres-unit-of-work.js';
@@ -17,18 +17,29 @@ export class PostgresSyncStore implements SyncStore {
   constructor(private readonly db: Kysely<DB>) {}
 
   inUserTransaction<T>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T> {
+    return this.#inUnit(userId, async (uow) => {
+      const result = await work(uow);
+      await uow.finish();
+      return result;
+    });
+  }
+
+  /** One round trip: the read goes with BEGIN, the lock and COMMIT (`PostgresUnitOfWork.readChangesAndCommit`). */
+  readChangesSince(userId: number, watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
+    return this.#inUnit(userId, (uow) => uow.readChangesAndCommit(watermarks, limit));
+  }
+
+  /** A unit of work of `userId` on one connection, rolled back if `work` fails (`work` commits it). */
+  #inUnit<T>(userId: number, work: (uow: PostgresUnitOfWork) => Promise<T>): Promise<T> {
     if (!Number.isSafeInteger(userId)) throw new Error('userId must be an integer');
     return withBatchConnection(this.db, async (conn) => {
       const uow = new PostgresUnitOfWork(this.db, conn, userId);
-      let result: T;
       try {
-        result = await work(uow);
-        await uow.finish();
+        return await work(uow);
       } catch (error) {
         await uow.abort();
         throw error;
       }
-      return result;
     });
   }
 

@@ -149,8 +149,8 @@ function joinParameters(kind: QueuedKind, a: readonly unknown[], b: readonly unk
  * statement of the first batch, so it is held before any read runs. The prefetch also draws what
  * the push will most likely reserve (its `ahead` hint, in the same statement), so a push is two
  * round trips (BEGIN + lock + prefetch and draw, writes + COMMIT) unless it needs more versions or
- * ids than that (a cascade, a demotion, more than one conflict: one more for `reserve`), and a
- * pull is two. Values drawn ahead and not handed out are gaps in the sequences, like the values
+ * ids than that (a cascade, a demotion, more than one conflict: one more for `reserve`); a pull
+ * page is one (`readChangesAndCommit`: BEGIN, the lock, the read and COMMIT). Values drawn ahead and not handed out are gaps in the sequences, like the values
  * of a unit that rolled back. A queued write that fails
  * fails the batch it travels in, and the store rolls the unit back.
  *
@@ -167,6 +167,8 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   #sent = false;
   /** Whether a store call queued anything beyond the opening BEGIN and lock. */
   #used = false;
+  /** Whether COMMIT went with the unit's last read (`readChangesAndCommit`). */
+  #finished = false;
   /** One batch at a time on the connection, in call order (store calls of a unit may overlap). */
   readonly #sending = new Mutex();
   /** Values `prefetch` drew ahead (its `ahead` hint) that `reserve` has not handed out yet. */
@@ -194,13 +196,16 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     return rows;
   }
 
-  /** Sends what is queued with `last`, after any batch still under way. */
-  #send<R>(last: BatchPart): Promise<{ rows: R[] }> {
+  /** Sends what is queued with `last`, then `after` (answering `last`'s rows), after any batch still under way. */
+  #send<R>(last: BatchPart, after: readonly BatchPart[] = []): Promise<{ rows: R[] }> {
     return this.#sending.runExclusive(() => {
+      if (this.#finished) throw new Error('this unit of work has committed');
       const parts = this.#queue.splice(0).map((q) => q.part);
       parts.push(last);
+      const answer = parts.length - 1;
+      parts.push(...after);
       this.#sent = true;
-      return this.conn.runBatch<R>(parts);
+      return this.conn.runBatch<R>(parts, answer);
     });
   }
 
@@ -223,7 +228,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
 
   /** Sends what is queued and COMMIT (nothing at all when the unit never used the store). */
   async finish(): Promise<void> {
-    if (!this.#used) return;
+    if (!this.#used || this.#finished) return;
     await this.#send(rawPart('commit'));
   }
 
@@ -304,23 +309,19 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   }
 
   async readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
-    const wanted = Math.max(0, limit);
-    const read = perRecordType((): PulledRow[] => []);
-    const raw = await this.#read(readAllChangesQuery(this.userId, watermarks, wanted));
-    let bound = 0n;
-    let purgedThrough = 0n;
-    let newestConflictId: number | null = null;
-    for (const r of raw) {
-      if (r.t === null) {
-        bound = BigInt(String(r.bound));
-        purgedThrough = BigInt(String(r.purged));
-        newestConflictId = r.conflict === null ? null : Number(r.conflict);
-        continue;
-      }
-      read[r.t as RecordType].push({ version: String(r.version), wire: String(r.wire) });
-    }
-    const rows = perRecordType((type): EncodedChanges => pulledPage(read[type], wanted));
-    return { bound, rows, purgedThrough, newestConflictId };
+    return changesFrom(await this.#read(readAllChangesQuery(this.userId, watermarks, Math.max(0, limit))), limit);
+  }
+
+  /**
+   * `readChangesSince` as the unit's last statement: it goes with BEGIN, the lock and COMMIT in one
+   * batch (one round trip), and the unit has committed when it answers (`SyncStore.readChangesSince`).
+   */
+  async readChangesAndCommit(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
+    const query = readAllChangesQuery(this.userId, watermarks, Math.max(0, limit)).compile(this.db);
+    this.#used = true;
+    const { rows } = await this.#send<SqlRecordRow>(query, [rawPart('commit')]);
+    this.#finished = true;
+    return changesFrom(rows, limit);
   }
 
   async prefetch(wanted: UidsByType, keys: readonly ReceiptKey[], ahead: ReserveRequest = {}): Promise<Prefetched> {
@@ -353,6 +354,26 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   private assertOwnUser(userId: number): void {
     if (userId !== this.userId) throw new Error('a unit of work only writes rows of its own user');
   }
+}
+
+/** The answer of the pull statement (`readAllChangesQuery`): its closing row (bound, purge mark, newest conflict) and each type's rows. */
+function changesFrom(raw: readonly SqlRecordRow[], limit: number): ChangesSince {
+  const wanted = Math.max(0, limit);
+  const read = perRecordType((): PulledRow[] => []);
+  let bound = 0n;
+  let purgedThrough = 0n;
+  let newestConflictId: number | null = null;
+  for (const r of raw) {
+    if (r.t === null) {
+      bound = BigInt(String(r.bound));
+      purgedThrough = BigInt(String(r.purged));
+      newestConflictId = r.conflict === null ? null : Number(r.conflict);
+      continue;
+    }
+    read[r.t as RecordType].push({ version: String(r.version), wire: String(r.wire) });
+  }
+  const rows = perRecordType((type): EncodedChanges => pulledPage(read[type], wanted));
+  return { bound, rows, purgedThrough, newestConflictId };
 }
 
 /** One row of the pull statement: a record's version (decimal text) and its wire JSON. */

@@ -11,6 +11,7 @@ export class ForwardingSyncStore<S extends SyncStore = SyncStore> implements Syn
     return this.inner.inUserTransaction(userId, work);
   }
 
+  readChangesSince: SyncStore['readChangesSince'] = (...args) => this.inner.readChangesSince(...args);
   readObjects: SyncStore['readObjects'] = (...args) => this.inner.readObjects(...args);
   readObjectsChangedSince: SyncStore['readObjectsChangedSince'] = (...args) => this.inner.readObjectsChangedSince(...args);
   readCollectionVersions: SyncStore['readCollectionVersions'] = (...args) => this.inner.readCollectionVersions(...args);

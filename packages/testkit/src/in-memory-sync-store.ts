@@ -5,6 +5,7 @@ import {
   isLiveDefaultCalendar,
   RECORD_TYPES,
   perRecordType,
+  type ChangesSince,
   type ConflictRecord,
   type DataChange,
   type EventWindow,
@@ -205,6 +206,10 @@ export class InMemorySyncStore implements SyncStore {
   }
 
   /** Each live calendar's objects (and the tasks) read whole, and their highest version. */
+  readChangesSince(userId: number, watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
+    return this.inUserTransaction(userId, (uow) => uow.readChangesSince(watermarks, limit));
+  }
+
   async readCollectionVersions(userId: number): Promise<CollectionVersions> {
     const highest = (rows: ObjectRows): bigint => [...rows.roots, ...rows.overrides, ...rows.reminders].reduce((v, r) => (r.version > v ? r.version : v), 0n);
     const tasks = await this.readObjects(userId, { tasks: true });

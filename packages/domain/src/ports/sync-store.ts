@@ -255,6 +255,13 @@ export interface SyncUnitOfWork {
 export interface SyncStore {
   inUserTransaction<T>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T>;
   /**
+   * `SyncUnitOfWork.readChangesSince` (the same answer) in a unit of work of its own: one
+   * transaction that takes the user's lock before it reads, so `bound` is the sequence's last
+   * value under the lock version assignment takes (a pull page). PostgreSQL: one round trip
+   * (BEGIN, the lock, the read and COMMIT in one batch), where a unit that reads and then commits takes two.
+   */
+  readChangesSince(userId: number, watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince>;
+  /**
    * `SyncUnitOfWork.readObjects` (the same answer) outside any unit of work: one read of one
    * consistent snapshot of what is committed, without the per-user lock, so it neither waits for
    * nor holds up the user's pushes (CalDAV reads before every PUT, and calendar apps send them

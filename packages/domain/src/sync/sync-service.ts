@@ -190,29 +190,28 @@ export class SyncService implements SyncApi {
   async pullEncoded(userId: number, query: { readonly cursor?: string; readonly limit?: number }): Promise<EncodedPullResponse> {
     const limit = clampToBounds(query.limit, PAGE_LIMITS.pull);
     let decoded = this.#codec.decode(query.cursor, userId);
-    return this.#store.inUserTransaction(userId, async (uow) => {
-      const first = await uow.readChangesSince(decoded.watermarks, limit);
-      // Retention removed tombstones this device may not have seen: a full snapshot, never a silent gap.
-      const gap = !decoded.reset && predatesPurge(decoded.watermarks, first.purgedThrough);
-      if (gap) decoded = { reset: true, watermarks: ZERO_WATERMARKS };
-      const { bound, rows: changes, newestConflictId } = gap ? await uow.readChangesSince(ZERO_WATERMARKS, limit) : first;
-      const next: Record<RecordType, bigint> = { ...decoded.watermarks };
-      const records = {} as Record<RecordType, readonly string[]>;
-      let hasMore = false;
-      for (const type of RECORD_TYPES) {
-        const from = decoded.watermarks[type];
-        const { lastVersion, more, wire } = changes[type];
-        records[type] = wire;
-        if (more && lastVersion !== null) {
-          hasMore = true;
-          next[type] = lastVersion;
-        } else if (bound > from) {
-          next[type] = bound;
-        }
+    const first = await this.#store.readChangesSince(userId, decoded.watermarks, limit);
+    // Retention removed tombstones this device may not have seen: a full snapshot, never a silent
+    // gap (read anew, from the start: a page of its own transaction, like every page).
+    const gap = !decoded.reset && predatesPurge(decoded.watermarks, first.purgedThrough);
+    if (gap) decoded = { reset: true, watermarks: ZERO_WATERMARKS };
+    const { bound, rows: changes, newestConflictId } = gap ? await this.#store.readChangesSince(userId, ZERO_WATERMARKS, limit) : first;
+    const next: Record<RecordType, bigint> = { ...decoded.watermarks };
+    const records = {} as Record<RecordType, readonly string[]>;
+    let hasMore = false;
+    for (const type of RECORD_TYPES) {
+      const from = decoded.watermarks[type];
+      const { lastVersion, more, wire } = changes[type];
+      records[type] = wire;
+      if (more && lastVersion !== null) {
+        hasMore = true;
+        next[type] = lastVersion;
+      } else if (bound > from) {
+        next[type] = bound;
       }
-      const nextCursor = this.#codec.encode(userId, next as Watermarks);
-      return { records, cursorReset: decoded.reset, nextCursor, hasMore, newestConflictId };
-    });
+    }
+    const nextCursor = this.#codec.encode(userId, next as Watermarks);
+    return { records, cursorReset: decoded.reset, nextCursor, hasMore, newestConflictId };
   }
 
   /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RECORD_TYPES, encodeWireRecord, perRecordType, type EncodedChanges, type WireRecord } from '@calsync/domain';
-import { T1, T2, boundOf, insertRows, nextVersions, noUids, sampleFields, type MakeStore, type StoreHarness } from './fixtures.js';
+import { T1, T2, boundOf, deferred, insertRows, insertsOf, newRow, nextVersions, noUids, pause, sampleFields, type MakeStore, type StoreHarness } from './fixtures.js';
 
 /** Global sequence and change-feed cases. */
 export function versionCases(harness: () => StoreHarness, makeStore: MakeStore): void {
@@ -129,6 +129,37 @@ export function versionCases(harness: () => StoreHarness, makeStore: MakeStore):
         // The user's own rc-2 is a tombstone: a live one is the other user's.
         expect(wireOf(theirs).map((r) => [r.uid, r.deleted])).toEqual([['rc-2', null]]);
       });
+    });
+
+    it('the store\'s readChangesSince answers what a unit\'s does, under the user\'s lock: it waits for a unit holding it and reads what that unit wrote', async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      await insertRows(store, user, [{ type: 'tasks', uid: 'sr-1', fields: sampleFields('tasks') }]);
+      const zero = perRecordType(() => 0n);
+      const inUnit = await store.inUserTransaction(user, (uow) => uow.readChangesSince(zero, 100));
+      expect(await store.readChangesSince(user, zero, 100)).toEqual(inUnit);
+      expect(await store.readChangesSince(user, { ...zero, tasks: inUnit.bound }, 100)).toEqual(await store.inUserTransaction(user, (uow) => uow.readChangesSince({ ...zero, tasks: inUnit.bound }, 100)));
+      const holding = deferred();
+      const gate = deferred();
+      const holder = store.inUserTransaction(user, async (uow) => {
+        const [version] = await nextVersions(uow, 1); // the lock is held from here
+        await uow.applyWrites(await insertsOf(uow, [newRow('tasks', user, 'sr-2', version!, sampleFields('tasks'))]));
+        holding.resolve();
+        await gate.promise;
+        return version!;
+      });
+      await holding.promise;
+      let answered = false;
+      const read = store.readChangesSince(user, zero, 100).then((r) => ((answered = true), r));
+      await pause(50);
+      expect(answered).toBe(false);
+      gate.resolve();
+      const written = await holder;
+      const after = await read;
+      expect(after.bound).toBe(written);
+      expect(wireOf(after.rows.tasks).map((r) => r.uid)).toEqual(['sr-1', 'sr-2']);
+      // It left nothing open: the next unit of the user runs and sees the same bound.
+      expect(await store.inUserTransaction(user, (uow) => boundOf(uow))).toBe(written);
     });
 
     it('readChangesSince answers each type\'s rows as their wire JSON, the exact text encodeWireRecord makes of each stored row', async () => {
