@@ -55,7 +55,8 @@ const last = (result: pg.QueryResult | pg.QueryResult[]): pg.QueryResult => (Arr
  * One pooled node-pg connection. A parameterized statement runs as a named prepared statement of
  * the connection (parsed and planned once per connection, not at every execution); a text without
  * parameters as a simple query (several statements allowed: the last one answers). `runBatch`
- * sends every part in one simple query (which answers one result per statement): a parameterized part as `EXECUTE name(literals)` of a
+ * sends every part in one simple query, which answers one result per statement: a parameterized
+ * part as `EXECUTE name(literals)` of a
  * statement PREPAREd once on this connection (a prepared statement outlives the transaction it
  * was made in, rolled back or not), its values as literals written by node-pg's own serialisation
  * and escaping. A part with a bulky parameter (`BULKY_ARRAY`, `BULKY_TEXT`) runs on its own, its values bound.

@@ -122,9 +122,9 @@ class PGliteConnection implements BatchConnection {
 
   /**
    * The rows and command of one executed statement (of several, the one at index `statement`,
-   * else the last one's), each value
-   * through PGlite's parser for its type (as `query` does). PGlite's own `parseResults` copies every parser of the session into a
-   * new object at each call, which was the largest single JavaScript cost of an embedded push.
+   * else the last one's), each value through PGlite's parser for its type (as `query` does).
+   * PGlite's own `parseResults` copies every parser of the session into a new object at each call,
+   * which was the largest single JavaScript cost of an embedded push.
    */
   #rows<R>(messages: readonly BackendMessage[], statement?: number): Results<R> {
     let fields: { name: string; parse: ((value: string, type: number) => unknown) | undefined; type: number }[] = [];
