@@ -16,3 +16,15 @@ export function round(x: number, digits = 2): number {
   const f = 10 ** digits;
   return Math.round(x * f) / f;
 }
+
+/** Runs tasks 0 … `count` − 1, `inFlight` at a time (a lane takes the next task when its last one ends); answers the seconds taken. */
+export async function lanes(count: number, inFlight: number, task: (i: number) => Promise<void>): Promise<number> {
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+  return msSince(t0) / 1000;
+}

@@ -7,7 +7,7 @@ import { request } from 'undici';
 import type { StandInSmsGateway } from '@calsync/testkit';
 import { agent, call, signIn } from '../lib/client.js';
 import { processCpuSeconds } from '../lib/server.js';
-import { msSince, percentile } from '../lib/stats.js';
+import { lanes, msSince, percentile } from '../lib/stats.js';
 
 /** One CalDAV server's figures, measured the way DAVx5 and Thunderbird sync. */
 export interface DavFigures {
@@ -89,23 +89,13 @@ function vevent(i: number, summary: string, prefix = 'bench'): string {
   ].join('\r\n');
 }
 
-/** Runs `tasks` with `IN_FLIGHT` at a time. */
-async function inFlight(count: number, task: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: IN_FLIGHT }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
-}
-
 const SYNC = (token: string) => `<?xml version="1.0" encoding="utf-8"?><d:sync-collection xmlns:d="DAV:"><d:sync-token>${token}</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>`;
 const MULTIGET = (hrefs: readonly string[]) =>
   `<?xml version="1.0" encoding="utf-8"?><c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop>${hrefs.map((h) => `<d:href>${h}</d:href>`).join('')}</c:calendar-multiget>`;
 
 /** PUTs `events` new events into a collection, 4 in flight, named and with UIDs `<prefix>-<i>` (a name is one record of the account: see docs/caldav.md). */
 async function putAll(target: DavTarget, events: number, prefix = 'bench'): Promise<void> {
-  await inFlight(events, async (i) => {
+  await lanes(events, IN_FLIGHT, async (i) => {
     await dav(target, 'PUT', `${target.collection}${prefix}-${i}.ics`, vevent(i, `Event ${i}`, prefix), { 'if-none-match': '*' });
   });
 }
@@ -117,7 +107,7 @@ async function initialSync(target: DavTarget, events: number): Promise<{ perSeco
   const batches: string[][] = [];
   for (let i = 0; i < first.hrefs.length; i += 100) batches.push(first.hrefs.slice(i, i + 100));
   let fetched = 0;
-  await inFlight(batches.length, async (b) => {
+  await lanes(batches.length, IN_FLIGHT, async (b) => {
     const answer = await dav(target, 'REPORT', target.collection, MULTIGET(batches[b]!), { depth: '1' });
     fetched += (answer.text.match(/BEGIN:VEVENT/g) ?? []).length;
   });
@@ -144,7 +134,7 @@ async function measure(target: DavTarget, events: number, cpuSeconds: (() => num
   const rounds: number[] = [];
   let roundsCpu = 0;
   for (let round = 0; round < 3; round++) {
-    await inFlight(100, async (k) => {
+    await lanes(100, IN_FLIGHT, async (k) => {
       const i = (round * 100 + k * 7) % events;
       await dav(target, 'PUT', `${target.collection}bench-${i}.ics`, vevent(i, `Event ${i} (round ${round})`));
     });

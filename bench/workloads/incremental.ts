@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { type DeviceSession, pull, pullAll, push } from '../lib/client.js';
 import { fillOtherUsers } from '../lib/fill.js';
 import { newEvent } from '../lib/ids.js';
-import { msSince, percentile } from '../lib/stats.js';
+import { lanes, msSince, percentile } from '../lib/stats.js';
 
 /** Figures of the incremental-sync workload. */
 export interface IncrementalFigures {
@@ -44,19 +44,13 @@ async function measure(baseUrl: string, writer: DeviceSession, reader: DeviceSes
 async function concurrentPulls(baseUrl: string, reader: DeviceSession, pulls: number): Promise<{ perSecond: number; p50Ms: number }> {
   const { cursor } = await pullAll(baseUrl, reader.token, undefined, 1000);
   const samples: number[] = [];
-  let left = pulls;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENT_PULLS }, async () => {
-      while (left-- > 0) {
-        const t = performance.now();
-        const page = await pull(baseUrl, reader.token, cursor, 500);
-        samples.push(msSince(t));
-        if (page.events.length !== 0 || page.hasMore) throw new Error('a pull at the head returned changes');
-      }
-    }),
-  );
-  return { perSecond: pulls / (msSince(t0) / 1000), p50Ms: percentile(samples, 50) };
+  const seconds = await lanes(pulls, CONCURRENT_PULLS, async () => {
+    const t = performance.now();
+    const page = await pull(baseUrl, reader.token, cursor, 500);
+    samples.push(msSince(t));
+    if (page.events.length !== 0 || page.hasMore) throw new Error('a pull at the head returned changes');
+  });
+  return { perSecond: pulls / seconds, p50Ms: percentile(samples, 50) };
 }
 
 /**

@@ -3,7 +3,7 @@ import type { StandInSmsGateway } from '@calsync/testkit';
 import { agent, pullAll, push, signIn, type DeviceSession } from '../lib/client.js';
 import { newEvent } from '../lib/ids.js';
 import { PouchPeer } from '../lib/pouch-peer.js';
-import { msSince } from '../lib/stats.js';
+import { lanes } from '../lib/stats.js';
 
 /** One workload on both servers: events (or writes) per second, and ours ÷ the peer's. */
 export interface PeerPair {
@@ -47,18 +47,6 @@ interface Target {
 }
 
 const IN_FLIGHT = 4;
-
-/** Runs `count` tasks with `IN_FLIGHT` lanes; answers seconds taken. */
-async function lanes(count: number, task: (i: number) => Promise<void>, inFlight = IN_FLIGHT): Promise<number> {
-  let next = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
-  return msSince(t0) / 1000;
-}
 
 /** Our server: one signed-in user per target (a second device for the conflicting writer). */
 function calsyncSide(baseUrl: string, gateway: StandInSmsGateway): Side {
@@ -184,27 +172,27 @@ export async function runPeer(baseUrl: string, gateway: StandInSmsGateway, sizes
     console.log(`bench: peer, one event per request, N=${sizes.small}`);
     const onePerRequestSmall = await both(order, sizes.small, async (side) => {
       const target = await side.fresh('small');
-      return lanes(sizes.small, (i) => target.one(i));
+      return lanes(sizes.small, IN_FLIGHT, (i) => target.one(i));
     });
     turn();
     console.log(`bench: peer, one event per request, N=${sizes.large}`);
     const onePerRequest = await both(order, sizes.large, async (side) => {
       const target = await side.fresh('large');
       filled.set(side.name, target);
-      return lanes(sizes.large, (i) => target.one(i));
+      return lanes(sizes.large, IN_FLIGHT, (i) => target.one(i));
     });
     turn();
     const batches = Math.ceil(sizes.batch / 1000);
     console.log(`bench: peer, batches of 1,000 into an empty user, N=${sizes.batch}`);
     const batchIntoEmpty = await both(order, sizes.batch, async (side) => {
       const target = await side.fresh('empty');
-      return lanes(batches, (b) => target.batch(b * 1000, 1000));
+      return lanes(batches, IN_FLIGHT, (b) => target.batch(b * 1000, 1000));
     });
     turn();
     console.log(`bench: peer, batches of 1,000 into a user with ${sizes.large} events, N=${sizes.batch}`);
     const batch = await both(order, sizes.batch, async (side) => {
       const target = filled.get(side.name)!;
-      return lanes(batches, (b) => target.batch(sizes.large + b * 1000, 1000));
+      return lanes(batches, IN_FLIGHT, (b) => target.batch(sizes.large + b * 1000, 1000));
     });
     turn();
     const pairs = sizes.conflicts / 2;
@@ -215,15 +203,11 @@ export async function runPeer(baseUrl: string, gateway: StandInSmsGateway, sizes
       let accepted = 0;
       let refused = 0;
       // Two pairs at a time: 4 requests in flight.
-      const seconds = await lanes(
-        pairs,
-        async (k) => {
-          const [a, r] = await pair(k);
-          accepted += a;
-          refused += r;
-        },
-        IN_FLIGHT / 2,
-      );
+      const seconds = await lanes(pairs, IN_FLIGHT / 2, async (k) => {
+        const [a, r] = await pair(k);
+        accepted += a;
+        refused += r;
+      });
       if (accepted !== pairs || refused !== pairs) throw new Error(`peer (${side.name}): ${accepted} writes accepted and ${refused} refused of ${pairs} pairs`);
       return seconds;
     });

@@ -188,11 +188,11 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     ];
   }
 
-  /** Sends the queue with `query` last; answers `query`'s rows. */
-  async #read<R>(query: Statement<R>): Promise<R[]> {
+  /** Sends the queue with `query`, then `after`; answers `query`'s rows. */
+  async #read<R>(query: Statement<R>, after: readonly BatchPart[] = []): Promise<R[]> {
     const compiled = query.compile(this.db);
     this.#used = true;
-    const { rows } = await this.#send<R>(compiled);
+    const { rows } = await this.#send<R>(compiled, after);
     return rows;
   }
 
@@ -317,9 +317,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
    * batch (one round trip), and the unit has committed when it answers (`SyncStore.readChangesSince`).
    */
   async readChangesAndCommit(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
-    const query = readAllChangesQuery(this.userId, watermarks, Math.max(0, limit)).compile(this.db);
-    this.#used = true;
-    const { rows } = await this.#send<SqlRecordRow>(query, [rawPart('commit')]);
+    const rows = await this.#read(readAllChangesQuery(this.userId, watermarks, Math.max(0, limit)), [rawPart('commit')]);
     this.#finished = true;
     return changesFrom(rows, limit);
   }

@@ -10,6 +10,11 @@ export function itemsOf(state: LocalState, type: RecordType, uid: string): Outbo
   return state.outbox.filter((i) => i.type === type && i.uid === uid);
 }
 
+/** A new item at the end of the outbox: pending, never sent, no attempt made yet. */
+export function queuedItem(state: LocalState, type: RecordType, uid: string, op: OutboxItem['op'], patch: Readonly<Record<string, FieldValue>>, baseVersion: string | null = null): OutboxItem {
+  return { seq: state.nextSeq(), type, uid, op, patch: { ...patch }, baseVersion, state: 'pending', attempts: 0, sent: null, waitForPull: false, lastError: null };
+}
+
 /** An item that was never sent (or whose send got a definite answer) can take later edits. */
 const mergeable = (i: OutboxItem): boolean => i.op === 'upsert' && i.sent === null && i.state !== 'inflight';
 
@@ -38,8 +43,6 @@ export function planPut(state: LocalState, type: RecordType, uid: string, patch:
     fields: record ? { ...record.fields, ...patch } : createFields(type, patch),
     version: record?.version ?? null,
   };
-  const queued = (p: Readonly<Record<string, FieldValue>>): OutboxItem =>
-    ({ seq: state.nextSeq(), type, uid, op: 'upsert', patch: { ...p }, baseVersion: null, state: 'pending', attempts: 0, sent: null, waitForPull: false, lastError: null });
   const mergedInto = (into: OutboxItem, p: Readonly<Record<string, FieldValue>>): OutboxItem =>
     ({ ...into, patch: { ...into.patch, ...p }, state: 'pending', waitForPull: false, ...(into.state === 'failed' ? { attempts: 0, lastError: null } : {}) });
   // Making a calendar the default whose create has not left yet is a promotion, not a create as the
@@ -50,11 +53,11 @@ export function planPut(state: LocalState, type: RecordType, uid: string, patch:
   if (type === 'calendars' && create && mergeable(create) && record?.version === null && !isPromotion(create) && (!promotion || mergeable(promotion))) {
     const { isDefault, ...fields } = patch;
     if (promotion || isDefault === true) {
-      const promote = isDefault === undefined ? [] : [promotion ? mergedInto(promotion, { isDefault }) : queued({ isDefault })];
+      const promote = isDefault === undefined ? [] : [promotion ? mergedInto(promotion, { isDefault }) : queuedItem(state, type, uid, 'upsert', { isDefault })];
       return { putRecords: [next], putOutbox: [mergedInto(create, fields), ...promote] };
     }
   }
-  return { putRecords: [next], putOutbox: [last && mergeable(last) ? mergedInto(last, patch) : queued(patch)] };
+  return { putRecords: [next], putOutbox: [last && mergeable(last) ? mergedInto(last, patch) : queuedItem(state, type, uid, 'upsert', patch)] };
 }
 
 /**
@@ -89,10 +92,7 @@ export function planRemove(state: LocalState, type: RecordType, uid: string): St
   }
   const putOutbox: OutboxItem[] = [];
   if (root.version !== null || serverMayKnow) {
-    putOutbox.push({
-      seq: state.nextSeq(), type, uid, op: 'delete', patch: {}, baseVersion: root.version, state: 'pending', attempts: 0, sent: null, waitForPull: false, lastError: null,
-      ...(waitsFor.length > 0 ? { waitsFor } : {}),
-    });
+    putOutbox.push({ ...queuedItem(state, type, uid, 'delete', {}, root.version), ...(waitsFor.length > 0 ? { waitsFor } : {}) });
   }
   return { deleteRecords: removed.map((r) => ({ type: r.type, uid: r.uid })), deleteOutbox, putOutbox };
 }

@@ -1,6 +1,6 @@
 import type { OutboxItem, StoredRecord, StoreWrite } from '../store/local-store.js';
 import type { LocalState } from './local-state.js';
-import type { Rekey } from './outbox.js';
+import { queuedItem, type Rekey } from './outbox.js';
 import { childLinks } from '@calsync/domain/rules';
 
 /** The reference fields that point at calendars, from the domain's field tables. */
@@ -38,7 +38,7 @@ export function planRekey(state: LocalState, { from, to }: Rekey, freshUid: () =
   const deleteOutbox: number[] = [];
   if (remade) {
     putRecords.push({ type: 'calendars', uid: target, fields: local.fields, version: null });
-    putOutbox.push({ seq: state.nextSeq(), type: 'calendars', uid: target, op: 'upsert', patch: { ...local.fields }, baseVersion: null, state: 'pending', attempts: 0, sent: null, waitForPull: false, lastError: null });
+    putOutbox.push(queuedItem(state, 'calendars', target, 'upsert', local.fields));
   } else if (existing) {
     putRecords.push({ ...existing, fields: { ...existing.fields, isDefault: true } });
   }
