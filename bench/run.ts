@@ -22,7 +22,8 @@ import { runOccurrences } from './workloads/occurrences.js';
 import { runCaldav } from './workloads/caldav.js';
 import { runPeer } from './workloads/peer.js';
 import { runOpenLoop } from './workloads/open-loop.js';
-import { databaseCpuSeconds, runSmallPushLevel, serverAndDatabaseCpu, smallPushFigures, smallPushTarget, type SmallPushRun } from './workloads/small-push.js';
+import { DatabaseCpuMeter } from './lib/database-cpu.js';
+import { runSmallPushLevel, serverAndDatabaseCpu, smallPushFigures, smallPushTarget, type SmallPushRun } from './workloads/small-push.js';
 import { runUpload, uploadEvents } from './workloads/upload.js';
 
 const quick = process.argv.includes('--quick');
@@ -108,6 +109,7 @@ async function main(): Promise<void> {
   const server = new ServerProcess(serverEnv(databaseUrl, gateway.url), profile ? ['--cpu-prof', `--cpu-prof-dir=${fileURLToPath(new URL('./profiles/', import.meta.url))}`] : []);
   await server.start();
   const client = usePglite ? null : await connect(dbUrl);
+  const databaseCpu = usePglite ? null : await DatabaseCpuMeter.start(dbUrl);
   const figures: Record<string, unknown> = {};
   if (idleMemory) figures.idleMemory = idleMemory;
   try {
@@ -143,6 +145,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
+    await databaseCpu?.stop();
     await client?.end();
     await server.stop();
     await gateway.close();
@@ -151,12 +154,12 @@ async function main(): Promise<void> {
 
   /** The many-devices workload's length and CPU readers (PostgreSQL's backends only when it runs on PostgreSQL). */
   function manyDevicesOptions() {
-    return { seconds: sizes.manySeconds, serverCpuSeconds: () => server.cpuSeconds(), databaseCpuSeconds: client ? () => databaseCpuSeconds(dbUrl) : null };
+    return { seconds: sizes.manySeconds, serverCpuSeconds: () => server.cpuSeconds(), databaseCpuSeconds: databaseCpu ? () => databaseCpu.read() : null };
   }
 
   /** The small-push workload's user on this server, with the CPU readers when it runs on PostgreSQL. */
   function smallPushTargetHere() {
-    return smallPushTarget(server.baseUrl, gateway, client ? dbUrl : null, client ? () => serverAndDatabaseCpu(() => server.cpuSeconds(), dbUrl) : undefined);
+    return smallPushTarget(server.baseUrl, gateway, client ? dbUrl : null, databaseCpu ? () => serverAndDatabaseCpu(() => server.cpuSeconds(), () => databaseCpu.read()) : undefined);
   }
 
   /** The workloads before the notification one (all of them unless --notifications). */

@@ -3,7 +3,6 @@ import type { StandInSmsGateway } from '@calsync/testkit';
 import { type DeviceSession, pullAll, push, signIn } from '../lib/client.js';
 import { eventRows, fillOtherUsers, fillOwnRows } from '../lib/fill.js';
 import { newEvent, uid } from '../lib/ids.js';
-import { processCpuSeconds } from '../lib/server.js';
 import { msSince, percentile } from '../lib/stats.js';
 
 /** One configuration of the small-push workload at one table size. */
@@ -60,28 +59,10 @@ export async function smallPushTarget(
   return { baseUrl, session, calendarUid, databaseUrl, ...(cpuSeconds ? { cpuSeconds } : {}) };
 }
 
-/**
- * CPU seconds used so far by `server` and by the PostgreSQL backends connected to the database of
- * `databaseUrl` (its client backends, read in /proc: PostgreSQL runs on this machine), this
- * reading's own connection left out.
- */
-export async function serverAndDatabaseCpu(serverCpu: () => number, databaseUrl: string): Promise<CpuSeconds> {
-  const database = await databaseCpuSeconds(databaseUrl);
+/** CPU seconds used so far by `server` and, read by `databaseCpu`, by the PostgreSQL backends of its database. */
+export async function serverAndDatabaseCpu(serverCpu: () => number, databaseCpu: () => Promise<number>): Promise<CpuSeconds> {
+  const database = await databaseCpu();
   return { server: serverCpu(), database };
-}
-
-/** CPU seconds the database's client backends (but the asking one) have used so far (Linux /proc). */
-export async function databaseCpuSeconds(databaseUrl: string): Promise<number> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pid: number }>(
-      "select pid from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()",
-    );
-    return rows.reduce((sum, r) => sum + processCpuSeconds(r.pid), 0);
-  } finally {
-    await client.end();
-  }
 }
 
 /** Brings the table to `own` rows of this user (with receipts) and `others` rows of other users. */
