@@ -1,5 +1,5 @@
 import { perRecordType, RECORD_TYPES, type RecordType } from '@calsync/domain/rules';
-import type { LocalStore, MetaValue, OutboxItem, StoredRecord, StoreWrite } from '../store/local-store.js';
+import { mergeWrites, type LocalStore, type MetaValue, type OutboxItem, type StoredRecord, type StoreWrite } from '../store/local-store.js';
 
 /** Metadata keys the client keeps in its store. */
 export const META = {
@@ -56,6 +56,8 @@ export class LocalState {
   /** Per type, its latest changes, oldest first: the revision each made and the uids it touched (null: any record, a reload or wipe). */
   readonly #journal: Record<RecordType, { revision: number; uids: ReadonlySet<string> | null }[]> = perRecordType(() => []);
   #queue: Promise<void> = Promise.resolve();
+  /** The write not yet handed to the store, which commits join (see #enqueue). */
+  #pending: { changes: StoreWrite[]; written: Promise<void> } | null = null;
   /** This instance's residue of outbox seqs modulo SEQ_SLOTS (see nextSeq). */
   readonly #seqSlot: number;
 
@@ -129,10 +131,32 @@ export class LocalState {
     // nextSeq lives in memory first (see nextSeq); every write carries its current value.
     const nextSeq = this.meta.get(META.nextSeq);
     const durable = nextSeq === undefined ? change : { ...change, putMeta: { ...change.putMeta, [META.nextSeq]: nextSeq } };
-    const written = this.#queue.then(() => this.#store.write(durable));
-    this.#queue = written.catch(() => undefined);
+    const written = this.#enqueue(durable);
     this.#emit({ types: new Set(touched.keys()), outbox: outboxTouched, meta: Boolean(change.putMeta || change.deleteMeta) }, touched);
     return written;
+  }
+
+  /**
+   * Queues `change` for the store. While an earlier write is still on its way, the changes
+   * committed meanwhile join into one write (`mergeWrites`) that goes once the store is free: a
+   * round's answer and the bookkeeping after it, or a burst of edits, are one transaction of an
+   * IndexedDB store instead of one each. Each commit's promise is its joint write's.
+   */
+  #enqueue(change: StoreWrite): Promise<void> {
+    const pending = this.#pending;
+    if (pending !== null) {
+      pending.changes.push(change);
+      return pending.written;
+    }
+    const next: { changes: StoreWrite[]; written: Promise<void> } = { changes: [change], written: Promise.resolve() };
+    this.#pending = next;
+    next.written = this.#queue.then(() => {
+      // From here on, a commit starts a write of its own.
+      if (this.#pending === next) this.#pending = null;
+      return this.#store.write(mergeWrites(next.changes));
+    });
+    this.#queue = next.written.catch(() => undefined);
+    return next.written;
   }
 
   /** Empties memory and the store (sign-out, another user signing in): nothing is left. */
@@ -140,6 +164,8 @@ export class LocalState {
     for (const type of RECORD_TYPES) this.records[type].clear();
     this.outbox = [];
     this.meta.clear();
+    // A write still waiting goes before the clear; a commit after the wipe must not join it.
+    this.#pending = null;
     const done = this.#queue.then(() => this.#store.clear());
     this.#queue = done.catch(() => undefined);
     this.#emit({ types: new Set(RECORD_TYPES), outbox: true, meta: true });

@@ -75,24 +75,28 @@ export async function pullAll(ctx: RoundContext): Promise<void> {
   let named: Set<string> | null = null;
   let foreign = 0; // records another device wrote (counted only for a server that reports no conflict id)
   let newest: number | null | undefined; // the newest unresolved conflict the last page reported
+  let pageWritten: Promise<void> = Promise.resolve();
   for (;;) {
     const page = await ctx.api.pull(cursor, ctx.pageSize);
     // A server from before this field answers without it (see conflictsDueAfterPull).
     newest = (page as { newestConflictId?: number | null }).newestConflictId;
     if (page.cursorReset) named = new Set();
     if (named) for (const type of RECORD_TYPES) for (const record of page[type]) named.add(snapshotKey(type, record.uid));
-    await ctx.state.commit(planPullPage(ctx.state, page));
+    pageWritten = ctx.state.commit(planPullPage(ctx.state, page));
     if (newest === undefined) for (const type of RECORD_TYPES) for (const r of page[type]) if (!wroteVersion(ctx.state, type, r.uid, r.version)) foreign += 1;
     cursor = page.nextCursor;
     if (!page.hasMore) break;
+    await pageWritten;
   }
-  await ctx.state.commit({
+  // The last page and the pull's end (its cursor) reach the store as one write.
+  const endWritten = ctx.state.commit({
     ...planPulled(ctx.state),
     ...(named ? planSnapshotEnd(ctx.state, named) : {}),
     // A listing already due (a push of this round made a conflict) stays due.
     putMeta: { [META.cursor]: cursor, [META.lastSyncAt]: new Date(ctx.now()).toISOString(), ...(conflictsDueAfterPull(ctx.state, newest, foreign) ? { [META.conflictsDue]: true } : {}) },
     deleteMeta: [META.demotionsUnpulled],
   });
+  await Promise.all([pageWritten, endWritten]);
 }
 
 /** Marks the batch in flight (durably, before it leaves), pushes it, and stores the answers. */
@@ -146,7 +150,9 @@ async function pushSent(ctx: RoundContext, sent: readonly OutboxItem[]): Promise
     results.push(...got);
   }
   const { write, rekeys } = planResults(ctx.state, sent, results, ctx.maxAttempts);
-  await ctx.state.commit(write);
-  await ctx.state.commit(planOwnWrites(ctx.state, sent, results, data.conflicts));
-  for (const rekey of rekeys) await ctx.state.commit(planRekey(ctx.state, rekey, () => uuidv7(ctx.now())));
+  // Each plan reads memory, which a commit changes at once; committed back to back, the answer and
+  // its bookkeeping reach the store as one write (LocalState joins them).
+  const written = [ctx.state.commit(write), ctx.state.commit(planOwnWrites(ctx.state, sent, results, data.conflicts))];
+  for (const rekey of rekeys) written.push(ctx.state.commit(planRekey(ctx.state, rekey, () => uuidv7(ctx.now()))));
+  await Promise.all(written);
 }

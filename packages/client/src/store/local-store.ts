@@ -76,6 +76,82 @@ export interface StoreWrite {
   readonly deleteMeta?: readonly string[];
 }
 
+/**
+ * One write with the effect of `writes` applied one after another (within a write, deletes apply
+ * before puts), so writes queued while the store is busy go as one atomic write. Laid end to end,
+ * the writes' lists have that effect (a later put of a key replaces an earlier one, a put after a
+ * delete stands) unless a later write deletes what an earlier one puts: then, per record, outbox
+ * seq and metadata key, the last write that names it decides whether it is put (with which value)
+ * or deleted.
+ */
+export function mergeWrites(writes: readonly StoreWrite[]): StoreWrite {
+  if (writes.length === 1) return writes[0]!;
+  return deletesWhatAnEarlierOnePuts(writes) ? lastWriteWins(writes) : endToEnd(writes);
+}
+
+const keyOfRecord = (r: { readonly type: RecordType; readonly uid: string }): string => `${r.type}\u0000${r.uid}`;
+
+function deletesWhatAnEarlierOnePuts(writes: readonly StoreWrite[]): boolean {
+  for (let j = 1; j < writes.length; j++) {
+    const w = writes[j]!;
+    if (w.deleteRecords?.length) {
+      const gone = new Set(w.deleteRecords.map(keyOfRecord));
+      if (writes.slice(0, j).some((e) => e.putRecords?.some((r) => gone.has(keyOfRecord(r))))) return true;
+    }
+    if (w.deleteOutbox?.length) {
+      const gone = new Set(w.deleteOutbox);
+      if (writes.slice(0, j).some((e) => e.putOutbox?.some((i) => gone.has(i.seq)))) return true;
+    }
+    if (w.deleteMeta?.length && writes.slice(0, j).some((e) => w.deleteMeta!.some((key) => e.putMeta !== undefined && Object.hasOwn(e.putMeta, key)))) return true;
+  }
+  return false;
+}
+
+function endToEnd(writes: readonly StoreWrite[]): StoreWrite {
+  const out = {
+    deleteRecords: [] as { type: RecordType; uid: string }[],
+    putRecords: [] as StoredRecord[],
+    deleteOutbox: [] as number[],
+    putOutbox: [] as OutboxItem[],
+    deleteMeta: [] as string[],
+    // No prototype: every key, "__proto__" too, is the object's own.
+    putMeta: Object.create(null) as Record<string, MetaValue>,
+  };
+  for (const w of writes) {
+    if (w.deleteRecords) out.deleteRecords.push(...w.deleteRecords);
+    if (w.putRecords) out.putRecords.push(...w.putRecords);
+    if (w.deleteOutbox) out.deleteOutbox.push(...w.deleteOutbox);
+    if (w.putOutbox) out.putOutbox.push(...w.putOutbox);
+    if (w.deleteMeta) out.deleteMeta.push(...w.deleteMeta);
+    if (w.putMeta) Object.assign(out.putMeta, w.putMeta);
+  }
+  return out;
+}
+
+function lastWriteWins(writes: readonly StoreWrite[]): StoreWrite {
+  const records = new Map<string, { type: RecordType; uid: string; put?: StoredRecord }>();
+  const outbox = new Map<number, OutboxItem | null>();
+  const meta = new Map<string, { value: MetaValue } | null>();
+  for (const w of writes) {
+    for (const r of w.deleteRecords ?? []) records.set(keyOfRecord(r), { type: r.type, uid: r.uid });
+    for (const r of w.putRecords ?? []) records.set(keyOfRecord(r), { type: r.type, uid: r.uid, put: r });
+    for (const seq of w.deleteOutbox ?? []) outbox.set(seq, null);
+    for (const item of w.putOutbox ?? []) outbox.set(item.seq, item);
+    for (const key of w.deleteMeta ?? []) meta.set(key, null);
+    for (const [key, value] of Object.entries(w.putMeta ?? {})) meta.set(key, { value });
+  }
+  const entries = [...records.values()];
+  const metaEntries = [...meta];
+  return {
+    deleteRecords: entries.filter((e) => e.put === undefined).map(({ type, uid }) => ({ type, uid })),
+    putRecords: entries.flatMap((e) => (e.put === undefined ? [] : [e.put])),
+    deleteOutbox: [...outbox].flatMap(([seq, item]) => (item === null ? [seq] : [])),
+    putOutbox: [...outbox.values()].filter((item): item is OutboxItem => item !== null),
+    deleteMeta: metaEntries.flatMap(([key, v]) => (v === null ? [key] : [])),
+    putMeta: Object.fromEntries(metaEntries.flatMap(([key, v]) => (v === null ? [] : [[key, v.value]]))),
+  };
+}
+
 /** Everything a store holds, read once when the client opens. */
 export interface StoreContents {
   readonly records: readonly StoredRecord[];

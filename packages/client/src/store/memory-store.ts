@@ -1,4 +1,5 @@
 import type { RecordType } from '@calsync/domain/rules';
+import { cloneStored } from './clone.js';
 import type { LocalStore, MetaValue, OutboxItem, StoreContents, StoredRecord, StoreWrite } from './local-store.js';
 
 const recordKey = (type: RecordType, uid: string): string => `${type}\u0000${uid}`;
@@ -15,7 +16,7 @@ export class MemoryStore implements LocalStore {
   async open(): Promise<void> {}
 
   async load(): Promise<StoreContents> {
-    return structuredClone({
+    return cloneStored({
       records: [...this.#records.values()],
       outbox: [...this.#outbox.values()].sort((a, b) => a.seq - b.seq),
       meta: Object.fromEntries(this.#meta),
@@ -24,7 +25,7 @@ export class MemoryStore implements LocalStore {
 
   async write(change: StoreWrite): Promise<void> {
     // Cloned before anything is applied: a value that cannot be cloned fails the whole write.
-    const c = structuredClone(change);
+    const c = cloneStored(change);
     for (const r of c.deleteRecords ?? []) this.#records.delete(recordKey(r.type, r.uid));
     for (const r of c.putRecords ?? []) this.#records.set(recordKey(r.type, r.uid), r);
     for (const seq of c.deleteOutbox ?? []) this.#outbox.delete(seq);
