@@ -59,6 +59,25 @@ export function runLocalStoreContract(name: string, make: () => { store: LocalSt
       await store.close();
     });
 
+    it('within one write, deletes apply before puts, and of two puts of one key the later stands', async () => {
+      const { store } = make();
+      await store.open();
+      await store.write({ putRecords: [record('a', 'A')], putOutbox: [item(1, 'a')], putMeta: { x: 1 } });
+      await store.write({
+        deleteRecords: [{ type: 'tasks', uid: 'a' }],
+        putRecords: [record('a', 'A2', '2'), record('a', 'A3', '3')],
+        deleteOutbox: [1],
+        putOutbox: [item(1, 'first'), item(1, 'second')],
+        deleteMeta: ['x'],
+        putMeta: { x: 5 },
+      });
+      const loaded = await store.load();
+      expect(loaded.records).toEqual([record('a', 'A3', '3')]);
+      expect(loaded.outbox).toEqual([item(1, 'second')]);
+      expect(loaded.meta).toEqual({ x: 5 });
+      await store.close();
+    });
+
     it('never aliases: changing a written or loaded object changes nothing stored', async () => {
       const { store } = make();
       await store.open();

@@ -66,7 +66,10 @@ export interface OutboxItem {
 /** Metadata values the client keeps: cursor, device uid, tokens, signed-in user. */
 export type MetaValue = string | number | boolean | null | { readonly [key: string]: MetaValue } | readonly MetaValue[];
 
-/** One atomic change to a store: every part applies, or none does. */
+/**
+ * One atomic change to a store: every part applies, or none does. Deletes apply before puts; of two
+ * puts of one key, the later stands.
+ */
 export interface StoreWrite {
   readonly putRecords?: readonly StoredRecord[];
   readonly deleteRecords?: readonly { readonly type: RecordType; readonly uid: string }[];
