@@ -1,5 +1,5 @@
 import { childLinks, createFields, isDefaultCalendar, parseVersion, RECORD_TYPES, type FieldValue, type RecordType } from '@calsync/domain/rules';
-import type { OutboxError, OutboxItem, StoredRecord, StoreWrite } from '../store/local-store.js';
+import { recordKey, type OutboxError, type OutboxItem, type StoredRecord, type StoreWrite } from '../store/local-store.js';
 import type { WireItemResult } from '../wire.js';
 import { META, type LocalState } from './local-state.js';
 import { withDescendants } from './references.js';
@@ -118,7 +118,7 @@ export function selectBatch(state: LocalState, maxPerType: number): OutboxItem[]
   // one that got an error is no longer frozen, and one parked no longer waits to go.
   const unanswered = new Set(state.outbox.filter((i) => i.sent !== null && i.state !== 'failed').map((i) => i.seq));
   for (const item of state.outbox) {
-    const key = `${item.type}\u0000${item.uid}`;
+    const key = recordKey(item.type, item.uid);
     if (seen.has(key)) continue;
     if (item.state === 'failed') {
       // A record the server does not have yet is made by its first item: while that one is parked,
@@ -310,7 +310,7 @@ export function planResults(
     }
     const version = result.version;
     if (version === null) return;
-    let record = putRecords.get(`${item.type}\u0000${item.uid}`) ?? state.records[item.type].get(item.uid);
+    let record = putRecords.get(recordKey(item.type, item.uid)) ?? state.records[item.type].get(item.uid);
     // An answer older than the local copy (a re-push answered from its receipt after a pull
     // already brought a later version, e.g. a demotion by another device's default change) says
     // nothing new: the later version stands, or the record would stay behind the server for good.
@@ -325,10 +325,10 @@ export function planResults(
       const fields = { ...record.fields, ...under.fields };
       for (const l of later) Object.assign(fields, live(l.seq)?.patch ?? l.patch);
       record = { ...record, fields };
-      putRecords.set(`${item.type}\u0000${item.uid}`, record);
+      putRecords.set(recordKey(item.type, item.uid), record);
     }
     if (notNewer && pulled !== version) return;
-    if (record && item.op === 'upsert') putRecords.set(`${item.type}\u0000${item.uid}`, { ...record, version });
+    if (record && item.op === 'upsert') putRecords.set(recordKey(item.type, item.uid), { ...record, version });
     for (const l of later) {
       const current = live(l.seq);
       if (current) putOutbox.set(l.seq, { ...current, baseVersion: version });

@@ -1,5 +1,5 @@
 import { fieldsOfWireRecord, RECORD_TYPES, type FieldValue, type RecordType } from '@calsync/domain/rules';
-import type { OutboxItem, StoredRecord, StoreWrite } from '../store/local-store.js';
+import { recordKey, type OutboxItem, type StoredRecord, type StoreWrite } from '../store/local-store.js';
 import type { WirePullResponse } from '../wire.js';
 import { META, type LocalState } from './local-state.js';
 import { itemsOf } from './outbox.js';
@@ -19,9 +19,8 @@ export function planPullPage(state: LocalState, page: WirePullResponse): StoreWr
   const deleted = new Map<string, { type: StoredRecord['type']; uid: string }>();
   const putOutbox = new Map<number, OutboxItem>();
   const deleteOutbox = new Set<number>();
-  const key = snapshotKey;
-  const queuedDeletes = new Set(state.outbox.filter((i) => i.op === 'delete').map((i) => key(i.type, i.uid)));
-  const deleteQueued = (type: RecordType, uid: string): boolean => queuedDeletes.has(key(type, uid));
+  const queuedDeletes = new Set(state.outbox.filter((i) => i.op === 'delete').map((i) => recordKey(i.type, i.uid)));
+  const deleteQueued = (type: RecordType, uid: string): boolean => queuedDeletes.has(recordKey(type, uid));
   // A parent no longer here (the local delete took it) is looked up in the page itself, indexed
   // by uid the first time a type is asked.
   const pageIndex = new Map<RecordType, Map<string, WirePullResponse[RecordType][number]>>();
@@ -39,10 +38,10 @@ export function planPullPage(state: LocalState, page: WirePullResponse): StoreWr
       const items = itemsOf(state, type, uid);
       if (wire.deleted != null) {
         const removed = withDescendants(state.records, type, uid);
-        if (removed.length === 0) deleted.set(key(type, uid), { type, uid });
+        if (removed.length === 0) deleted.set(recordKey(type, uid), { type, uid });
         for (const r of removed) {
-          deleted.set(key(r.type, r.uid), { type: r.type, uid: r.uid });
-          putRecords.delete(key(r.type, r.uid));
+          deleted.set(recordKey(r.type, r.uid), { type: r.type, uid: r.uid });
+          putRecords.delete(recordKey(r.type, r.uid));
           for (const item of itemsOf(state, r.type, r.uid)) {
             if (item.op !== 'upsert') continue;
             if (r.version === null && item.sent === null && item.state !== 'inflight') deleteOutbox.add(item.seq);
@@ -70,8 +69,8 @@ export function planPullPage(state: LocalState, page: WirePullResponse): StoreWr
         }
         Object.assign(fields, item.patch);
       }
-      deleted.delete(key(type, uid));
-      putRecords.set(key(type, uid), { type, uid, fields, version: wire.version });
+      deleted.delete(recordKey(type, uid));
+      putRecords.set(recordKey(type, uid), { type, uid, fields, version: wire.version });
     }
   }
   return {
@@ -82,9 +81,6 @@ export function planPullPage(state: LocalState, page: WirePullResponse): StoreWr
   };
 }
 
-/** The key of a record in the set of what a snapshot named. */
-export const snapshotKey = (type: string, uid: string): string => `${type}\u0000${uid}`;
-
 /**
  * The end of a full snapshot (a pull that began with `cursorReset`): a record the server knew
  * (it has a version) that the snapshot did not name is gone on the server, its tombstone past the
@@ -94,7 +90,7 @@ export function planSnapshotEnd(state: LocalState, named: ReadonlySet<string>): 
   const deleteRecords: { type: StoredRecord['type']; uid: string }[] = [];
   for (const type of RECORD_TYPES) {
     for (const record of state.records[type].values()) {
-      if (record.version === null || named.has(snapshotKey(type, record.uid)) || itemsOf(state, type, record.uid).length > 0) continue;
+      if (record.version === null || named.has(recordKey(type, record.uid)) || itemsOf(state, type, record.uid).length > 0) continue;
       deleteRecords.push({ type, uid: record.uid });
     }
   }

@@ -1,12 +1,12 @@
 import { RECORD_TYPES, type RecordType } from '@calsync/domain/rules';
 import { ApiError } from '../http/api-error.js';
 import type { CalsyncApi } from '../http/api.js';
-import type { OutboxItem } from '../store/local-store.js';
+import { recordKey, type OutboxItem } from '../store/local-store.js';
 import type { WireItemResult, WirePushBody } from '../wire.js';
 import { fetchNewConflicts, planOwnWrites, wroteVersion, type ClientConflict } from './conflict-feed.js';
 import { META, type LocalState } from './local-state.js';
 import { isPromotion, planPark, planPulled, planResults, planSend, planUnsent, selectBatch } from './outbox.js';
-import { planPullPage, planSnapshotEnd, snapshotKey } from './pull-apply.js';
+import { planPullPage, planSnapshotEnd } from './pull-apply.js';
 import { planRekey } from './rekey.js';
 import { uuidv7 } from '../uid.js';
 
@@ -81,7 +81,7 @@ export async function pullAll(ctx: RoundContext): Promise<void> {
     // A server from before this field answers without it (see conflictsDueAfterPull).
     newest = (page as { newestConflictId?: number | null }).newestConflictId;
     if (page.cursorReset) named = new Set();
-    if (named) for (const type of RECORD_TYPES) for (const record of page[type]) named.add(snapshotKey(type, record.uid));
+    if (named) for (const type of RECORD_TYPES) for (const record of page[type]) named.add(recordKey(type, record.uid));
     pageWritten = ctx.state.commit(planPullPage(ctx.state, page));
     if (newest === undefined) for (const type of RECORD_TYPES) for (const r of page[type]) if (!wroteVersion(ctx.state, type, r.uid, r.version)) foreign += 1;
     cursor = page.nextCursor;

@@ -92,14 +92,15 @@ export function mergeWrites(writes: readonly StoreWrite[]): StoreWrite {
   return deletesWhatAnEarlierOnePuts(writes) ? lastWriteWins(writes) : endToEnd(writes);
 }
 
-const keyOfRecord = (r: { readonly type: RecordType; readonly uid: string }): string => `${r.type}\u0000${r.uid}`;
+/** The key of a record among all types: its type and uid (a uid is unique only within its type). */
+export const recordKey = (type: RecordType, uid: string): string => `${type}\u0000${uid}`;
 
 function deletesWhatAnEarlierOnePuts(writes: readonly StoreWrite[]): boolean {
   for (let j = 1; j < writes.length; j++) {
     const w = writes[j]!;
     if (w.deleteRecords?.length) {
-      const gone = new Set(w.deleteRecords.map(keyOfRecord));
-      if (writes.slice(0, j).some((e) => e.putRecords?.some((r) => gone.has(keyOfRecord(r))))) return true;
+      const gone = new Set(w.deleteRecords.map((r) => recordKey(r.type, r.uid)));
+      if (writes.slice(0, j).some((e) => e.putRecords?.some((r) => gone.has(recordKey(r.type, r.uid))))) return true;
     }
     if (w.deleteOutbox?.length) {
       const gone = new Set(w.deleteOutbox);
@@ -136,8 +137,8 @@ function lastWriteWins(writes: readonly StoreWrite[]): StoreWrite {
   const outbox = new Map<number, OutboxItem | null>();
   const meta = new Map<string, { value: MetaValue } | null>();
   for (const w of writes) {
-    for (const r of w.deleteRecords ?? []) records.set(keyOfRecord(r), { type: r.type, uid: r.uid });
-    for (const r of w.putRecords ?? []) records.set(keyOfRecord(r), { type: r.type, uid: r.uid, put: r });
+    for (const r of w.deleteRecords ?? []) records.set(recordKey(r.type, r.uid), { type: r.type, uid: r.uid });
+    for (const r of w.putRecords ?? []) records.set(recordKey(r.type, r.uid), { type: r.type, uid: r.uid, put: r });
     for (const seq of w.deleteOutbox ?? []) outbox.set(seq, null);
     for (const item of w.putOutbox ?? []) outbox.set(item.seq, item);
     for (const key of w.deleteMeta ?? []) meta.set(key, null);

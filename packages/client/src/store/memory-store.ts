@@ -1,8 +1,5 @@
-import type { RecordType } from '@calsync/domain/rules';
 import { cloneStored } from './clone.js';
-import type { LocalStore, MetaValue, OutboxItem, StoreContents, StoredRecord, StoreWrite } from './local-store.js';
-
-const recordKey = (type: RecordType, uid: string): string => `${type}\u0000${uid}`;
+import { recordKey, type LocalStore, type MetaValue, type OutboxItem, type StoreContents, type StoredRecord, type StoreWrite } from './local-store.js';
 
 /**
  * A `LocalStore` in memory: for Node, tests and server-side use. Its contents outlive `close`, so a
