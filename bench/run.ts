@@ -123,7 +123,7 @@ async function main(): Promise<void> {
     } else if (caldavOnly) {
       figures.caldav = await runCaldav(server.baseUrl, gateway, { events: caldavEvents, serverCpuSeconds: () => server.cpuSeconds() });
     } else if (peerOnly) {
-      figures.peer = await runPeer(server.baseUrl, gateway, peerSizes);
+      figures.peer = await runPeer(server.baseUrl, gateway, peerSizes, peerCpu());
     } else if (initialSyncOnly) {
       if (!client) throw new Error('--initial-sync measures against a baseline through pg: it needs PostgreSQL, not --pglite');
       await uploadEvents(server.baseUrl, writer, sizes.upload);
@@ -157,6 +157,11 @@ async function main(): Promise<void> {
     return { seconds: sizes.manySeconds, serverCpuSeconds: () => server.cpuSeconds(), databaseCpuSeconds: databaseCpu ? () => databaseCpu.read() : null };
   }
 
+  /** The peer workload's CPU readers of our side (PostgreSQL's backends only when it runs on PostgreSQL). */
+  function peerCpu() {
+    return { server: () => server.cpuSeconds(), database: databaseCpu ? () => databaseCpu.read() : null };
+  }
+
   /** The small-push workload's user on this server, with the CPU readers when it runs on PostgreSQL. */
   function smallPushTargetHere() {
     return smallPushTarget(server.baseUrl, gateway, client ? dbUrl : null, databaseCpu ? () => serverAndDatabaseCpu(() => server.cpuSeconds(), () => databaseCpu.read()) : undefined);
@@ -186,7 +191,7 @@ async function main(): Promise<void> {
     figures.conflicts = await runConflicts(server.baseUrl, gateway, { seconds: sizes.conflictSeconds });
     figures.occurrences = await runOccurrences(server.baseUrl, gateway, { requests: quick ? 120 : 600 });
     figures.caldav = await runCaldav(server.baseUrl, gateway, { events: caldavEvents, serverCpuSeconds: () => server.cpuSeconds() });
-    if (client) figures.peer = await runPeer(server.baseUrl, gateway, peerSizes);
+    if (client) figures.peer = await runPeer(server.baseUrl, gateway, peerSizes, peerCpu());
   }
 }
 

@@ -2,7 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './server.js';
+import { freePort, processCpuSeconds } from './server.js';
 
 /**
  * The peer: PouchDB's CouchDB-protocol server (express-pouchdb on LevelDB through pouchdb-node),
@@ -65,6 +65,11 @@ export class PouchPeer {
         reject(new Error(`the PouchDB peer exited (${code}):\n${output}`));
       });
     });
+  }
+
+  /** CPU seconds (user + system) the peer's server process has used so far. */
+  cpuSeconds(): number {
+    return processCpuSeconds(this.child!.pid!);
   }
 
   async stop(): Promise<void> {

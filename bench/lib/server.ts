@@ -41,6 +41,11 @@ function machineCpuSeconds(): { busy: number; steal: number } {
   return { busy: (user! + nice! + system! + irq! + softirq!) / TICKS, steal: steal! / TICKS };
 }
 
+/** CPU seconds the hypervisor has taken from this machine's CPUs so far (/proc/stat steal). */
+export function stolenSeconds(): number {
+  return machineCpuSeconds().steal;
+}
+
 /** CPU seconds each PostgreSQL process of the machine (backends and background processes) has used so far, by pid. */
 function postgresCpuSeconds(): Map<number, number> {
   const byPid = new Map<number, number>();

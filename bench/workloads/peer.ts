@@ -3,6 +3,7 @@ import type { StandInSmsGateway } from '@calsync/testkit';
 import { agent, pullAll, push, signIn, type DeviceSession } from '../lib/client.js';
 import { newEvent } from '../lib/ids.js';
 import { PouchPeer } from '../lib/pouch-peer.js';
+import { stolenSeconds } from '../lib/server.js';
 import { lanes } from '../lib/stats.js';
 
 /** One workload on both servers: events (or writes) per second, and ours ÷ the peer's. */
@@ -11,6 +12,17 @@ export interface PeerPair {
   calsyncPerSecond: number;
   pouchdbPerSecond: number;
   ratio: number;
+  /** CPU a written item cost the side's processes: ours the server's and PostgreSQL's backends', PouchDB's its one server process (LevelDB runs inside it). */
+  calsyncCpuMsPerItem: number;
+  pouchdbCpuMsPerItem: number;
+  /** PouchDB's CPU per item ÷ ours: the rate ratio if each side were bound by its own processes' CPU alone. */
+  cpuRatio: number;
+  /** CPU this process (the load generator: HTTP client, JSON) spent per item against each side. */
+  calsyncClientCpuMsPerItem: number;
+  pouchdbClientCpuMsPerItem: number;
+  /** CPU seconds the hypervisor took from this machine during each side's run (/proc/stat steal). */
+  calsyncStolenSeconds: number;
+  pouchdbStolenSeconds: number;
 }
 
 /** Figures of the peer workload. */
@@ -33,6 +45,8 @@ export interface PeerFigures {
 /** What one side must do for the workloads. */
 interface Side {
   readonly name: 'calsync' | 'pouchdb';
+  /** CPU seconds the side's processes have used so far. */
+  cpuSeconds(): Promise<number>;
   /** A new user (database) to write into; answers a handle the other calls take. */
   fresh(label: string): Promise<Target>;
 }
@@ -49,10 +63,11 @@ interface Target {
 const IN_FLIGHT = 4;
 
 /** Our server: one signed-in user per target (a second device for the conflicting writer). */
-function calsyncSide(baseUrl: string, gateway: StandInSmsGateway): Side {
+function calsyncSide(baseUrl: string, gateway: StandInSmsGateway, cpu: PeerCpu): Side {
   let users = 0;
   return {
     name: 'calsync',
+    cpuSeconds: async () => cpu.server() + (cpu.database ? await cpu.database() : 0),
     async fresh(label) {
       const phone = `+1666${String(++users).padStart(7, '0')}`;
       const writer = await signIn(baseUrl, gateway, phone, `peer-${label}-a`);
@@ -87,7 +102,7 @@ function calsyncSide(baseUrl: string, gateway: StandInSmsGateway): Side {
 }
 
 /** PouchDB's server over HTTP: one database per target, documents shaped like our events. */
-function pouchSide(baseUrl: string): Side {
+function pouchSide(baseUrl: string, cpuSeconds: () => number): Side {
   const send = async (method: 'PUT' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: unknown }> => {
     const res = await request(`${baseUrl}${path}`, {
       method,
@@ -108,6 +123,7 @@ function pouchSide(baseUrl: string): Side {
   let dbs = 0;
   return {
     name: 'pouchdb',
+    cpuSeconds: async () => cpuSeconds(),
     async fresh(label) {
       const db = `/peer-${label}-${++dbs}`;
       ok(await send('PUT', db), 'create database');
@@ -141,14 +157,44 @@ function pouchSide(baseUrl: string): Side {
   };
 }
 
-/** Runs `work` on both sides, in the order given, and answers both rates. */
-async function both(order: readonly Side[], items: number, work: (side: Side) => Promise<number>): Promise<PeerPair> {
-  const rate: Partial<Record<Side['name'], number>> = {};
+/** The CPU readers of our side: the server process, and PostgreSQL's client backends when it runs on PostgreSQL. */
+export interface PeerCpu {
+  server: () => number;
+  database: (() => Promise<number>) | null;
+}
+
+/**
+ * Runs a workload on both sides, in the order given: `prepare` sets the side up (users, seed data)
+ * untimed and answers the timed part, which answers its seconds. Answers both rates, and each
+ * side's CPU, the load generator's CPU and the stolen time over the timed part.
+ */
+async function both(order: readonly Side[], items: number, prepare: (side: Side) => Promise<() => Promise<number>>): Promise<PeerPair> {
+  const figures: Partial<Record<Side['name'], { rate: number; cpuMs: number; clientCpuMs: number; stolen: number }>> = {};
   for (const side of order) {
-    rate[side.name] = items / (await work(side));
-    console.log(`bench: peer ${side.name}: ${Math.round(rate[side.name]!)}/s`);
+    const run = await prepare(side);
+    const before = { side: await side.cpuSeconds(), own: process.cpuUsage(), stolen: stolenSeconds() };
+    const seconds = await run();
+    const sideCpu = (await side.cpuSeconds()) - before.side;
+    const own = process.cpuUsage(before.own);
+    figures[side.name] = { rate: items / seconds, cpuMs: (sideCpu * 1000) / items, clientCpuMs: (own.user + own.system) / 1000 / items, stolen: stolenSeconds() - before.stolen };
+    const f = figures[side.name]!;
+    console.log(`bench: peer ${side.name}: ${Math.round(f.rate)}/s, ${f.cpuMs.toFixed(3)} ms of its CPU an item (load generator ${f.clientCpuMs.toFixed(3)}), ${f.stolen.toFixed(2)} s stolen`);
   }
-  return { items, calsyncPerSecond: rate.calsync!, pouchdbPerSecond: rate.pouchdb!, ratio: rate.calsync! / rate.pouchdb! };
+  const ours = figures.calsync!;
+  const theirs = figures.pouchdb!;
+  return {
+    items,
+    calsyncPerSecond: ours.rate,
+    pouchdbPerSecond: theirs.rate,
+    ratio: ours.rate / theirs.rate,
+    calsyncCpuMsPerItem: ours.cpuMs,
+    pouchdbCpuMsPerItem: theirs.cpuMs,
+    cpuRatio: theirs.cpuMs / ours.cpuMs,
+    calsyncClientCpuMsPerItem: ours.clientCpuMs,
+    pouchdbClientCpuMsPerItem: theirs.clientCpuMs,
+    calsyncStolenSeconds: ours.stolen,
+    pouchdbStolenSeconds: theirs.stolen,
+  };
 }
 
 /**
@@ -159,12 +205,17 @@ async function both(order: readonly Side[], items: number, work: (side: Side) =>
  * one event from the same base version. The two servers take turns, each workload starting with
  * the one that went second before (a loaded machine's drift falls on both).
  */
-export async function runPeer(baseUrl: string, gateway: StandInSmsGateway, sizes: { small: number; large: number; batch: number; conflicts: number }): Promise<PeerFigures> {
+export async function runPeer(
+  baseUrl: string,
+  gateway: StandInSmsGateway,
+  sizes: { small: number; large: number; batch: number; conflicts: number },
+  cpu: PeerCpu,
+): Promise<PeerFigures> {
   const peer = new PouchPeer();
   await peer.start();
   try {
-    const ours = calsyncSide(baseUrl, gateway);
-    const theirs = pouchSide(peer.baseUrl);
+    const ours = calsyncSide(baseUrl, gateway, cpu);
+    const theirs = pouchSide(peer.baseUrl, () => peer.cpuSeconds());
     let order: Side[] = [ours, theirs];
     const turn = () => (order = [order[1]!, order[0]!]);
     const filled = new Map<Side['name'], Target>();
@@ -172,27 +223,27 @@ export async function runPeer(baseUrl: string, gateway: StandInSmsGateway, sizes
     console.log(`bench: peer, one event per request, N=${sizes.small}`);
     const onePerRequestSmall = await both(order, sizes.small, async (side) => {
       const target = await side.fresh('small');
-      return lanes(sizes.small, IN_FLIGHT, (i) => target.one(i));
+      return () => lanes(sizes.small, IN_FLIGHT, (i) => target.one(i));
     });
     turn();
     console.log(`bench: peer, one event per request, N=${sizes.large}`);
     const onePerRequest = await both(order, sizes.large, async (side) => {
       const target = await side.fresh('large');
       filled.set(side.name, target);
-      return lanes(sizes.large, IN_FLIGHT, (i) => target.one(i));
+      return () => lanes(sizes.large, IN_FLIGHT, (i) => target.one(i));
     });
     turn();
     const batches = Math.ceil(sizes.batch / 1000);
     console.log(`bench: peer, batches of 1,000 into an empty user, N=${sizes.batch}`);
     const batchIntoEmpty = await both(order, sizes.batch, async (side) => {
       const target = await side.fresh('empty');
-      return lanes(batches, IN_FLIGHT, (b) => target.batch(b * 1000, 1000));
+      return () => lanes(batches, IN_FLIGHT, (b) => target.batch(b * 1000, 1000));
     });
     turn();
     console.log(`bench: peer, batches of 1,000 into a user with ${sizes.large} events, N=${sizes.batch}`);
     const batch = await both(order, sizes.batch, async (side) => {
       const target = filled.get(side.name)!;
-      return lanes(batches, IN_FLIGHT, (b) => target.batch(sizes.large + b * 1000, 1000));
+      return () => lanes(batches, IN_FLIGHT, (b) => target.batch(sizes.large + b * 1000, 1000));
     });
     turn();
     const pairs = sizes.conflicts / 2;
@@ -200,16 +251,18 @@ export async function runPeer(baseUrl: string, gateway: StandInSmsGateway, sizes
     const conflicts = await both(order, sizes.conflicts, async (side) => {
       const target = await side.fresh('conflicts');
       const pair = await target.conflictPairs(pairs);
-      let accepted = 0;
-      let refused = 0;
-      // Two pairs at a time: 4 requests in flight.
-      const seconds = await lanes(pairs, IN_FLIGHT / 2, async (k) => {
-        const [a, r] = await pair(k);
-        accepted += a;
-        refused += r;
-      });
-      if (accepted !== pairs || refused !== pairs) throw new Error(`peer (${side.name}): ${accepted} writes accepted and ${refused} refused of ${pairs} pairs`);
-      return seconds;
+      return async () => {
+        let accepted = 0;
+        let refused = 0;
+        // Two pairs at a time: 4 requests in flight.
+        const seconds = await lanes(pairs, IN_FLIGHT / 2, async (k) => {
+          const [a, r] = await pair(k);
+          accepted += a;
+          refused += r;
+        });
+        if (accepted !== pairs || refused !== pairs) throw new Error(`peer (${side.name}): ${accepted} writes accepted and ${refused} refused of ${pairs} pairs`);
+        return seconds;
+      };
     });
     return {
       onePerRequestRatio: onePerRequest.ratio,
