@@ -157,14 +157,19 @@ async function main(): Promise<void> {
     return { seconds: sizes.manySeconds, serverCpuSeconds: () => server.cpuSeconds(), databaseCpuSeconds: databaseCpu ? () => databaseCpu.read() : null };
   }
 
-  /** The peer workload's CPU readers of our side (PostgreSQL's backends only when it runs on PostgreSQL). */
+  /** The CPU the server and PostgreSQL's backends of its database have used so far; undefined on PGlite (no backends to read). */
+  function serverAndDatabaseCpuHere() {
+    return databaseCpu ? () => serverAndDatabaseCpu(() => server.cpuSeconds(), () => databaseCpu.read()) : undefined;
+  }
+
+  /** The peer workload's reader of our side's CPU: on PGlite the database runs inside the server process. */
   function peerCpu() {
-    return { server: () => server.cpuSeconds(), database: databaseCpu ? () => databaseCpu.read() : null };
+    return serverAndDatabaseCpuHere() ?? (async () => ({ server: server.cpuSeconds(), database: 0 }));
   }
 
   /** The small-push workload's user on this server, with the CPU readers when it runs on PostgreSQL. */
   function smallPushTargetHere() {
-    return smallPushTarget(server.baseUrl, gateway, client ? dbUrl : null, databaseCpu ? () => serverAndDatabaseCpu(() => server.cpuSeconds(), () => databaseCpu.read()) : undefined);
+    return smallPushTarget(server.baseUrl, gateway, client ? dbUrl : null, serverAndDatabaseCpuHere());
   }
 
   /** The workloads before the notification one (all of them unless --notifications). */

@@ -5,6 +5,7 @@ import { newEvent } from '../lib/ids.js';
 import { PouchPeer } from '../lib/pouch-peer.js';
 import { stolenSeconds } from '../lib/server.js';
 import { lanes } from '../lib/stats.js';
+import type { CpuSeconds } from './small-push.js';
 
 /** One workload on both servers: events (or writes) per second, and ours ÷ the peer's. */
 export interface PeerPair {
@@ -63,11 +64,14 @@ interface Target {
 const IN_FLIGHT = 4;
 
 /** Our server: one signed-in user per target (a second device for the conflicting writer). */
-function calsyncSide(baseUrl: string, gateway: StandInSmsGateway, cpu: PeerCpu): Side {
+function calsyncSide(baseUrl: string, gateway: StandInSmsGateway, cpuSeconds: () => Promise<CpuSeconds>): Side {
   let users = 0;
   return {
     name: 'calsync',
-    cpuSeconds: async () => cpu.server() + (cpu.database ? await cpu.database() : 0),
+    cpuSeconds: async () => {
+      const used = await cpuSeconds();
+      return used.server + used.database;
+    },
     async fresh(label) {
       const phone = `+1666${String(++users).padStart(7, '0')}`;
       const writer = await signIn(baseUrl, gateway, phone, `peer-${label}-a`);
@@ -157,12 +161,6 @@ function pouchSide(baseUrl: string, cpuSeconds: () => number): Side {
   };
 }
 
-/** The CPU readers of our side: the server process, and PostgreSQL's client backends when it runs on PostgreSQL. */
-export interface PeerCpu {
-  server: () => number;
-  database: (() => Promise<number>) | null;
-}
-
 /**
  * Runs a workload on both sides, in the order given: `prepare` sets the side up (users, seed data)
  * untimed and answers the timed part, which answers its seconds. Answers both rates, and each
@@ -209,12 +207,13 @@ export async function runPeer(
   baseUrl: string,
   gateway: StandInSmsGateway,
   sizes: { small: number; large: number; batch: number; conflicts: number },
-  cpu: PeerCpu,
+  /** Our side's CPU so far: the server's and its database's (on PGlite the database runs inside the server: 0). */
+  ourCpu: () => Promise<CpuSeconds>,
 ): Promise<PeerFigures> {
   const peer = new PouchPeer();
   await peer.start();
   try {
-    const ours = calsyncSide(baseUrl, gateway, cpu);
+    const ours = calsyncSide(baseUrl, gateway, ourCpu);
     const theirs = pouchSide(peer.baseUrl, () => peer.cpuSeconds());
     let order: Side[] = [ours, theirs];
     const turn = () => (order = [order[1]!, order[0]!]);
