@@ -23,10 +23,13 @@ import {
   type RowWrite,
   type SyncUnitOfWork,
   type UidsByType,
+  type NotificationSettings,
+  type UserAlert,
 } from '@calsync/domain';
 import { Mutex } from 'async-mutex';
+import { notificationSettingsFromSql } from './auth/postgres-user-store.js';
 import { CONFLICT_COLUMNS, conflictFromSql } from './conflict-mapping.js';
-import { encodeChange, notifyQuery } from './notify/change-payload.js';
+import { encodeAlert, encodeChange, notifyAllQuery, notifyQuery } from './notify/change-payload.js';
 import { receiptFromSql, saveReceiptsQuery } from './receipt-queries.js';
 import { recordFromSql, referenceColumn, type SqlRecordRow } from './record-mapping.js';
 import {
@@ -35,6 +38,7 @@ import {
   readAllChangesQuery,
   readObjectsQuery,
   recordQuery,
+  SETTINGS_KEY,
   reserveQuery,
   type ReserveCounts,
 } from './record-queries.js';
@@ -308,6 +312,11 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     this.#write(notifyQuery(encodeChange(change)), 'notify');
   }
 
+  async announceAlerts(alerts: readonly UserAlert[]): Promise<void> {
+    for (const alert of alerts) this.assertOwnUser(alert.userId);
+    if (alerts.length > 0) this.#write(notifyAllQuery(alerts.map(encodeAlert)), 'notify');
+  }
+
   async readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
     return changesFrom(await this.#read(readAllChangesQuery(this.userId, watermarks, Math.max(0, limit))), limit);
   }
@@ -326,9 +335,12 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     const rows = perRecordType((): RecordRow[] => []);
     const receipts: PushReceipt[] = [];
     const drawn: { k: string; n: string }[] = [];
+    let settings: NotificationSettings | null = null;
     const raw = await this.#read(lockRowsAndReceiptsQuery(this.userId, wanted, keys, reserveCounts(ahead)));
     for (const r of raw) {
-      if (r.res_k !== null) {
+      if (r.res_k === SETTINGS_KEY) {
+        settings = notificationSettingsFromSql(r.rec);
+      } else if (r.res_k !== null) {
         for (const n of r.res_n as string[]) drawn.push({ k: String(r.res_k), n });
       } else if (r.t === null) {
         receipts.push(receiptFromSql(r.r_entity, r.r_uid, r.r_fingerprint, r.r_result));
@@ -341,7 +353,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     if (asksForAny(ahead)) this.#ahead = new DrawnAhead(reservedFrom(drawn));
     // Each CTE reads in id order; the UNION ALL keeps branch order, but order once more to be sure.
     for (const list of Object.values(rows)) list.sort((a, b) => a.id - b.id);
-    return { rows, receipts };
+    return { rows, receipts, settings };
   }
 
   private async selectRecords(type: RecordType, condition: RawBuilder<unknown>, tail: RawBuilder<unknown>): Promise<RecordRow[]> {

@@ -15,7 +15,7 @@ import {
 import { CryptoRandom, ScryptPasswordHasher, SystemClock } from '@calsync/adapters-node';
 import { FcmAlertNotifier, FcmChangeNotifier, FcmClient, loadServiceAccount } from '@calsync/adapters-fcm';
 import { HttpSmsSender, LoggingSmsSender } from '@calsync/adapters-sms';
-import { AppPasswordService, appPasswordRevocations, ConflictAlerts, withConflictAlerts, CursorCodec, FeedService, ReminderScheduler, RetentionJob, SyncService, type DeviceStore, type SmsSender, type UserStore } from '@calsync/domain';
+import { AppPasswordService, appPasswordRevocations, CursorCodec, FeedService, ReminderScheduler, RetentionJob, SyncService, type DeviceStore, type SmsSender, type UserStore } from '@calsync/domain';
 import type { FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -200,15 +200,6 @@ async function main(): Promise<void> {
   const metrics = createServiceMetrics();
   const authStores = postgresAuthStores(database.db);
   const fcm = await fcmNotifierFor(config, authStores.devices, authStores.users, metrics, logger);
-  /** A user's notification settings (conflict alerts; the reminder scheduler reads many users' at once, below). */
-  const settingsOf = async (userId: number) => (await authStores.users.findById(userId))?.notificationSettings ?? null;
-  const conflictAlerts = new ConflictAlerts({
-    feed,
-    settings: settingsOf,
-    ...(fcm ? { pushes: fcm.alerts } : {}),
-    announced: () => metrics.reminders.conflictAlert('stream'),
-    onError: (error) => logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'conflict alert not sent'),
-  });
   const sync = new SyncService({
     store: new PostgresSyncStore(database.db),
     clock,
@@ -216,6 +207,13 @@ async function main(): Promise<void> {
     // A storage failure one item caused is that item's per-item error; the cause is ours to fix.
     onItemFailure: ({ userId, type, uid, error }) => logger.error({ err: error, userId, type, uid }, 'push item could not be stored'),
     ...(fcm ? { notifier: fcm.changes } : {}),
+    // A push's conflict alerts reached the streams with its commit (NOTIFY in its transaction); FCM follows.
+    alerts: {
+      alerted: (alert) => {
+        metrics.reminders.conflictAlert('stream');
+        fcm?.alerts.alerted(alert);
+      },
+    },
   });
   const stats = new PostgresLegacyStatsStore(database.db);
   const smsSender = smsSenderFor(config, logger);
@@ -241,7 +239,7 @@ async function main(): Promise<void> {
     feeds: new FeedService({ feeds: new PostgresFeedStore(database.db), sync, random, clock }),
     renders: new PostgresRenderStore(database.db),
   };
-  const app = await buildApp({ config, logger, metrics, sync: withConflictAlerts(sync, conflictAlerts), stats, auth, readiness: () => database.ping(), databaseGauges: database, redis, webClientDir, changes: feed, interop });
+  const app = await buildApp({ config, logger, metrics, sync, stats, auth, readiness: () => database.ping(), databaseGauges: database, redis, webClientDir, changes: feed, interop });
   const retention = new RetentionJob({
     store: new PostgresRetentionStore(database.db, database.kind),
     clock,

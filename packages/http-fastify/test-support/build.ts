@@ -152,7 +152,9 @@ function gatewayOf(config: AppConfig): HttpSmsSender {
 /** Stores, engine, sign-in and interop as main.ts wires them, on a database or in memory. */
 function servicesFor(config: AppConfig, options: Pick<BuildOptions, 'database' | 'clock' | 'engineClock' | 'random' | 'seed' | 'tokens' | 'smsGateway'>): Services<SyncStore> {
   const { database } = options;
-  const memory = database ? null : { store: new InMemorySyncStore(), ...inMemoryAuthStores() };
+  const authInMemory = database ? null : inMemoryAuthStores();
+  // The in-memory sync store reads a user's notification settings where PostgreSQL does: the user's row.
+  const memory = authInMemory === null ? null : { store: new InMemorySyncStore({ settings: async (id) => (await authInMemory.users.findById(id))?.notificationSettings ?? null }), ...authInMemory };
   const stores = database ? postgresAuthStores(database.db) : memory!;
   const store: SyncStore = database ? new PostgresSyncStore(database.db) : memory!.store;
   const clock = options.clock ?? new SystemClock();

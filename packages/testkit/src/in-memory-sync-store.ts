@@ -8,6 +8,9 @@ import {
   type ChangesSince,
   type ConflictRecord,
   type DataChange,
+  DEFAULT_NOTIFICATION_SETTINGS,
+  type NotificationSettings,
+  type UserAlert,
   type EventWindow,
   type EventWindowRead,
   type CollectionVersions,
@@ -73,6 +76,12 @@ function copyUser(d: UserData): UserData {
   };
 }
 
+/** What a unit of work announced, delivered once it commits. */
+interface Announced {
+  readonly changes: DataChange[];
+  readonly alerts: UserAlert[];
+}
+
 const receiptKey = (r: Omit<PushReceipt, 'result'>): string => `${r.type}\u0000${r.uid}\u0000${r.fingerprint}`;
 
 /**
@@ -90,18 +99,28 @@ export class InMemorySyncStore implements SyncStore {
   readonly #rowIds: Record<RecordType, number> = perRecordType(() => 0);
   /** The feed this store announces committed changes on. */
   readonly changes = new InMemoryChangeFeed();
+  readonly #settingsOf: (userId: number) => Promise<NotificationSettings | null>;
+
+  /**
+   * `settings`: a user's notification settings, which `prefetch` answers (PostgreSQL reads them
+   * from the user's row); every user has the defaults when absent.
+   */
+  constructor(options: { readonly settings?: (userId: number) => Promise<NotificationSettings | null> } = {}) {
+    this.#settingsOf = options.settings ?? (async () => DEFAULT_NOTIFICATION_SETTINGS);
+  }
 
   async inUserTransaction<T>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T> {
     return this.#lockOf(userId).runExclusive(async () => {
       const staged = copyUser(this.#users.get(userId) ?? emptyUser());
       let open = true;
-      const announced: DataChange[] = [];
+      const announced: Announced = { changes: [], alerts: [] };
       const uow = this.#unitOfWork(userId, staged, () => open, announced);
       try {
         const result = await work(uow);
         this.#users.set(userId, staged);
         open = false;
-        this.changes.publish(announced);
+        this.changes.publish(announced.changes);
+        for (const alert of announced.alerts) this.changes.publishAlert(alert);
         return result;
       } finally {
         open = false;
@@ -137,13 +156,13 @@ export class InMemorySyncStore implements SyncStore {
 
   /** What is committed, read through a unit of work that takes no lock and is never committed (it writes nothing). */
   async readObjects(userId: number, scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows> {
-    return this.#unitOfWork(userId, this.#users.get(userId) ?? emptyUser(), () => true, []).readObjects(scope, rootUids);
+    return this.#unitOfWork(userId, this.#users.get(userId) ?? emptyUser(), () => true, { changes: [], alerts: [] }).readObjects(scope, rootUids);
   }
 
   /** The scope read whole, then only the objects with a row above `since` kept. */
   async readObjectsChangedSince(userId: number, scope: ObjectScope, since: bigint): Promise<ObjectChanges> {
     const d = this.#users.get(userId) ?? emptyUser();
-    const all = await this.#unitOfWork(userId, d, () => true, []).readObjects(scope);
+    const all = await this.#unitOfWork(userId, d, () => true, { changes: [], alerts: [] }).readObjects(scope);
     const ownerOf = new Map<string, string>();
     for (const r of all.roots) ownerOf.set(r.uid, r.uid);
     for (const o of all.overrides) ownerOf.set(o.uid, String(o.fields.recurringEventUid));
@@ -221,7 +240,7 @@ export class InMemorySyncStore implements SyncStore {
     return { calendars, tasks: highest(tasks) };
   }
 
-  #unitOfWork(userId: number, d: UserData, isOpen: () => boolean, announced: DataChange[]): SyncUnitOfWork {
+  #unitOfWork(userId: number, d: UserData, isOpen: () => boolean, announced: Announced): SyncUnitOfWork {
     /** Ids this unit drew and has not used yet: an insert must use one (as PostgreSQL's would, or meet another row). */
     const reserved = { rows: perRecordType(() => new Set<number>()), conflicts: new Set<number>() };
     const guard = (): void => {
@@ -242,7 +261,7 @@ export class InMemorySyncStore implements SyncStore {
           const r = d.receipts.get(receiptKey(k));
           return r ? [r] : [];
         });
-        return { rows, receipts };
+        return { rows, receipts, settings: await this.#settingsOf(userId) };
       },
       findLiveReferencing: async (type, field, parentUids) => {
         guard();
@@ -296,7 +315,12 @@ export class InMemorySyncStore implements SyncStore {
       announceChange: async (change) => {
         guard();
         if (change.userId !== userId) throw new Error('change of another user');
-        announced.push(change);
+        announced.changes.push(change);
+      },
+      announceAlerts: async (alerts) => {
+        guard();
+        if (alerts.some((a) => a.userId !== userId)) throw new Error('alert of another user');
+        announced.alerts.push(...alerts);
       },
       readChangesSince: async (watermarks, limit) => {
         guard();

@@ -12,9 +12,13 @@ import {
 import type { DB, UsersTable } from '../schema.js';
 import { isUniqueViolation } from './auth-tables.js';
 
-function toUser(row: Selectable<UsersTable>): UserRecord {
-  const raw = row.notification_settings as unknown;
+/** The `notification_settings` column as the domain's settings: a key the stored value lacks takes its default. */
+export function notificationSettingsFromSql(raw: unknown): NotificationSettings {
   const settings = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Partial<NotificationSettings> | null;
+  return { ...DEFAULT_NOTIFICATION_SETTINGS, ...settings };
+}
+
+function toUser(row: Selectable<UsersTable>): UserRecord {
   return {
     id: row.id,
     name: row.name,
@@ -24,7 +28,7 @@ function toUser(row: Selectable<UsersTable>): UserRecord {
     role: row.role,
     isPhoneVerified: row.is_phone_verified,
     signUpPending: row.sign_up_pending,
-    notificationSettings: { ...DEFAULT_NOTIFICATION_SETTINGS, ...settings },
+    notificationSettings: notificationSettingsFromSql(row.notification_settings),
   };
 }
 

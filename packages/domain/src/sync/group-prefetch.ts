@@ -13,7 +13,8 @@ import type {
   SyncUnitOfWork,
   UidsByType,
 } from '../ports/sync-store.js';
-import type { DataChange } from '../ports/change-feed.js';
+import type { DataChange, UserAlert } from '../ports/change-feed.js';
+import type { NotificationSettings } from '../ports/user-store.js';
 import { perRecordType } from '../records/per-record-type.js';
 import { RECORD_TYPES, type RecordRow, type RecordType } from '../records/types.js';
 import { askedCounts } from './reserved-ids.js';
@@ -36,6 +37,8 @@ export class GroupPrefetch implements SyncUnitOfWork {
   readonly #rows = perRecordType(() => new Map<string, RecordRow | null>());
   /** Each receipt key read or saved: its stored result, or null when the read found none. */
   readonly #receipts = new Map<string, unknown>();
+  /** The user's notification settings as the group read found them. */
+  #settings: NotificationSettings | null = null;
 
   private constructor(private readonly uow: SyncUnitOfWork) {}
 
@@ -55,7 +58,9 @@ export class GroupPrefetch implements SyncUnitOfWork {
       rowIds: perRecordType((type) => sum((a) => a.rowIds[type])),
       conflictIds: sum((a) => a.conflictIds),
     };
-    group.#remember(wanted, keys, await uow.prefetch(wanted, keys, ahead));
+    const found = await uow.prefetch(wanted, keys, ahead);
+    group.#remember(wanted, keys, found);
+    group.#settings = found.settings;
     return group;
   }
 
@@ -84,7 +89,7 @@ export class GroupPrefetch implements SyncUnitOfWork {
       const result = this.#receipts.get(keyOf(key));
       if (result !== null && result !== undefined) receipts.push({ ...key, result });
     }
-    return { rows, receipts };
+    return { rows, receipts, settings: this.#settings };
   }
 
   async applyWrites(writes: readonly RowWrite[]): Promise<void> {
@@ -124,6 +129,10 @@ export class GroupPrefetch implements SyncUnitOfWork {
 
   announceChange(change: DataChange): Promise<void> {
     return this.uow.announceChange(change);
+  }
+
+  announceAlerts(alerts: readonly UserAlert[]): Promise<void> {
+    return this.uow.announceAlerts(alerts);
   }
 
   readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {

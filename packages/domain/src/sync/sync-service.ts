@@ -4,7 +4,8 @@ import { EventWindowCache } from './event-window-cache.js';
 import type { OccurrencePage } from '../calendar/occurrence.js';
 import { checkOccurrenceWindow } from '../calendar/occurrence-window.js';
 import { DomainError } from '../errors.js';
-import type { ChangeNotifier, DataChange } from '../ports/change-feed.js';
+import type { AlertNotifier, ChangeNotifier, ConflictAlert, DataChange } from '../ports/change-feed.js';
+import { conflictAlertsOf } from '../reminders/conflict-alerts.js';
 import type { Clock } from '../ports/clock.js';
 import type { CollectionVersions, ObjectChanges, ObjectListing, ObjectRows, ObjectScope, SyncStore, SyncUnitOfWork } from '../ports/sync-store.js';
 import { itemError } from '../records/item-error.js';
@@ -26,6 +27,11 @@ export interface SyncServiceDeps {
   readonly onItemFailure?: (failure: ItemFailure) => void;
   /** Told of every committed change after its commit (device push notifications); none when absent. */
   readonly notifier?: ChangeNotifier;
+  /**
+   * Told of every conflict alert after the push that made it committed (FCM, metrics); the streams
+   * already have it from the unit of work (`announceAlerts`). None when absent.
+   */
+  readonly alerts?: AlertNotifier;
 }
 
 /** A storage failure caused by one pushed item (see `SyncServiceDeps.onItemFailure`). */
@@ -47,6 +53,14 @@ export function predatesPurge(watermarks: Watermarks, purgedThrough: bigint): bo
   return RECORD_TYPES.some((type) => watermarks[type] > 0n && watermarks[type] < purgedThrough);
 }
 
+/** What a unit of work announced in its transaction: the change it wrote (null: none) and its conflict alerts. */
+interface Announced {
+  readonly change: DataChange | null;
+  readonly alerts: readonly ConflictAlert[];
+}
+
+const NOTHING_ANNOUNCED: Announced = { change: null, alerts: [] };
+
 /** At most this many pushes are committed as one group (a bound on the group's transaction). */
 const MAX_GROUP = 16;
 
@@ -67,6 +81,7 @@ export class SyncService implements SyncApi {
   readonly #codec: CursorCodec;
   readonly #onItemFailure: ((failure: ItemFailure) => void) | undefined;
   readonly #notifier: ChangeNotifier | undefined;
+  readonly #alerts: AlertNotifier | undefined;
   /** Recent occurrence reads, valid while the user's newest version is unchanged. */
   readonly #windows = new EventWindowCache();
   /** Per user with pushes under way in this process: the pushes that arrived meanwhile, in arrival order. */
@@ -78,6 +93,7 @@ export class SyncService implements SyncApi {
     this.#codec = deps.cursorCodec;
     this.#onItemFailure = deps.onItemFailure;
     this.#notifier = deps.notifier;
+    this.#alerts = deps.alerts;
   }
 
   /**
@@ -119,7 +135,7 @@ export class SyncService implements SyncApi {
 
   /** Several pushes in one unit of work; each on its own when that unit fails. */
   async #pushGroup(userId: number, group: readonly QueuedPush[]): Promise<void> {
-    let outs: (PlanOutcome & { change: DataChange | null })[];
+    let outs: (PlanOutcome & Announced)[];
     try {
       outs = await this.#store.inUserTransaction(userId, async (uow) => {
         // One read for every push's prefetch; each push then plans on it as the pushes before it left it.
@@ -134,7 +150,7 @@ export class SyncService implements SyncApi {
     }
     group.forEach((push, i) => {
       const out = outs[i]!;
-      if (out.change !== null) this.#notifier?.committed(out.change);
+      this.#committed(out);
       push.resolve(toPushResponse(out.results, out.conflicts));
     });
   }
@@ -176,7 +192,7 @@ export class SyncService implements SyncApi {
   }
 
   /** Decides and writes the items of `changeset` in push order inside one unit of work, announcing the change. */
-  async #plan(uow: SyncUnitOfWork, changeset: PushChangeset, deviceUid: string | null, request?: PrefetchRequest): Promise<PlanOutcome & { change: DataChange | null }> {
+  async #plan(uow: SyncUnitOfWork, changeset: PushChangeset, deviceUid: string | null, request?: PrefetchRequest): Promise<PlanOutcome & Announced> {
     const planner = new PushPlanner(uow, this.#clock.now().toISOString());
     await planner.prefetch(changeset, request);
     for (const type of RECORD_TYPES) for (const item of changeset[type] ?? []) await planner.planItem(type, item);
@@ -260,19 +276,19 @@ export class SyncService implements SyncApi {
       if (conflict.resolvedAt !== null) throw new DomainError('CONFLICT_RESOLVED', 'conflict already resolved');
       const now = this.#clock.now().toISOString();
       let record: ResolveResponse['record'] = null;
-      let change: DataChange | null = null;
+      let announced: Announced = NOTHING_ANNOUNCED;
       if (action === 'restore') {
         const planner = new PushPlanner(uow, now);
         await planner.planRestore(conflict);
-        const { versionOf, change: made } = await this.#commitAnnouncing(uow, planner, deviceUid);
-        change = made;
+        const { versionOf, change, alerts } = await this.#commitAnnouncing(uow, planner, deviceUid);
+        announced = { change, alerts };
         const version = versionOf(conflict.type, conflict.uid)!;
         record = { entityType: ENTITY_TYPE[conflict.type], uid: conflict.uid, version: version.toString() };
       } else if (action !== 'dismiss') {
         throw new DomainError('VALIDATION_ERROR', 'action must be restore or dismiss');
       }
       await uow.markConflictResolved(conflictId, now);
-      return { response: { conflict: toConflictDto({ ...conflict, resolvedAt: now }), record }, change };
+      return { response: { conflict: toConflictDto({ ...conflict, resolvedAt: now }), record }, ...announced };
     });
     return response;
   }
@@ -282,20 +298,31 @@ export class SyncService implements SyncApi {
     return this.#store.newestVersion(userId);
   }
 
-  /** Commits the plan and, when it wrote rows, announces the change inside the same transaction. */
-  async #commitAnnouncing(uow: SyncUnitOfWork, planner: PushPlanner, deviceUid: string | null): Promise<PlanOutcome & { change: DataChange | null }> {
+  /**
+   * Commits the plan and, when it wrote rows, announces the change inside the same transaction,
+   * with the alerts of the conflicts it made (`conflictAlertsOf`, on the settings its prefetch read).
+   */
+  async #commitAnnouncing(uow: SyncUnitOfWork, planner: PushPlanner, deviceUid: string | null): Promise<PlanOutcome & Announced> {
     const out = await planner.commit();
-    if (out.newestWritten === null) return { ...out, change: null };
+    if (out.newestWritten === null) return { ...out, ...NOTHING_ANNOUNCED };
     const change: DataChange = { userId: uow.userId, version: out.newestWritten, deviceUid };
     await uow.announceChange(change);
-    return { ...out, change };
+    const alerts = conflictAlertsOf(uow.userId, deviceUid, out.conflicts, planner.settings);
+    if (alerts.length > 0) await uow.announceAlerts(alerts);
+    return { ...out, change, alerts };
   }
 
-  /** Runs a unit of work and, once it committed, hands the change it announced to the notifier. */
-  async #inUserTransactionNotifying<T extends { readonly change: DataChange | null }>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T> {
+  /** Runs a unit of work and, once it committed, hands what it announced to the notifiers. */
+  async #inUserTransactionNotifying<T extends Announced>(userId: number, work: (uow: SyncUnitOfWork) => Promise<T>): Promise<T> {
     const out = await this.#store.inUserTransaction(userId, work);
-    if (out.change !== null) this.#notifier?.committed(out.change);
+    this.#committed(out);
     return out;
+  }
+
+  /** Tells the notifiers what a committed unit announced. */
+  #committed({ change, alerts }: Announced): void {
+    if (change !== null) this.#notifier?.committed(change);
+    for (const alert of alerts) this.#alerts?.alerted(alert);
   }
 }
 

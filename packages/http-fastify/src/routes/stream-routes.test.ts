@@ -79,6 +79,47 @@ describe('GET /api/sync/stream', () => {
     expect(BigInt(v2) > BigInt(v1)).toBe(true);
   });
 
+  it('a push that makes a conflict sends conflict to the other devices with its changed; nothing once conflictAlerts is off', async () => {
+    const h = await start();
+    const phone = await device(h, 'phone');
+    const laptop = await device(h, 'laptop', phone.phone);
+    const v0 = await push(h, phone.headers, 'shared');
+    const onLaptop = await stream(h, laptop.headers);
+    expect((await onLaptop.nextEvent()).event).toBe('ready');
+    /** The phone edits the shared task from version v0 (stale after the first edit); answers the push's data. */
+    const edit = async (title: string) => {
+      const res = await fetch(`${h.base}/api/sync/push`, {
+        method: 'POST',
+        headers: { ...phone.headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ tasks: [{ uid: 'shared', op: 'upsert', baseVersion: v0, title }] }),
+      });
+      return ((await res.json()) as { data: { tasks: { version: string }[]; conflicts: { conflictId: number }[] } }).data;
+    };
+    const first = await edit('first');
+    expect(first.conflicts).toEqual([]);
+    expect(await onLaptop.nextEvent()).toMatchObject({ event: 'changed', id: first.tasks[0]!.version });
+    const clash = await edit('stale');
+    expect(clash.conflicts).toHaveLength(1);
+    expect(await onLaptop.nextEvent()).toMatchObject({ event: 'changed', id: clash.tasks[0]!.version });
+    expect(await onLaptop.nextEvent()).toMatchObject({
+      event: 'conflict',
+      data: JSON.stringify({ conflictId: clash.conflicts[0]!.conflictId, entityType: 'TASK', entityUid: 'shared' }),
+    });
+
+    const off = await fetch(`${h.base}/api/users/me`, {
+      method: 'PATCH',
+      headers: { ...phone.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ notificationSettings: { conflictAlerts: false } }),
+    });
+    expect(off.status).toBe(200);
+    const quiet = await edit('stale again');
+    expect(quiet.conflicts).toHaveLength(1);
+    expect(await onLaptop.nextEvent()).toMatchObject({ event: 'changed', id: quiet.tasks[0]!.version });
+    const after = await push(h, phone.headers, 'after');
+    // The next event is the next push's changed: no conflict came between.
+    expect(await onLaptop.nextEvent()).toMatchObject({ event: 'changed', id: after });
+  });
+
   it('keeps the stream open with comment lines (heartbeat)', async () => {
     const h = await start();
     const a = await device(h, 'a');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChangeFeed, DataChange } from '@calsync/domain';
+import type { ChangeFeed, ConflictAlert, DataChange, UserAlert } from '@calsync/domain';
 import { insertRows, insertsOf, newRow, nextVersions, pause, sampleFields, type StoreHarness } from './fixtures.js';
 
 /** Waits until `done()` holds (the feed may deliver asynchronously), at most `ms`. */
@@ -61,6 +61,31 @@ export function announceCases(harness: () => StoreHarness): void {
         ]);
       } finally {
         seen.stop();
+      }
+    });
+
+    it('announced alerts reach subscribers once the unit commits, in order; those of a rolled-back unit never do', async () => {
+      const { store, createUser, feed } = harness();
+      const user = await createUser();
+      const alerts: UserAlert[] = [];
+      const stop = feed.subscribe({ changed: () => {}, sessionEnded: () => {}, resynced: () => {}, alerted: (a) => alerts.push(a) });
+      const alert = (conflictId: number, deviceUid: string | null): ConflictAlert => ({ kind: 'conflict', userId: user, deviceUid, conflictId, entityType: 'TASK', entityUid: `t-${conflictId}` });
+      try {
+        await expect(
+          store.inUserTransaction(user, async (uow) => {
+            await uow.announceAlerts([alert(1, 'rolled-back')]);
+            throw new Error('rollback');
+          }),
+        ).rejects.toThrow('rollback');
+        await store.inUserTransaction(user, async (uow) => {
+          await uow.announceAlerts([alert(2, 'phone'), alert(3, null)]);
+          await pause(20);
+          expect(alerts.filter((a) => a.userId === user)).toEqual([]);
+        });
+        await until(() => alerts.some((a) => a.userId === user && a.kind === 'conflict' && a.conflictId === 3));
+        expect(alerts.filter((a) => a.userId === user)).toEqual([alert(2, 'phone'), alert(3, null)]);
+      } finally {
+        stop();
       }
     });
 
