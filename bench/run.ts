@@ -38,7 +38,7 @@ const notificationsOnly = process.argv.includes('--notifications');
 const occurrencesOnly = process.argv.includes('--occurrences');
 /** `--caldav`: only the CalDAV workload (calsync beside Radicale). */
 const caldavOnly = process.argv.includes('--caldav');
-/** `--many-devices`: only the 100-device workload (and the reminders that fall due during it). */
+/** `--many-devices`: only the 100-device workload (and the reminders that fall due during it), then the open loop on its fleet. */
 const manyOnly = process.argv.includes('--many-devices');
 /** `--peer`: only the peer workload (calsync beside PouchDB's server, express-pouchdb on LevelDB). */
 const peerOnly = process.argv.includes('--peer');
@@ -132,7 +132,10 @@ async function main(): Promise<void> {
       const smallRuns = await runSmallPushLevel(await smallPushTargetHere(), gateway, { own: sizes.small / 2, others: sizes.small / 2, pushes: sizes.pushes });
       figures.smallPush = smallPushFigures(usePglite ? [] : smallRuns, [], usePglite ? smallRuns : []);
     } else if (manyOnly) {
-      figures.manyDevices = await runManyDevices(server.baseUrl, await signInFleet(server.baseUrl, gateway, sizes.users), manyDevicesOptions());
+      const fleet = await signInFleet(server.baseUrl, gateway, sizes.users);
+      const many = await runManyDevices(server.baseUrl, fleet, manyDevicesOptions());
+      figures.manyDevices = many;
+      figures.openLoop = await runOpenLoop(server.baseUrl, fleet, many.roundTripsPerSecond, { seconds: sizes.openSeconds, fractions: openFractions, serverCpuSeconds: () => server.cpuSeconds() });
     } else {
       if (!notificationsOnly) await runEverythingElse(writer, reader);
       // A second app node on the same PostgreSQL (PGlite is one process: the one node plays both).
