@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import type { SyncClient } from '@calsync/client';
 import { scrapeMetrics, serverLoopDelay } from '../lib/metrics.js';
 import { machineShare, type MachineShare } from '../lib/server.js';
@@ -31,6 +31,14 @@ export interface OpenLoopStep {
    * of ms (bench/PERFORMANCE.md).
    */
   machine: MachineShare;
+  /**
+   * The load generator's full garbage collections (mark-compact) during the step, and how many of
+   * the step's slowest 1 % of arrivals were in flight when one of them ended. The 100 devices share
+   * one process, so such a collection (and the incremental marking before it, on the same two
+   * cores) holds up every device at once: a tail that these arrivals make up is the load
+   * generator's, where each phone would collect only its own heap.
+   */
+  loadGeneratorGc: { majorCount: number; majorMaxMs: number; slowestInFlight: number; slowest: number };
 }
 
 /** Figures of the open-loop workload. */
@@ -56,19 +64,23 @@ const SYNC_INTERVAL_SECONDS = 60;
  * (or waits for one). Latency counts from the scheduled arrival, so a slow server cannot slow the
  * arrivals down and hide its own queue (no coordinated omission).
  */
-async function offer(devices: readonly SyncClient[], rate: number, seconds: number): Promise<{ latencies: number[]; errors: number; seconds: number }> {
+async function offer(devices: readonly SyncClient[], rate: number, seconds: number): Promise<{ latencies: number[]; spans: Array<[number, number]>; errors: number; seconds: number }> {
   const idle = [...devices];
   const waiting: Array<(d: SyncClient) => void> = [];
   const take = (): Promise<SyncClient> => (idle.length > 0 ? Promise.resolve(idle.pop()!) : new Promise((r) => waiting.push(r)));
   const give = (d: SyncClient) => (waiting.length > 0 ? waiting.shift()!(d) : idle.push(d));
   const latencies: number[] = [];
+  /** Each completed arrival's scheduled start and end (performance.now()). */
+  const spans: Array<[number, number]> = [];
   let errors = 0;
   const inFlight: Array<Promise<void>> = [];
   const arrival = async (scheduled: number) => {
     const device = await take();
     try {
       errors += await syncRoundTrip(device);
-      latencies.push(performance.now() - scheduled);
+      const end = performance.now();
+      latencies.push(end - scheduled);
+      spans.push([scheduled, end]);
     } catch {
       errors++;
     } finally {
@@ -84,7 +96,31 @@ async function offer(devices: readonly SyncClient[], rate: number, seconds: numb
     inFlight.push(arrival(scheduled));
   }
   await Promise.all(inFlight);
-  return { latencies, errors, seconds: msSince(t0) / 1000 };
+  return { latencies, spans, errors, seconds: msSince(t0) / 1000 };
+}
+
+/** Watches the load generator's full collections; `stop` answers them as [start, end] (performance.now()). */
+function watchMajorGcs(): { stop: () => Array<[number, number]> } {
+  const seen: Array<[number, number]> = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      if (((e as PerformanceEntry & { detail?: { kind?: number } }).detail)?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) seen.push([e.startTime, e.startTime + e.duration]);
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    stop: () => {
+      observer.disconnect();
+      return seen;
+    },
+  };
+}
+
+/** `OpenLoopStep.loadGeneratorGc` of a step's arrivals and the full collections seen during it. */
+function gcShare(spans: ReadonlyArray<[number, number]>, majors: ReadonlyArray<[number, number]>): OpenLoopStep['loadGeneratorGc'] {
+  const slowest = [...spans].sort((a, b) => b[1] - b[0] - (a[1] - a[0])).slice(0, Math.max(1, Math.floor(spans.length / 100)));
+  const inFlight = slowest.filter(([from, to]) => majors.some(([, end]) => end >= from && end <= to)).length;
+  return { majorCount: majors.length, majorMaxMs: Math.max(0, ...majors.map(([a, b]) => b - a)), slowestInFlight: inFlight, slowest: slowest.length };
 }
 
 /**
@@ -106,7 +142,9 @@ export async function runOpenLoop(
     const ownDelay = monitorEventLoopDelay({ resolution: 10 });
     ownDelay.enable();
     const endMachineShare = machineShare(opts.serverCpuSeconds);
+    const gcs = watchMajorGcs();
     const m = await offer(devices, offered, opts.seconds);
+    const loadGeneratorGc = gcShare(m.spans, gcs.stop());
     const machine = endMachineShare();
     ownDelay.disable();
     const loopDelay = { loadGenerator: loopDelayOf(ownDelay), server: serverLoopDelay(await scrapeMetrics(baseUrl)) };
@@ -119,11 +157,13 @@ export async function runOpenLoop(
       errors: m.errors,
       loopDelay,
       machine,
+      loadGeneratorGc,
     };
     console.log(
       `bench: open loop at ${Math.round(fraction * 100)} % (${offered.toFixed(1)}/s): p50 ${step.p50Ms.toFixed(1)} ms, p99 ${step.p99Ms.toFixed(1)} ms; ` +
         `event-loop delay p99/max: load generator ${loopDelay.loadGenerator.p99Ms.toFixed(0)}/${loopDelay.loadGenerator.maxMs.toFixed(0)} ms, server ${loopDelay.server.p99Ms.toFixed(0)}/${loopDelay.server.maxMs.toFixed(0)} ms; ` +
-        `other processes ${machine.otherCpuSeconds.toFixed(2)} s CPU, stolen ${machine.stealSeconds.toFixed(2)} s`,
+        `other processes ${machine.otherCpuSeconds.toFixed(2)} s CPU, stolen ${machine.stealSeconds.toFixed(2)} s; ` +
+        `load generator full GCs ${loadGeneratorGc.majorCount} (longest ${loadGeneratorGc.majorMaxMs.toFixed(0)} ms), one ended during ${loadGeneratorGc.slowestInFlight} of the ${loadGeneratorGc.slowest} slowest arrivals`,
     );
     steps.push(step);
   }
