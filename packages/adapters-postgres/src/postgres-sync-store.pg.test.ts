@@ -1,4 +1,4 @@
-import { DEFAULT_NOTIFICATION_SETTINGS, perRecordType } from '@calsync/domain';
+import { DEFAULT_NOTIFICATION_SETTINGS } from '@calsync/domain';
 import { runSyncStoreContract } from '@calsync/testkit/contracts';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
@@ -28,14 +28,14 @@ for (const kind of kinds) {
   );
 }
 
-describe.each(kinds)('PostgresSyncStore on %s: the settings a prefetch answers', (kind) => {
+describe.each(kinds)('PostgresSyncStore on %s: the notification settings a unit reads', (kind) => {
   it('are the user row\'s, a key the row lacks taking its default', async () => {
     const database = await openTestDatabase(kind);
     try {
       const store = new PostgresSyncStore(database.db);
       const [user, other] = [await createTestUser(database), await createTestUser(database)];
       await sql`update users set notification_settings = '{"conflictAlerts": false}' where id = ${user}`.execute(database.db);
-      const settingsOf = (id: number) => store.inUserTransaction(id, async (uow) => (await uow.prefetch(perRecordType(() => []), [])).settings);
+      const settingsOf = (id: number) => store.inUserTransaction(id, (uow) => uow.readNotificationSettings());
       expect(await settingsOf(user)).toEqual({ ...DEFAULT_NOTIFICATION_SETTINGS, conflictAlerts: false });
       expect(await settingsOf(other)).toEqual(DEFAULT_NOTIFICATION_SETTINGS);
     } finally {

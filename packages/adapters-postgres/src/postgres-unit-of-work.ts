@@ -38,7 +38,6 @@ import {
   readAllChangesQuery,
   readObjectsQuery,
   recordQuery,
-  SETTINGS_KEY,
   reserveQuery,
   type ReserveCounts,
 } from './record-queries.js';
@@ -317,6 +316,11 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     if (alerts.length > 0) this.#write(notifyAllQuery(alerts.map(encodeAlert)), 'notify');
   }
 
+  async readNotificationSettings(): Promise<NotificationSettings | null> {
+    const rows = await this.#read(sql<{ settings: unknown }>`select notification_settings as settings from users where id = ${this.userId}`);
+    return rows[0] === undefined ? null : notificationSettingsFromSql(rows[0].settings);
+  }
+
   async readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {
     return changesFrom(await this.#read(readAllChangesQuery(this.userId, watermarks, Math.max(0, limit))), limit);
   }
@@ -335,12 +339,9 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     const rows = perRecordType((): RecordRow[] => []);
     const receipts: PushReceipt[] = [];
     const drawn: { k: string; n: string }[] = [];
-    let settings: NotificationSettings | null = null;
     const raw = await this.#read(lockRowsAndReceiptsQuery(this.userId, wanted, keys, reserveCounts(ahead)));
     for (const r of raw) {
-      if (r.res_k === SETTINGS_KEY) {
-        settings = notificationSettingsFromSql(r.rec);
-      } else if (r.res_k !== null) {
+      if (r.res_k !== null) {
         for (const n of r.res_n as string[]) drawn.push({ k: String(r.res_k), n });
       } else if (r.t === null) {
         receipts.push(receiptFromSql(r.r_entity, r.r_uid, r.r_fingerprint, r.r_result));
@@ -353,7 +354,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     if (asksForAny(ahead)) this.#ahead = new DrawnAhead(reservedFrom(drawn));
     // Each CTE reads in id order; the UNION ALL keeps branch order, but order once more to be sure.
     for (const list of Object.values(rows)) list.sort((a, b) => a.id - b.id);
-    return { rows, receipts, settings };
+    return { rows, receipts };
   }
 
   private async selectRecords(type: RecordType, condition: RawBuilder<unknown>, tail: RawBuilder<unknown>): Promise<RecordRow[]> {

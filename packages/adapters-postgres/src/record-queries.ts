@@ -155,10 +155,6 @@ function prefetchText(types: readonly RecordType[], reserving: readonly ReserveK
   branches.push(`select cast(null as text) as t, r.entity_type as r_entity, r.uid as r_uid, encode(r.fingerprint, 'hex') as r_fingerprint, r.result as r_result,
       ${notReserved}, cast(null as json) as rec
     ${matchingReceiptsText(1, receiptsFrom)}`);
-  // The user's notification settings (one primary-key probe): the push decides on conflict alerts
-  // without a read of its own.
-  branches.push(`select cast(null as text) as t, ${notReceipt}, cast('${SETTINGS_KEY}' as text) as res_k, cast(null as text[]) as res_n, cast(u.notification_settings as json) as rec
-    from users as u where u.id = $1`);
   // One row per sequence, its values as an array: a batch of 1,000 items draws 2,001 values, and
   // as rows of this wide shape they cost more to read than the statement saves.
   if (reserving.length > 0) {
@@ -167,9 +163,6 @@ function prefetchText(types: readonly RecordType[], reserving: readonly ReserveK
   }
   return `${ctes.length > 0 ? `with ${ctes.join(', ')} ` : ''}${branches.join(' union all ')}`;
 }
-
-/** `res_k` of the prefetch's settings row (every other `res_k` names a sequence: `RESERVE_KEYS`). */
-export const SETTINGS_KEY = 's';
 
 /** The prefetch texts made so far, by shape (`lockRowsAndReceiptsQuery`). */
 const prefetchTexts = new Map<number, string>();
@@ -180,8 +173,7 @@ const prefetchTexts = new Map<number, string>();
  * in `rec` (`RECORD_JSON`); then the receipts matching the
  * keys as rows with `t` = null and `r_entity`, `r_uid`, `r_fingerprint`, `r_result` set; then the
  * values drawn ahead by `reserveQuery(ahead)`, one row per sequence with `res_k` its key and
- * `res_n` its values (none when every count is 0); and the user's notification settings, in `rec`
- * of the row whose `res_k` is `SETTINGS_KEY`. The text holds only the types with wanted uids
+ * `res_n` its values (none when every count is 0). The text holds only the types with wanted uids
  * and the sequences with a count: each branch left out is executor work a push does not pay for
  * (a one-event push's prefetch took about 210 µs of PostgreSQL's CPU with every type's branch and
  * 155 µs with the events' alone). One text per shape, made once, so each is prepared once per

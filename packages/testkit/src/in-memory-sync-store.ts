@@ -102,8 +102,8 @@ export class InMemorySyncStore implements SyncStore {
   readonly #settingsOf: (userId: number) => Promise<NotificationSettings | null>;
 
   /**
-   * `settings`: a user's notification settings, which `prefetch` answers (PostgreSQL reads them
-   * from the user's row); every user has the defaults when absent.
+   * `settings`: a user's notification settings, which `readNotificationSettings` answers
+   * (PostgreSQL reads them from the user's row); every user has the defaults when absent.
    */
   constructor(options: { readonly settings?: (userId: number) => Promise<NotificationSettings | null> } = {}) {
     this.#settingsOf = options.settings ?? (async () => DEFAULT_NOTIFICATION_SETTINGS);
@@ -261,7 +261,7 @@ export class InMemorySyncStore implements SyncStore {
           const r = d.receipts.get(receiptKey(k));
           return r ? [r] : [];
         });
-        return { rows, receipts, settings: await this.#settingsOf(userId) };
+        return { rows, receipts };
       },
       findLiveReferencing: async (type, field, parentUids) => {
         guard();
@@ -316,6 +316,10 @@ export class InMemorySyncStore implements SyncStore {
         guard();
         if (change.userId !== userId) throw new Error('change of another user');
         announced.changes.push(change);
+      },
+      readNotificationSettings: async () => {
+        guard();
+        return this.#settingsOf(userId);
       },
       announceAlerts: async (alerts) => {
         guard();

@@ -66,12 +66,6 @@ export type UidsByType = Readonly<Record<RecordType, readonly string[]>>;
 export interface Prefetched {
   readonly rows: Readonly<Record<RecordType, RecordRow[]>>;
   readonly receipts: PushReceipt[];
-  /**
-   * The user's notification settings as this unit read them (null when the store keeps none for
-   * the user): what a push that makes conflicts needs to decide on its alerts without a read of
-   * its own (`announceAlerts`).
-   */
-  readonly settings: NotificationSettings | null;
 }
 
 /** A window of `SyncStore.readEventWindow`: what a calendar view of a window needs. */
@@ -196,9 +190,8 @@ export interface SyncUnitOfWork {
   readonly userId: number;
   /**
    * The push prefetch: for every type, the rows (live or tombstone) with the wanted uids, locked
-   * for update (`SELECT … FOR UPDATE`), each type's in id order, the stored receipts matching
-   * `receiptKeys`, and the user's notification settings. Unknown uids and keys are simply absent
-   * from the answer.
+   * for update (`SELECT … FOR UPDATE`), each type's in id order, and the stored receipts matching
+   * `receiptKeys`. Unknown uids and keys are simply absent from the answer.
    *
    * `ahead` says what this unit's next `reserve` will probably ask. A store may draw it with this
    * read (no round trip of its own) and answer a later `reserve` from it when that covers the
@@ -241,6 +234,12 @@ export interface SyncUnitOfWork {
    * delivered to every node once this unit commits and never if it rolls back, in the order given.
    */
   announceAlerts(alerts: readonly UserAlert[]): Promise<void>;
+  /**
+   * The user's notification settings as this unit reads them (null when the store keeps none for
+   * the user): what a push that made conflicts decides its alerts on. A store may send the writes
+   * queued so far with this read.
+   */
+  readNotificationSettings(): Promise<NotificationSettings | null>;
   /**
    * The pull read: `bound` is the global sequence's last issued value, read under the per-user
    * lock; then for every type the rows (live and tombstones) with

@@ -37,8 +37,6 @@ export class GroupPrefetch implements SyncUnitOfWork {
   readonly #rows = perRecordType(() => new Map<string, RecordRow | null>());
   /** Each receipt key read or saved: its stored result, or null when the read found none. */
   readonly #receipts = new Map<string, unknown>();
-  /** The user's notification settings as the group read found them. */
-  #settings: NotificationSettings | null = null;
 
   private constructor(private readonly uow: SyncUnitOfWork) {}
 
@@ -58,9 +56,7 @@ export class GroupPrefetch implements SyncUnitOfWork {
       rowIds: perRecordType((type) => sum((a) => a.rowIds[type])),
       conflictIds: sum((a) => a.conflictIds),
     };
-    const found = await uow.prefetch(wanted, keys, ahead);
-    group.#remember(wanted, keys, found);
-    group.#settings = found.settings;
+    group.#remember(wanted, keys, await uow.prefetch(wanted, keys, ahead));
     return group;
   }
 
@@ -89,7 +85,7 @@ export class GroupPrefetch implements SyncUnitOfWork {
       const result = this.#receipts.get(keyOf(key));
       if (result !== null && result !== undefined) receipts.push({ ...key, result });
     }
-    return { rows, receipts, settings: this.#settings };
+    return { rows, receipts };
   }
 
   async applyWrites(writes: readonly RowWrite[]): Promise<void> {
@@ -133,6 +129,10 @@ export class GroupPrefetch implements SyncUnitOfWork {
 
   announceAlerts(alerts: readonly UserAlert[]): Promise<void> {
     return this.uow.announceAlerts(alerts);
+  }
+
+  readNotificationSettings(): Promise<NotificationSettings | null> {
+    return this.uow.readNotificationSettings();
   }
 
   readChangesSince(watermarks: Readonly<Record<RecordType, bigint>>, limit: number): Promise<ChangesSince> {

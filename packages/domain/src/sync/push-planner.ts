@@ -1,4 +1,3 @@
-import type { NotificationSettings } from '../ports/user-store.js';
 import type { ConflictRecord, ReceiptKey, ReserveRequest, RowWrite, SyncUnitOfWork } from '../ports/sync-store.js';
 import { perRecordType } from '../records/per-record-type.js';
 import { referenceFields } from '../records/field-tables.js';
@@ -110,7 +109,6 @@ export class PushPlanner {
   readonly #toSave: { type: RecordType; uid: string; fingerprint: string; index: number }[] = [];
   /** Each prefetched item's checked fields and fingerprint, so `planItem` neither validates nor hashes again. */
   readonly #checked = new Map<PushItem, CheckedPushItem>();
-  #settings: NotificationSettings | null = null;
 
   constructor(uow: SyncUnitOfWork, now: string) {
     this.#uow = uow;
@@ -128,12 +126,6 @@ export class PushPlanner {
     const found = await this.#uow.prefetch(missing, request.keys, request.ahead);
     for (const type of RECORD_TYPES) if (missing[type].length > 0) this.#overlay.loaded(type, missing[type], found.rows[type]);
     for (const r of found.receipts) this.#stored.set(receiptKey(r.type, r.uid, r.fingerprint), r.result);
-    this.#settings = found.settings;
-  }
-
-  /** The user's notification settings as `prefetch` read them; null before it ran (a restore). */
-  get settings(): NotificationSettings | null {
-    return this.#settings;
   }
 
   /** Decides one item on the overlay; its result is produced by `commit`. */

@@ -300,14 +300,15 @@ export class SyncService implements SyncApi {
 
   /**
    * Commits the plan and, when it wrote rows, announces the change inside the same transaction,
-   * with the alerts of the conflicts it made (`conflictAlertsOf`, on the settings its prefetch read).
+   * with the alerts of the conflicts it made (`conflictAlertsOf`): only a plan that made conflicts
+   * reads the user's settings, in the same unit.
    */
   async #commitAnnouncing(uow: SyncUnitOfWork, planner: PushPlanner, deviceUid: string | null): Promise<PlanOutcome & Announced> {
     const out = await planner.commit();
     if (out.newestWritten === null) return { ...out, ...NOTHING_ANNOUNCED };
     const change: DataChange = { userId: uow.userId, version: out.newestWritten, deviceUid };
     await uow.announceChange(change);
-    const alerts = conflictAlertsOf(uow.userId, deviceUid, out.conflicts, planner.settings);
+    const alerts = out.conflicts.length === 0 ? [] : conflictAlertsOf(uow.userId, deviceUid, out.conflicts, await uow.readNotificationSettings());
     if (alerts.length > 0) await uow.announceAlerts(alerts);
     return { ...out, change, alerts };
   }

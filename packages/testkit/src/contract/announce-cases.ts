@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChangeFeed, ConflictAlert, DataChange, UserAlert } from '@calsync/domain';
+import { DEFAULT_NOTIFICATION_SETTINGS, type ChangeFeed, type ConflictAlert, type DataChange, type UserAlert } from '@calsync/domain';
 import { insertRows, insertsOf, newRow, nextVersions, pause, sampleFields, type StoreHarness } from './fixtures.js';
 
 /** Waits until `done()` holds (the feed may deliver asynchronously), at most `ms`. */
@@ -87,6 +87,12 @@ export function announceCases(harness: () => StoreHarness): void {
       } finally {
         stop();
       }
+    });
+
+    it('a unit reads a new user\'s notification settings as the defaults', async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      expect(await store.inUserTransaction(user, (uow) => uow.readNotificationSettings())).toEqual(DEFAULT_NOTIFICATION_SETTINGS);
     });
 
     it('session ends reach every subscriber', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_NOTIFICATION_SETTINGS, RECORD_TYPES, perRecordType, type RecordRow } from '@calsync/domain';
+import { RECORD_TYPES, perRecordType, type RecordRow } from '@calsync/domain';
 import { T2, insertFamily, insertRows, insertsOf, nextVersions, noUids, rowsOf, sampleFields, type StoreHarness, fp } from './fixtures.js';
 
 /** Row round-trip, update, lookup, reference and default-calendar cases. */
@@ -61,8 +61,7 @@ export function rowCases(harness: () => StoreHarness): void {
         expect(found.rows.events).toEqual([]);
         expect(found.rows.reminders).toEqual([]);
         expect(found.receipts).toEqual([{ ...key, result: { status: 'created' } }]);
-        // A new user's notification settings are the defaults.
-        expect(await uow.prefetch(noUids(), [])).toEqual({ rows: perRecordType(() => []), receipts: [], settings: DEFAULT_NOTIFICATION_SETTINGS });
+        expect(await uow.prefetch(noUids(), [])).toEqual({ rows: perRecordType(() => []), receipts: [] });
         expect(await rowsOf(uow, 'events', ['lr-a'])).toEqual([]);
       });
     });
