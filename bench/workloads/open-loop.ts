@@ -64,13 +64,12 @@ const SYNC_INTERVAL_SECONDS = 60;
  * (or waits for one). Latency counts from the scheduled arrival, so a slow server cannot slow the
  * arrivals down and hide its own queue (no coordinated omission).
  */
-async function offer(devices: readonly SyncClient[], rate: number, seconds: number): Promise<{ latencies: number[]; spans: Array<[number, number]>; errors: number; seconds: number }> {
+async function offer(devices: readonly SyncClient[], rate: number, seconds: number): Promise<{ spans: Array<[number, number]>; errors: number; seconds: number }> {
   const idle = [...devices];
   const waiting: Array<(d: SyncClient) => void> = [];
   const take = (): Promise<SyncClient> => (idle.length > 0 ? Promise.resolve(idle.pop()!) : new Promise((r) => waiting.push(r)));
   const give = (d: SyncClient) => (waiting.length > 0 ? waiting.shift()!(d) : idle.push(d));
-  const latencies: number[] = [];
-  /** Each completed arrival's scheduled start and end (performance.now()). */
+  /** Each completed arrival's scheduled start and end (performance.now()); its latency is the difference. */
   const spans: Array<[number, number]> = [];
   let errors = 0;
   const inFlight: Array<Promise<void>> = [];
@@ -78,9 +77,7 @@ async function offer(devices: readonly SyncClient[], rate: number, seconds: numb
     const device = await take();
     try {
       errors += await syncRoundTrip(device);
-      const end = performance.now();
-      latencies.push(end - scheduled);
-      spans.push([scheduled, end]);
+      spans.push([scheduled, performance.now()]);
     } catch {
       errors++;
     } finally {
@@ -96,7 +93,7 @@ async function offer(devices: readonly SyncClient[], rate: number, seconds: numb
     inFlight.push(arrival(scheduled));
   }
   await Promise.all(inFlight);
-  return { latencies, spans, errors, seconds: msSince(t0) / 1000 };
+  return { spans, errors, seconds: msSince(t0) / 1000 };
 }
 
 /** Watches the load generator's full collections; `stop` answers them as [start, end] (performance.now()). */
@@ -118,7 +115,7 @@ function watchMajorGcs(): { stop: () => Array<[number, number]> } {
 
 /** `OpenLoopStep.loadGeneratorGc` of a step's arrivals and the full collections seen during it. */
 function gcShare(spans: ReadonlyArray<[number, number]>, majors: ReadonlyArray<[number, number]>): OpenLoopStep['loadGeneratorGc'] {
-  const slowest = [...spans].sort((a, b) => b[1] - b[0] - (a[1] - a[0])).slice(0, Math.max(1, Math.floor(spans.length / 100)));
+  const slowest = [...spans].sort(([a0, a1], [b0, b1]) => b1 - b0 - (a1 - a0)).slice(0, Math.max(1, Math.floor(spans.length / 100)));
   const inFlight = slowest.filter(([from, to]) => majors.some(([, end]) => end >= from && end <= to)).length;
   return { majorCount: majors.length, majorMaxMs: Math.max(0, ...majors.map(([a, b]) => b - a)), slowestInFlight: inFlight, slowest: slowest.length };
 }
@@ -145,15 +142,16 @@ export async function runOpenLoop(
     const gcs = watchMajorGcs();
     const m = await offer(devices, offered, opts.seconds);
     const loadGeneratorGc = gcShare(m.spans, gcs.stop());
+    const latencies = m.spans.map(([from, to]) => to - from);
     const machine = endMachineShare();
     ownDelay.disable();
     const loopDelay = { loadGenerator: loopDelayOf(ownDelay), server: serverLoopDelay(await scrapeMetrics(baseUrl)) };
     const step = {
       fraction,
       offeredPerSecond: offered,
-      completedPerSecond: m.latencies.length / m.seconds,
-      p50Ms: percentile(m.latencies, 50),
-      p99Ms: percentile(m.latencies, 99),
+      completedPerSecond: latencies.length / m.seconds,
+      p50Ms: percentile(latencies, 50),
+      p99Ms: percentile(latencies, 99),
       errors: m.errors,
       loopDelay,
       machine,

@@ -17,10 +17,6 @@ export class InMemoryChangeFeed implements ChangeFeed {
     for (const l of [...this.#listeners]) l.sessionEnded(end);
   }
 
-  async announceAlert(alert: UserAlert): Promise<void> {
-    this.publishAlert(alert);
-  }
-
   /** Delivers an alert to every subscriber that listens for alerts (called once what made it committed). */
   publishAlert(alert: UserAlert): void {
     for (const l of [...this.#listeners]) l.alerted?.(alert);

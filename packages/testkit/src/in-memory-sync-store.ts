@@ -82,6 +82,8 @@ interface Announced {
   readonly alerts: UserAlert[];
 }
 
+const nothingAnnounced = (): Announced => ({ changes: [], alerts: [] });
+
 const receiptKey = (r: Omit<PushReceipt, 'result'>): string => `${r.type}\u0000${r.uid}\u0000${r.fingerprint}`;
 
 /**
@@ -113,7 +115,7 @@ export class InMemorySyncStore implements SyncStore {
     return this.#lockOf(userId).runExclusive(async () => {
       const staged = copyUser(this.#users.get(userId) ?? emptyUser());
       let open = true;
-      const announced: Announced = { changes: [], alerts: [] };
+      const announced = nothingAnnounced();
       const uow = this.#unitOfWork(userId, staged, () => open, announced);
       try {
         const result = await work(uow);
@@ -156,13 +158,13 @@ export class InMemorySyncStore implements SyncStore {
 
   /** What is committed, read through a unit of work that takes no lock and is never committed (it writes nothing). */
   async readObjects(userId: number, scope: ObjectScope, rootUids?: readonly string[]): Promise<ObjectRows> {
-    return this.#unitOfWork(userId, this.#users.get(userId) ?? emptyUser(), () => true, { changes: [], alerts: [] }).readObjects(scope, rootUids);
+    return this.#unitOfWork(userId, this.#users.get(userId) ?? emptyUser(), () => true, nothingAnnounced()).readObjects(scope, rootUids);
   }
 
   /** The scope read whole, then only the objects with a row above `since` kept. */
   async readObjectsChangedSince(userId: number, scope: ObjectScope, since: bigint): Promise<ObjectChanges> {
     const d = this.#users.get(userId) ?? emptyUser();
-    const all = await this.#unitOfWork(userId, d, () => true, { changes: [], alerts: [] }).readObjects(scope);
+    const all = await this.#unitOfWork(userId, d, () => true, nothingAnnounced()).readObjects(scope);
     const ownerOf = new Map<string, string>();
     for (const r of all.roots) ownerOf.set(r.uid, r.uid);
     for (const o of all.overrides) ownerOf.set(o.uid, String(o.fields.recurringEventUid));

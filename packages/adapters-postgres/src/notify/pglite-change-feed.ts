@@ -1,5 +1,5 @@
-import type { ChangeFeedListener, SessionEnd, UserAlert } from '@calsync/domain';
-import { CHANNEL_SQL, encodeAlert, encodeSessionEnd } from './change-payload.js';
+import type { ChangeFeedListener, SessionEnd } from '@calsync/domain';
+import { CHANNEL_SQL, encodeSessionEnd } from './change-payload.js';
 import { ListenerSet } from './listener-set.js';
 import type { ClosableChangeFeed } from './postgres-change-feed.js';
 
@@ -39,10 +39,6 @@ export class PGliteChangeFeed implements ClosableChangeFeed {
 
   async announceSessionEnd(end: SessionEnd): Promise<void> {
     await this.exclusive(() => this.engine.query(`select pg_notify(${CHANNEL_SQL}, $1)`, [encodeSessionEnd(end)]));
-  }
-
-  async announceAlert(alert: UserAlert): Promise<void> {
-    await this.exclusive(() => this.engine.query(`select pg_notify(${CHANNEL_SQL}, $1)`, [encodeAlert(alert)]));
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
-import { backoffMs, type ChangeFeed, type ChangeFeedListener, type SessionEnd, type UserAlert } from '@calsync/domain';
-import { CHANNEL_SQL, encodeAlert, encodeSessionEnd } from './change-payload.js';
+import { backoffMs, type ChangeFeed, type ChangeFeedListener, type SessionEnd } from '@calsync/domain';
+import { CHANNEL_SQL, encodeSessionEnd } from './change-payload.js';
 import { ListenerSet } from './listener-set.js';
 
 /** The structural subset of a node-postgres `Client` the feed uses (one dedicated connection). */
@@ -63,10 +63,6 @@ export class PostgresChangeFeed implements ClosableChangeFeed {
 
   async announceSessionEnd(end: SessionEnd): Promise<void> {
     await this.#opts.notify(encodeSessionEnd(end));
-  }
-
-  async announceAlert(alert: UserAlert): Promise<void> {
-    await this.#opts.notify(encodeAlert(alert));
   }
 
   async close(): Promise<void> {

@@ -66,8 +66,9 @@ export interface ChangeFeedListener {
 }
 
 /**
- * Fan-out of data changes and session ends to every app node. Changes enter through
- * `SyncUnitOfWork.announceChange` (inside the committing transaction), session ends through
+ * Fan-out of data changes, alerts and session ends to every app node. Changes and conflict alerts
+ * enter through `SyncUnitOfWork.announceChange` and `announceAlerts` (inside the committing
+ * transaction), reminder alerts through the reminder store's delivery, session ends through
  * `announceSessionEnd`. Guarantees of every implementation (checked by the store contract suite):
  * - a change announced in a unit of work reaches every subscriber once the unit commits, and never
  *   when it rolls back;
@@ -79,8 +80,6 @@ export interface ChangeFeed {
   subscribe(listener: ChangeFeedListener): () => void;
   /** Tells every node that sessions ended (call after the revocation committed). */
   announceSessionEnd(end: SessionEnd): Promise<void>;
-  /** Tells every node of an alert (call after what caused it committed). */
-  announceAlert(alert: UserAlert): Promise<void>;
 }
 
 /**

@@ -230,7 +230,7 @@ export interface SyncUnitOfWork {
    */
   announceChange(change: DataChange): Promise<void>;
   /**
-   * Announces alerts of this user on the paired `ChangeFeed` (as `ChangeFeed.announceAlert` does),
+   * Announces alerts of this user on the paired `ChangeFeed` (its subscribers' `alerted`),
    * delivered to every node once this unit commits and never if it rolls back, in the order given.
    */
   announceAlerts(alerts: readonly UserAlert[]): Promise<void>;

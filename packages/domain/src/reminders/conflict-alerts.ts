@@ -10,6 +10,6 @@ import type { ConflictDto } from '../sync/types.js';
  * when the conflicts are committed.
  */
 export function conflictAlertsOf(userId: number, deviceUid: string | null, conflicts: readonly ConflictDto[], settings: NotificationSettings | null): ConflictAlert[] {
-  if (conflicts.length === 0 || settings?.conflictAlerts !== true) return [];
+  if (settings?.conflictAlerts !== true) return [];
   return conflicts.map((c) => ({ kind: 'conflict', userId, deviceUid, conflictId: c.conflictId, entityType: c.entityType, entityUid: c.entityUid }));
 }
