@@ -67,3 +67,26 @@ export function histogramDelta(before: string, after: string, name: string, over
     overMs,
   };
 }
+
+/**
+ * Requests to `routes` that the server itself timed above `overMs` between two scrapes, from
+ * fastify-metrics' `http_request_duration_seconds` (its bucket bounds: 25, 50, 100, 250 ms …), and
+ * how many it timed in all.
+ */
+export function requestsOver(before: string, after: string, routes: readonly string[], overMs: 25 | 50 | 100 | 250): { count: number; over: number } {
+  const tally = (text: string): { count: number; within: number } => {
+    let count = 0;
+    let within = 0;
+    for (const m of text.matchAll(/^http_request_duration_seconds_bucket\{([^}]*)\} ([0-9.e+-]+)$/gm)) {
+      const labels = m[1]!;
+      if (!routes.some((r) => labels.includes(`route="${r}"`))) continue;
+      const le = /le="([^"]+)"/.exec(labels)?.[1];
+      if (le === '+Inf') count += Number(m[2]);
+      else if (Number(le) * 1000 === overMs) within += Number(m[2]);
+    }
+    return { count, within };
+  };
+  const a = tally(before);
+  const b = tally(after);
+  return { count: b.count - a.count, over: b.count - a.count - (b.within - a.within) };
+}

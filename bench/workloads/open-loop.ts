@@ -1,6 +1,6 @@
 import { monitorEventLoopDelay, PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import type { SyncClient } from '@calsync/client';
-import { scrapeMetrics, serverLoopDelay } from '../lib/metrics.js';
+import { requestsOver, scrapeMetrics, serverLoopDelay } from '../lib/metrics.js';
 import { machineShare, type MachineShare } from '../lib/server.js';
 import { loopDelayOf, type LoopDelay } from '../lib/reminder-listener.js';
 import { msSince, percentile } from '../lib/stats.js';
@@ -39,6 +39,13 @@ export interface OpenLoopStep {
    * generator's, where each phone would collect only its own heap.
    */
   loadGeneratorGc: { majorCount: number; majorMaxMs: number; slowestInFlight: number; slowest: number };
+  /**
+   * The step's pushes and pulls as the server timed them (from receiving a request to sending its
+   * answer): how many in all, and how many took over 25, 50 and 100 ms. An arrival is two or three
+   * of them, so a tail that these counts do not show was spent outside the server's requests:
+   * between the load generator and the server's loop.
+   */
+  serverRequests: { count: number; over25Ms: number; over50Ms: number; over100Ms: number };
 }
 
 /** Figures of the open-loop workload. */
@@ -48,6 +55,8 @@ export interface OpenLoopFigures {
   steps: OpenLoopStep[];
   /** p99 at 50 % of the closed-loop maximum. */
   p99MsAtHalf: number;
+  /** The 50 % step's `serverRequests`: how much of that p99 the server's own requests can explain. */
+  serverRequestsAtHalf: OpenLoopStep['serverRequests'] | null;
   /** The highest offered rate (round trips/s) whose p99 stayed under 100 ms. */
   maxRateUnder100Ms: number;
   /** maxRateUnder100Ms × the 60 s sync interval: devices one box serves at that latency. */
@@ -135,7 +144,7 @@ export async function runOpenLoop(
   for (const fraction of opts.fractions) {
     const offered = closedLoopMaxPerSecond * fraction;
     // This scrape restarts the server's event-loop figures (prom-client resets them per scrape).
-    await scrapeMetrics(baseUrl);
+    const scrapeBefore = await scrapeMetrics(baseUrl);
     const ownDelay = monitorEventLoopDelay({ resolution: 10 });
     ownDelay.enable();
     const endMachineShare = machineShare(opts.serverCpuSeconds);
@@ -145,7 +154,11 @@ export async function runOpenLoop(
     const latencies = m.spans.map(([from, to]) => to - from);
     const machine = endMachineShare();
     ownDelay.disable();
-    const loopDelay = { loadGenerator: loopDelayOf(ownDelay), server: serverLoopDelay(await scrapeMetrics(baseUrl)) };
+    const scrapeAfter = await scrapeMetrics(baseUrl);
+    const loopDelay = { loadGenerator: loopDelayOf(ownDelay), server: serverLoopDelay(scrapeAfter) };
+    const syncRoutes = ['/api/sync/push', '/api/sync/changes'];
+    const over = (ms: 25 | 50 | 100) => requestsOver(scrapeBefore, scrapeAfter, syncRoutes, ms);
+    const serverRequests = { count: over(25).count, over25Ms: over(25).over, over50Ms: over(50).over, over100Ms: over(100).over };
     const step = {
       fraction,
       offeredPerSecond: offered,
@@ -156,12 +169,14 @@ export async function runOpenLoop(
       loopDelay,
       machine,
       loadGeneratorGc,
+      serverRequests,
     };
     console.log(
       `bench: open loop at ${Math.round(fraction * 100)} % (${offered.toFixed(1)}/s): p50 ${step.p50Ms.toFixed(1)} ms, p99 ${step.p99Ms.toFixed(1)} ms; ` +
         `event-loop delay p99/max: load generator ${loopDelay.loadGenerator.p99Ms.toFixed(0)}/${loopDelay.loadGenerator.maxMs.toFixed(0)} ms, server ${loopDelay.server.p99Ms.toFixed(0)}/${loopDelay.server.maxMs.toFixed(0)} ms; ` +
         `other processes ${machine.otherCpuSeconds.toFixed(2)} s CPU, stolen ${machine.stealSeconds.toFixed(2)} s; ` +
-        `load generator full GCs ${loadGeneratorGc.majorCount} (longest ${loadGeneratorGc.majorMaxMs.toFixed(0)} ms), one ended during ${loadGeneratorGc.slowestInFlight} of the ${loadGeneratorGc.slowest} slowest arrivals`,
+        `load generator full GCs ${loadGeneratorGc.majorCount} (longest ${loadGeneratorGc.majorMaxMs.toFixed(0)} ms), one ended during ${loadGeneratorGc.slowestInFlight} of the ${loadGeneratorGc.slowest} slowest arrivals; ` +
+        `server-timed pushes and pulls over 25/50/100 ms: ${serverRequests.over25Ms}/${serverRequests.over50Ms}/${serverRequests.over100Ms} of ${serverRequests.count}`,
     );
     steps.push(step);
   }
@@ -172,6 +187,7 @@ export async function runOpenLoop(
     seconds: opts.seconds,
     steps,
     p99MsAtHalf: steps.find((s) => s.fraction === 0.5)?.p99Ms ?? Number.NaN,
+    serverRequestsAtHalf: steps.find((s) => s.fraction === 0.5)?.serverRequests ?? null,
     maxRateUnder100Ms,
     devicesPerBox: Math.floor(maxRateUnder100Ms * SYNC_INTERVAL_SECONDS),
     converged: await converged(baseUrl, devices),
