@@ -18,18 +18,51 @@ export function serverLoopDelay(text: string): { p99Ms: number; maxMs: number } 
 }
 
 /** A histogram's cumulative bucket counts by upper bound (seconds, +Inf last), with its count and sum. */
-interface Histogram {
+export interface Histogram {
   readonly buckets: readonly { readonly le: number; readonly count: number }[];
   readonly count: number;
   readonly sum: number;
 }
 
-function histogramOf(text: string, name: string): Histogram {
-  const buckets = [...text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} ([0-9.e+-]+)$`, 'gm'))].map((m) => ({
-    le: m[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(m[1]),
-    count: Number(m[2]),
-  }));
-  return { buckets, count: sample(text, `${name}_count`), sum: sample(text, `${name}_sum`) };
+/** The labels of a sample other than `le` (`route="/x",method="GET"`), '' for an unlabelled one. */
+const otherLabels = (labels: string): string => labels.replace(/(^|,)le="[^"]*"/, '').replace(/^,/, '');
+
+/**
+ * Histogram `name` in a scrape, summed over its series whose labels other than `le` pass `series`
+ * (by default only the unlabelled series).
+ */
+function histogramOf(text: string, name: string, series: (labels: string) => boolean): Histogram {
+  const byBound = new Map<number, number>();
+  for (const m of text.matchAll(new RegExp(`^${name}_bucket\\{([^}]*)\\} ([0-9.e+-]+)$`, 'gm'))) {
+    if (!series(otherLabels(m[1]!))) continue;
+    const le = /le="([^"]+)"/.exec(m[1]!)![1]!;
+    const bound = le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le);
+    byBound.set(bound, (byBound.get(bound) ?? 0) + Number(m[2]));
+  }
+  let sum = 0;
+  for (const m of text.matchAll(new RegExp(`^${name}_sum(?:\\{([^}]*)\\})? ([0-9.e+-]+)$`, 'gm'))) if (series(m[1] ?? '')) sum += Number(m[2]);
+  const buckets = [...byBound].sort(([a], [b]) => a - b).map(([le, count]) => ({ le, count }));
+  return { buckets, count: byBound.get(Number.POSITIVE_INFINITY) ?? 0, sum };
+}
+
+const unlabelled = (labels: string): boolean => labels === '';
+
+/** What histogram `name` (its series passing `series`; by default the unlabelled one) recorded between scrapes `before` and `after`. */
+export function histogramBetween(before: string, after: string, name: string, series: (labels: string) => boolean = unlabelled): Histogram {
+  const a = histogramOf(before, name, series);
+  const b = histogramOf(after, name, series);
+  return {
+    buckets: b.buckets.map((bucket) => ({ le: bucket.le, count: bucket.count - (a.buckets.find((x) => x.le === bucket.le)?.count ?? 0) })),
+    count: b.count - a.count,
+    sum: b.sum - a.sum,
+  };
+}
+
+/** Samples of `h` above `overMs`, which must be one of its bucket bounds. */
+export function countOver(h: Histogram, overMs: number): number {
+  const bound = h.buckets.find((bucket) => bucket.le * 1000 === overMs);
+  if (bound === undefined) throw new Error(`no bucket bound at ${overMs} ms`);
+  return h.count - bound.count;
 }
 
 /** What a server histogram (in seconds) recorded between two scrapes. */
@@ -47,46 +80,19 @@ export interface HistogramFigures {
 
 /** The histogram `name` between scrapes `before` and `after`; `overMs` must be one of its bounds. */
 export function histogramDelta(before: string, after: string, name: string, overMs: number): HistogramFigures {
-  const a = histogramOf(before, name);
-  const b = histogramOf(after, name);
-  const buckets = b.buckets.map((bucket, i) => ({ le: bucket.le, count: bucket.count - (a.buckets[i]?.count ?? 0) }));
-  const count = b.count - a.count;
+  const h = histogramBetween(before, after, name);
+  const count = h.count;
   const at = (p: number): number => {
     const rank = Math.max(1, Math.ceil((p / 100) * count));
-    return (buckets.find((bucket) => bucket.count >= rank)?.le ?? Number.NaN) * 1000;
+    return (h.buckets.find((bucket) => bucket.count >= rank)?.le ?? Number.NaN) * 1000;
   };
-  const overBound = buckets.find((bucket) => bucket.le * 1000 === overMs);
-  if (overBound === undefined) throw new Error(`${name} has no bucket bound at ${overMs} ms`);
   return {
     count,
-    meanMs: count === 0 ? Number.NaN : ((b.sum - a.sum) / count) * 1000,
+    meanMs: count === 0 ? Number.NaN : (h.sum / count) * 1000,
     p50AtMostMs: count === 0 ? Number.NaN : at(50),
     p99AtMostMs: count === 0 ? Number.NaN : at(99),
     maxAtMostMs: count === 0 ? Number.NaN : at(100),
-    over: count - overBound.count,
+    over: countOver(h, overMs),
     overMs,
   };
-}
-
-/**
- * Requests to `routes` that the server itself timed above `overMs` between two scrapes, from
- * fastify-metrics' `http_request_duration_seconds` (its bucket bounds: 25, 50, 100, 250 ms …), and
- * how many it timed in all.
- */
-export function requestsOver(before: string, after: string, routes: readonly string[], overMs: 25 | 50 | 100 | 250): { count: number; over: number } {
-  const tally = (text: string): { count: number; within: number } => {
-    let count = 0;
-    let within = 0;
-    for (const m of text.matchAll(/^http_request_duration_seconds_bucket\{([^}]*)\} ([0-9.e+-]+)$/gm)) {
-      const labels = m[1]!;
-      if (!routes.some((r) => labels.includes(`route="${r}"`))) continue;
-      const le = /le="([^"]+)"/.exec(labels)?.[1];
-      if (le === '+Inf') count += Number(m[2]);
-      else if (Number(le) * 1000 === overMs) within += Number(m[2]);
-    }
-    return { count, within };
-  };
-  const a = tally(before);
-  const b = tally(after);
-  return { count: b.count - a.count, over: b.count - a.count - (b.within - a.within) };
 }
