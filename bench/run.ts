@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--quick] [--pglite] [--memory] [--notifications] [--occurrences] [--caldav] [--peer] [--many-devices] [--initial-sync] [--small-push]`: starts the real server process, drives it over HTTP and
+ * `pnpm bench [--quick] [--pglite] [--memory] [--notifications] [--occurrences] [--caldav] [--peer] [--many-devices] [--initial-sync] [--small-push] [--tables]`: starts the real server process, drives it over HTTP and
  * compares against floors measured through `pg` on the same database in the same run. Prints a
  * table and writes bench/results/<date>.json. Not part of `pnpm test`.
  */
@@ -23,7 +23,16 @@ import { runCaldav } from './workloads/caldav.js';
 import { runPeer } from './workloads/peer.js';
 import { runOpenLoop } from './workloads/open-loop.js';
 import { DatabaseCpuMeter } from './lib/database-cpu.js';
-import { runSmallPushLevel, serverAndDatabaseCpu, smallPushFigures, smallPushTarget, type SmallPushRun } from './workloads/small-push.js';
+import {
+  alternateTables,
+  fillTable,
+  runSmallPushLevel,
+  serverAndDatabaseCpu,
+  smallPushFigures,
+  smallPushTarget,
+  type SmallPushRun,
+  type TableAlternation,
+} from './workloads/small-push.js';
 import { runUpload, uploadEvents } from './workloads/upload.js';
 
 const quick = process.argv.includes('--quick');
@@ -46,9 +55,13 @@ const peerOnly = process.argv.includes('--peer');
 const initialSyncOnly = process.argv.includes('--initial-sync');
 /** `--small-push`: only the small-push workload at the small table (one and 1–5 items per push, 4 and 16 in flight). */
 const smallPushOnly = process.argv.includes('--small-push');
+/** `--tables`: only the small-push workload's two tables in turn (`smallPush.ratioLargeTable`): both filled, each served by a fresh server. */
+const tablesOnly = process.argv.includes('--tables');
 const caldavEvents = quick ? 300 : 2000;
 /** Events of the peer workload: one per request (two runs), in batches of 1,000, in conflicting write pairs. */
 const peerSizes = quick ? { small: 1000, large: 2000, batch: 2000, conflicts: 2000 } : { small: 2000, large: 10_000, batch: 10_000, conflicts: 10_000 };
+/** Rounds of the two tables in turn (`alternateTables`). */
+const tableRounds = 6;
 const sizes = quick
   ? { upload: 2000, small: 10_000, large: 100_000, rounds: 50, users: 10, manySeconds: 5, conflictSeconds: 4, pushes: 200, ownLarge: 10_000, openSeconds: 3, notifyPushes: 50, streams: 1000 }
   : { upload: 10_000, small: 10_000, large: 1_000_000, rounds: 200, users: 50, manySeconds: 30, conflictSeconds: 15, pushes: 1000, ownLarge: 100_000, openSeconds: 10, notifyPushes: 300, streams: 1000 };
@@ -99,7 +112,7 @@ async function main(): Promise<void> {
   if (usePglite) databaseUrl = `pglite://${mkdtempSync(join(tmpdir(), 'calsync-bench-'))}`;
   else await recreateDatabase(dbUrl);
   // First, alone on the machine: the idle memory of fresh servers (PGlite against PostgreSQL).
-  const idleMemory = notificationsOnly || occurrencesOnly || caldavOnly || peerOnly || manyOnly || initialSyncOnly || smallPushOnly ? null : await runIdleMemory(usePglite ? null : dbUrl);
+  const idleMemory = notificationsOnly || occurrencesOnly || caldavOnly || peerOnly || manyOnly || initialSyncOnly || smallPushOnly || tablesOnly ? null : await runIdleMemory(usePglite ? null : dbUrl);
   if (memoryOnly) {
     report({ idleMemory });
     return;
@@ -131,6 +144,9 @@ async function main(): Promise<void> {
     } else if (smallPushOnly) {
       const smallRuns = await runSmallPushLevel(await smallPushTargetHere(), gateway, { own: sizes.small / 2, others: sizes.small / 2, pushes: sizes.pushes });
       figures.smallPush = smallPushFigures(usePglite ? [] : smallRuns, [], usePglite ? smallRuns : []);
+    } else if (tablesOnly) {
+      if (!databaseCpu) throw new Error('--tables fills its tables through pg: it needs PostgreSQL, not --pglite');
+      figures.smallPush = smallPushFigures([], [], [], await tablesInTurn(databaseCpu));
     } else if (manyOnly) {
       const fleet = await signInFleet(server.baseUrl, gateway, sizes.users);
       const many = await runManyDevices(server.baseUrl, fleet, manyDevicesOptions());
@@ -175,23 +191,53 @@ async function main(): Promise<void> {
     return smallPushTarget(server.baseUrl, gateway, client ? dbUrl : null, serverAndDatabaseCpuHere());
   }
 
+  /**
+   * Growth with data, the two tables in turn (`alternateTables`): the large table is this run's
+   * database, brought to the large level's size; the small one a database of its own
+   * (`<name>_small`), brought to the small level's. Each is served by a server process started for
+   * this, so neither side is the process that ran the workloads before.
+   */
+  async function tablesInTurn(largeCpu: DatabaseCpuMeter): Promise<TableAlternation> {
+    const smallUrl = new URL(dbUrl);
+    smallUrl.pathname += '_small';
+    await recreateDatabase(smallUrl.toString());
+    const smallCpu = await DatabaseCpuMeter.start(smallUrl.toString());
+    const smallServer = new ServerProcess(serverEnv(smallUrl.toString(), gateway.url));
+    const largeServer = new ServerProcess(serverEnv(dbUrl, gateway.url));
+    try {
+      await smallServer.start();
+      await largeServer.start();
+      const small = await smallPushTarget(smallServer.baseUrl, gateway, smallUrl.toString(), () => serverAndDatabaseCpu(() => smallServer.cpuSeconds(), () => smallCpu.read()));
+      const large = await smallPushTarget(largeServer.baseUrl, gateway, dbUrl, () => serverAndDatabaseCpu(() => largeServer.cpuSeconds(), () => largeCpu.read()));
+      const smallRows = await fillTable(small, gateway, sizes.small / 2, sizes.small / 2);
+      const largeRows = await fillTable(large, gateway, sizes.ownLarge, sizes.large);
+      return await alternateTables({ ...small, tableRows: smallRows }, { ...large, tableRows: largeRows }, { pushes: sizes.pushes, rounds: tableRounds });
+    } finally {
+      await largeServer.stop();
+      await smallServer.stop();
+      await smallCpu.stop();
+    }
+  }
+
   /** The workloads before the notification one (all of them unless --notifications). */
   async function runEverythingElse(writer: DeviceSession, reader: DeviceSession): Promise<void> {
     const target = await smallPushTargetHere();
     const half = sizes.small / 2;
     const smallRuns = await runSmallPushLevel(target, gateway, { own: half, others: half, pushes: sizes.pushes });
     let largeRuns: SmallPushRun[] = [];
+    let tables: TableAlternation | null = null;
     if (client) {
       const upload = await runUpload(server.baseUrl, writer, client, sizes.upload);
       figures.upload = upload;
       figures.initialSync = await runInitialSync(server.baseUrl, reader, server, client);
       figures.incremental = await runIncremental(server.baseUrl, writer, reader, upload.calendarUid, client, sizes);
       largeRuns = await runSmallPushLevel(target, gateway, { own: sizes.ownLarge, others: sizes.large, pushes: sizes.pushes });
+      tables = await tablesInTurn(databaseCpu!);
     } else {
       console.log('bench: --pglite has no second connection to its database: baselines, floors and the large fills are skipped');
     }
     const pgliteRuns = usePglite ? smallRuns : await smallPushOnPglite(gateway);
-    figures.smallPush = smallPushFigures(usePglite ? [] : smallRuns, largeRuns, pgliteRuns);
+    figures.smallPush = smallPushFigures(usePglite ? [] : smallRuns, largeRuns, pgliteRuns, tables);
     const fleet = await signInFleet(server.baseUrl, gateway, sizes.users);
     const many = await runManyDevices(server.baseUrl, fleet, manyDevicesOptions());
     figures.manyDevices = many;
@@ -218,13 +264,13 @@ function report(figures: Record<string, unknown>): void {
   for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
   const out = {
     date: new Date().toISOString(),
-    mode: { quick, pglite: usePglite, notificationsOnly, occurrencesOnly, caldavOnly, peerOnly, memoryOnly, manyOnly, initialSyncOnly, smallPushOnly },
+    mode: { quick, pglite: usePglite, notificationsOnly, occurrencesOnly, caldavOnly, peerOnly, memoryOnly, manyOnly, initialSyncOnly, smallPushOnly, tablesOnly },
     machine: { node: process.version, cpus: cpus().length },
     ...figures,
   };
   const dir = fileURLToPath(new URL('./results/', import.meta.url));
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${out.date.slice(0, 10)}${quick ? '-quick' : ''}${usePglite ? '-pglite' : ''}${notificationsOnly ? '-notifications' : ''}${occurrencesOnly ? '-occurrences' : ''}${caldavOnly ? '-caldav' : ''}${peerOnly ? '-peer' : ''}${manyOnly ? '-many-devices' : ''}${initialSyncOnly ? '-initial-sync' : ''}${smallPushOnly ? '-small-push' : ''}${memoryOnly ? '-memory' : ''}.json`);
+  const file = join(dir, `${out.date.slice(0, 10)}${quick ? '-quick' : ''}${usePglite ? '-pglite' : ''}${notificationsOnly ? '-notifications' : ''}${occurrencesOnly ? '-occurrences' : ''}${caldavOnly ? '-caldav' : ''}${peerOnly ? '-peer' : ''}${manyOnly ? '-many-devices' : ''}${initialSyncOnly ? '-initial-sync' : ''}${smallPushOnly ? '-small-push' : ''}${tablesOnly ? '-tables' : ''}${memoryOnly ? '-memory' : ''}.json`);
   writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
   console.log(`bench: wrote ${file}`);
 }

@@ -65,8 +65,8 @@ export async function serverAndDatabaseCpu(serverCpu: () => number, databaseCpu:
   return { server: serverCpu(), database };
 }
 
-/** Brings the table to `own` rows of this user (with receipts) and `others` rows of other users. */
-async function fill(target: SmallPushTarget, gateway: StandInSmsGateway, own: number, others: number): Promise<number> {
+/** Brings the table to `own` rows of this user (with receipts) and `others` rows of other users; answers the table's rows. */
+export async function fillTable(target: SmallPushTarget, gateway: StandInSmsGateway, own: number, others: number): Promise<number> {
   if (target.databaseUrl !== null) {
     const client = new pg.Client({ connectionString: target.databaseUrl });
     await client.connect();
@@ -167,6 +167,28 @@ async function floorRowsPerSecond(databaseUrl: string, rows: number, inFlight: n
   }
 }
 
+/** One measured `pushLanes` run, with a reader of the CPU per push it cost (`part` of server and database; null without a sampler). */
+async function measuredLanes(target: SmallPushTarget, itemsPerPush: '1' | '1-5', inFlight: number, pushes: number) {
+  const cpuBefore = await target.cpuSeconds?.();
+  const m = await pushLanes(target, itemsPerPush, inFlight, pushes);
+  const cpuAfter = await target.cpuSeconds?.();
+  const perPush = (part: (c: CpuSeconds) => number): number | null =>
+    cpuBefore === undefined || cpuAfter === undefined ? null : ((part(cpuAfter) - part(cpuBefore)) * 1000) / m.pushes;
+  return { m, perPush };
+}
+
+/**
+ * Warm-up, not measured: the first pushes of a fresh server pay for JIT compilation and for
+ * preparing each statement on each pooled connection, which would otherwise land on whichever
+ * configuration runs first (and make the large table look faster than the small one). That takes
+ * thousands of pushes: warmed by 200 pushes at 16 in flight, four rounds of 1,000 one-event pushes
+ * at 4 in flight cost the server 2.1, 1.7, 1.0 and 0.9 ms of CPU a push; warmed by 3,000 at 16 in
+ * flight, 1.0, 0.8, 0.6 and 0.6 ms. So 3,000 pushes (`pushes` × 3) first.
+ */
+async function warmUp(target: SmallPushTarget, pushes: number): Promise<void> {
+  await pushLanes(target, '1', 16, 3 * pushes);
+}
+
 /**
  * The small-push workload at one table size: the table is brought to `own` rows of this user and
  * `others` rows of other users, then one item per push and 1–5 items per push, each with 4 and 16
@@ -177,24 +199,15 @@ export async function runSmallPushLevel(
   gateway: StandInSmsGateway,
   size: { own: number; others: number; pushes: number; inFlight?: readonly number[] },
 ): Promise<SmallPushRun[]> {
-  const tableRows = await fill(target, gateway, size.own, size.others);
-  // Warm-up, not measured: the first pushes of a fresh server pay for JIT compilation and for
-  // preparing each statement on each pooled connection, which would otherwise land on whichever
-  // configuration runs first (and make the large table look faster than the small one). That takes
-  // thousands of pushes, and each configuration's own code paths want their own: warmed by 200
-  // pushes at 16 in flight, four rounds of 1,000 one-event pushes at 4 in flight cost the server
-  // 2.1, 1.7, 1.0 and 0.9 ms of CPU a push; warmed by 3,000 at 16 in flight, 1.0, 0.8, 0.6 and 0.6 ms.
-  // So 3,000 pushes first, then each configuration once unmeasured right before its measured run.
-  await pushLanes(target, '1', 16, 3 * size.pushes);
+  const tableRows = await fillTable(target, gateway, size.own, size.others);
+  // Warmed up (`warmUp`), then each configuration once unmeasured right before its measured run:
+  // each configuration's own code paths want their own warm-up.
+  await warmUp(target, size.pushes);
   const runs: SmallPushRun[] = [];
   for (const itemsPerPush of ['1', '1-5'] as const) {
     for (const inFlight of size.inFlight ?? [4, 16]) {
       await pushLanes(target, itemsPerPush, inFlight, size.pushes);
-      const cpuBefore = await target.cpuSeconds?.();
-      const m = await pushLanes(target, itemsPerPush, inFlight, size.pushes);
-      const cpuAfter = await target.cpuSeconds?.();
-      const perPush = (part: (c: CpuSeconds) => number): number | null =>
-        cpuBefore === undefined || cpuAfter === undefined ? null : ((part(cpuAfter) - part(cpuBefore)) * 1000) / m.pushes;
+      const { m, perPush } = await measuredLanes(target, itemsPerPush, inFlight, size.pushes);
       const floor = target.databaseUrl === null ? null : await floorRowsPerSecond(target.databaseUrl, m.items, inFlight);
       const run: SmallPushRun = {
         tableRows,
@@ -229,8 +242,14 @@ export interface SmallPushFigures {
   perSecond: number | null;
   /** perSecond / the one-row-transaction floor at the same concurrency. */
   ratioFloor: number | null;
-  /** The same figure at the large table / at the small one (1 = flat). */
+  /**
+   * One-event pushes/s at the large table ÷ at the small one, the two measured in turn
+   * (`alternateTables`; 1 = flat, below 1 slower at the large table); null when the run did not
+   * measure both tables.
+   */
   ratioLargeTable: number | null;
+  /** Server and PostgreSQL CPU per push at the large table ÷ at the small one, in the same alternation (1 = flat). */
+  cpuRatioLargeTable: number | null;
   /** perSecond on PGlite (same workload, small table). */
   pglitePerSecond: number | null;
   /** CPU per push (server process + PostgreSQL backends), ms, same configuration as perSecond. */
@@ -238,21 +257,103 @@ export interface SmallPushFigures {
   /** The server process's part of cpuMsPerPush. */
   serverCpuMsPerPush: number | null;
   runs: SmallPushRun[];
+  /** The alternation the two ratios come from. */
+  tables?: TableAlternation;
 }
 
-/** Picks the headline figures out of the runs of both levels and the PGlite run. */
-export function smallPushFigures(small: SmallPushRun[], large: SmallPushRun[], pglite: SmallPushRun[]): SmallPushFigures {
+/** Picks the headline figures out of the runs of both levels, the two tables' alternation and the PGlite run. */
+export function smallPushFigures(small: SmallPushRun[], large: SmallPushRun[], pglite: SmallPushRun[], tables: TableAlternation | null = null): SmallPushFigures {
   const headline = (runs: SmallPushRun[]) => runs.find((r) => r.itemsPerPush === '1' && r.inFlight === 4) ?? null;
   const s = headline(small);
-  const l = headline(large);
   const p = headline(pglite);
   return {
     perSecond: s?.pushesPerSecond ?? null,
     ratioFloor: s?.ratioFloor ?? null,
-    ratioLargeTable: s && l ? l.pushesPerSecond / s.pushesPerSecond : null,
+    ratioLargeTable: tables?.ratio ?? null,
+    cpuRatioLargeTable: tables?.cpuRatio ?? null,
     pglitePerSecond: p?.pushesPerSecond ?? null,
     cpuMsPerPush: s?.cpuMsPerPush ?? null,
     serverCpuMsPerPush: s?.serverCpuMsPerPush ?? null,
     runs: [...small, ...large, ...pglite.map((r) => ({ ...r, pglite: true }))],
+    ...(tables ? { tables } : {}),
   };
+}
+
+/** One measured run of one table in the alternation: one new event per push, 4 in flight. */
+export interface TableRun {
+  /** Rows in `events` of the table's database when the alternation started. */
+  tableRows: number;
+  pushes: number;
+  seconds: number;
+  pushesPerSecond: number;
+  /** Server and PostgreSQL CPU per push, ms (null without a sampler), and the server's part. */
+  cpuMsPerPush: number | null;
+  serverCpuMsPerPush: number | null;
+}
+
+/** The two tables measured in turn (`alternateTables`). */
+export interface TableAlternation {
+  /** Each round's two runs; the round's first side alternates (small first in round 1). */
+  rounds: { small: TableRun; large: TableRun }[];
+  /** The large table's pushes/s ÷ the small one's, each over all its rounds (1 = flat; below 1: slower at the large table). */
+  ratio: number;
+  /** The large table's server and PostgreSQL CPU per push ÷ the small one's, over all rounds (1 = flat; above 1: dearer at the large table). */
+  cpuRatio: number | null;
+}
+
+/**
+ * Growth with data, measured in turn: `small` and `large` are the same user's workload on two
+ * databases, each already filled to its size and served by a server process of its own started
+ * for this. Both are warmed up the same way, then `rounds` rounds each push `pushes`
+ * one-event pushes, 4 in flight, into each table, the order swapping every round. Measured one
+ * after the other within seconds, the two tables see the same machine: run minutes apart, the
+ * ratio of the same build read 0.71 and 1.24 in two runs half an hour apart (bench/PERFORMANCE.md).
+ */
+export async function alternateTables(
+  small: SmallPushTarget & { readonly tableRows: number },
+  large: SmallPushTarget & { readonly tableRows: number },
+  options: { pushes: number; rounds: number },
+): Promise<TableAlternation> {
+  // Each side warmed up, then once unmeasured in the measured configuration, as a level warms each
+  // of its configurations: without it the first side's first run read 1.37 ms of CPU a push
+  // against 0.77–0.92 in its later rounds.
+  for (const target of [small, large]) await warmUp(target, options.pushes);
+  for (const target of [small, large]) await pushLanes(target, '1', 4, options.pushes);
+  const run = async (target: SmallPushTarget & { readonly tableRows: number }): Promise<TableRun> => {
+    const { m, perPush } = await measuredLanes(target, '1', 4, options.pushes);
+    return {
+      tableRows: target.tableRows,
+      pushes: m.pushes,
+      seconds: m.pushes / m.pushesPerSecond,
+      pushesPerSecond: m.pushesPerSecond,
+      cpuMsPerPush: perPush((c) => c.server + c.database),
+      serverCpuMsPerPush: perPush((c) => c.server),
+    };
+  };
+  const rounds: TableAlternation['rounds'] = [];
+  for (let i = 0; i < options.rounds; i++) {
+    if (i % 2 === 0) {
+      const s = await run(small);
+      rounds.push({ small: s, large: await run(large) });
+    } else {
+      const l = await run(large);
+      rounds.push({ small: await run(small), large: l });
+    }
+    const { small: s, large: l } = rounds.at(-1)!;
+    console.log(
+      `bench: tables in turn, round ${i + 1}: ${s.tableRows} rows ${Math.round(s.pushesPerSecond)} pushes/s` +
+        `${s.cpuMsPerPush === null ? '' : ` (${s.cpuMsPerPush.toFixed(2)} ms)`}, ${l.tableRows} rows ${Math.round(l.pushesPerSecond)} pushes/s` +
+        `${l.cpuMsPerPush === null ? '' : ` (${l.cpuMsPerPush.toFixed(2)} ms)`}`,
+    );
+  }
+  const side = (pick: (r: TableAlternation['rounds'][number]) => TableRun) => {
+    const runs = rounds.map(pick);
+    const pushes = runs.reduce((a, r) => a + r.pushes, 0);
+    const rate = pushes / runs.reduce((a, r) => a + r.seconds, 0);
+    const cpu = runs.every((r) => r.cpuMsPerPush !== null) ? runs.reduce((a, r) => a + r.cpuMsPerPush! * r.pushes, 0) / pushes : null;
+    return { rate, cpu };
+  };
+  const s = side((r) => r.small);
+  const l = side((r) => r.large);
+  return { rounds, ratio: l.rate / s.rate, cpuRatio: s.cpu === null || l.cpu === null ? null : l.cpu / s.cpu };
 }
