@@ -226,6 +226,54 @@ describe('every screen at phone and desktop size', () => {
     expect(failures).toEqual([]);
   });
 
+  it('on a phone, a tap on a day of the month lists its events under the grid; the list opens them and makes new ones', async () => {
+    const { phone, desktop } = pages;
+    await openScreen(phone, 'Calendar');
+    await phone.getByRole('button', { name: 'Month', exact: true }).click();
+    const list = phone.locator('.day-list');
+    await list.waitFor();
+    const dayHeading = (page: Page, date: string) =>
+      page.evaluate((d) => {
+        const [y, m, day] = d.split('-').map(Number) as [number, number, number];
+        return new Intl.DateTimeFormat(undefined, { weekday: 'long', month: 'long', day: 'numeric' }).format(new Date(y, m - 1, day));
+      }, date);
+    // The day of the events made above (the next hour: today, or tomorrow late at night).
+    const cell = phone.locator('.fc-daygrid-day', { has: phone.locator('.fc-event', { hasText: 'Quarterly planning' }) }).first();
+    const date = (await cell.getAttribute('data-date'))!;
+    await cell.locator('.fc-daygrid-day-top').tap();
+    await expect.poll(() => list.getByRole('heading').textContent()).toBe(await dayHeading(phone, date));
+    expect(await cell.getAttribute('class')).toContain('chosen-day');
+    const items = list.getByRole('listitem');
+    expect(await items.allInnerTexts()).toEqual(
+      expect.arrayContaining([expect.stringContaining('Quarterly planning with the whole product and design team'), expect.stringContaining('Standup')]),
+    );
+    const problems = await check(phone, 'phone', 'calendar month with its day list', '.calendar-screen');
+    await phone.screenshot({ path: screenshotPath('calendar-month-day-phone'), fullPage: true });
+    expect(problems).toEqual([]);
+    // An item opens its event.
+    await list.getByRole('button', { name: /Quarterly planning/ }).click();
+    const dialog = phone.getByRole('dialog');
+    expect(await dialog.getByLabel('Title').inputValue()).toBe('Quarterly planning with the whole product and design team');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    // A day of this month without events (not today): "No events.", and a new event there starts at 09:00.
+    const empty = phone.locator('.fc-daygrid-day:not(.fc-day-other):not(.fc-day-today):not(:has(.fc-event))').first();
+    const emptyDate = (await empty.getAttribute('data-date'))!;
+    await empty.locator('.fc-daygrid-day-top').tap();
+    await expect.poll(() => list.getByRole('heading').textContent()).toBe(await dayHeading(phone, emptyDate));
+    await list.getByText('No events.').waitFor();
+    await list.getByRole('button', { name: /^Add event on / }).click();
+    expect(await dialog.getByLabel('Starts').inputValue()).toBe(`${emptyDate}T09:00`);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    // On a wide screen the grid itself has room for the titles: no list.
+    await openScreen(desktop, 'Calendar');
+    await desktop.getByRole('button', { name: 'Month', exact: true }).click();
+    await desktop.locator('.fc-event', { hasText: 'Quarterly planning' }).first().waitFor();
+    expect(await desktop.locator('.day-list').count()).toBe(0);
+    expect(failures).toEqual([]);
+  });
+
   it('deleting a calendar that holds events asks first, naming them; Undo brings all of it back on both devices', async () => {
     const { desktop, phone } = pages;
     await openScreen(desktop, 'Calendars');

@@ -29,13 +29,19 @@ export function formatShortTime(value: string | null | undefined): string {
   return d.toDateString() === new Date().toDateString() ? timeOfDay.format(d) : formatTime(d);
 }
 
+const pad = (n: number): string => String(n).padStart(2, '0');
+
+/** `YYYY-MM-DD` of a Date in the browser's zone, the viewer's (the value of an <input type="date">). */
+export function localDate(d: Date): string {
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
 /** ISO time → the value of an <input type="datetime-local"> (local time, minutes). */
 export function toLocalInput(iso: string | null | undefined): string {
   if (!iso) return '';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '';
-  const pad = (n: number): string => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  return `${localDate(d)}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
 /** The value of an <input type="datetime-local"> → ISO time in UTC, or null when empty or invalid. */

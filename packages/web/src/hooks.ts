@@ -88,3 +88,22 @@ export function useQuery<T>(key: string, load: () => Promise<T>): Query<T> {
   }, [key, run]);
   return { ...state, refetch: run };
 }
+
+/**
+ * The width below which the app lays itself out for a phone: the same bound as styles.css's
+ * `@media (max-width: 760px)` (a style sheet cannot import it; change both together).
+ */
+export const NARROW_SCREEN = '(max-width: 760px)';
+
+/** Whether the media query matches now, re-rendering when that changes (a window resized, a phone turned). */
+export function useMediaQuery(query: string): boolean {
+  const subscribe = useCallback(
+    (changed: () => void) => {
+      const list = window.matchMedia(query);
+      list.addEventListener('change', changed);
+      return () => list.removeEventListener('change', changed);
+    },
+    [query],
+  );
+  return useSyncExternalStore(subscribe, () => window.matchMedia(query).matches);
+}

@@ -1,15 +1,17 @@
 import type { Occurrence } from '@calsync/client';
-import type { CalendarApi, DatesSetArg, DayHeaderContentArg, DateSelectArg, DayCellMountArg, EventClickArg } from '@fullcalendar/core';
+import type { CalendarApi, DatesSetArg, DayCellContentArg, DayHeaderContentArg, DateSelectArg, DayCellMountArg, EventClickArg } from '@fullcalendar/core';
 import dayGridPlugin from '@fullcalendar/daygrid';
-import interactionPlugin from '@fullcalendar/interaction';
+import interactionPlugin, { type DateClickArg } from '@fullcalendar/interaction';
 import listPlugin from '@fullcalendar/list';
 import FullCalendar from '@fullcalendar/react';
 import timeGridPlugin from '@fullcalendar/timegrid';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { client } from '../client.js';
-import { TIME_FORMAT } from '../format.js';
-import { useRecords } from '../hooks.js';
+import { localDate, TIME_FORMAT } from '../format.js';
+import { NARROW_SCREEN, useMediaQuery, useRecords } from '../hooks.js';
 import { toCalendarInput, viewerZone } from '../recurrence.js';
+import { occurrencesOn, startOfDay } from '../days.js';
+import { DayList } from './DayList.js';
 import { EventDialog, type EventDraft } from './EventDialog.js';
 
 const PLUGINS = [dayGridPlugin, timeGridPlugin, listPlugin, interactionPlugin];
@@ -33,7 +35,8 @@ interface Range {
 
 /**
  * Month, week and agenda views of the occurrences in view, expanded by the SDK (each series in
- * its own zone, exdates and overrides applied), with create, edit and delete.
+ * its own zone, exdates and overrides applied), with create, edit and delete. On a phone the
+ * month grid is for finding a day: a tap chooses it, and its occurrences are listed under the grid.
  */
 export function CalendarScreen() {
   const events = useRecords('events');
@@ -42,16 +45,23 @@ export function CalendarScreen() {
   const [range, setRange] = useState<Range | null>(null);
   const [view, setView] = useState<ViewName>('dayGridMonth');
   const [title, setTitle] = useState('');
+  /** The day a phone's month view lists under its grid (`YYYY-MM-DD`). */
+  const [day, setDay] = useState(() => localDate(new Date()));
+  const narrow = useMediaQuery(NARROW_SCREEN);
+  const dayList = narrow && view === 'dayGridMonth';
   const calendarRef = useRef<FullCalendar>(null);
   const api = (): CalendarApi | undefined => calendarRef.current?.getApi();
   const zone = useMemo(() => viewerZone(), []);
   const colors = useMemo(() => new Map(calendars.map((c) => [c.uid, c.color])), [calendars]);
-  const inputs = useMemo(() => {
+  const occurrences = useMemo(() => {
     if (range === null) return [];
     // `events` and `calendars` are read for their changes: the SDK answers from the same store.
     void events;
-    return client.occurrences({ ...range, tz: zone }).occurrences.map((o) => toCalendarInput(o, colors.get(o.calendarUid)));
-  }, [range, events, colors, zone]);
+    void calendars;
+    return client.occurrences({ ...range, tz: zone }).occurrences;
+  }, [range, events, calendars, zone]);
+  const inputs = useMemo(() => occurrences.map((o) => toCalendarInput(o, colors.get(o.calendarUid))), [occurrences, colors]);
+  const dayOccurrences = useMemo(() => (dayList ? occurrencesOn(occurrences, day) : []), [dayList, occurrences, day]);
   // The week view opens at 07:00. (FullCalendar's scrollTime is applied before the view gets its
   // fixed height, when there is nothing to scroll yet; so scroll once the view is laid out.)
   useEffect(() => {
@@ -64,18 +74,37 @@ export function CalendarScreen() {
     setRange((r) => (r?.from === next.from && r.to === next.to ? r : next));
     setTitle(arg.view.title);
     setView(arg.view.type as ViewName);
+    // A month shown anew lists today when it holds today, else its first day.
+    if (arg.view.type === 'dayGridMonth') {
+      const [first, end] = [localDate(arg.view.currentStart), localDate(arg.view.currentEnd)];
+      const today = localDate(new Date());
+      setDay((d) => (d >= first && d < end ? d : today >= first && today < end ? today : first));
+    }
   };
+  const onDateClick = (arg: DateClickArg): void => {
+    if (dayList) setDay(localDate(arg.date));
+  };
+  const dayCellClassNames = (arg: DayCellContentArg): string[] => (dayList && localDate(arg.date) === day ? ['chosen-day'] : []);
 
   const newEvent = (start?: Date, end?: Date, allDay = false): void => {
     const s = start ?? nextHour();
     setDraft({ kind: 'new', start: s, end: end ?? new Date(s.getTime() + 60 * 60 * 1000), allDay });
   };
   const onSelect = (arg: DateSelectArg): void => newEvent(arg.start, arg.end, arg.allDay);
-  const onEventClick = (arg: EventClickArg): void => {
-    arg.jsEvent.preventDefault();
-    const occurrence = (arg.event.extendedProps as { occurrence?: Occurrence }).occurrence;
+  const openOccurrence = (occurrence: Occurrence | undefined): void => {
     const record = occurrence && events.find((e) => e.uid === occurrence.eventUid);
     if (occurrence && record) setDraft({ kind: 'edit', event: record, occurrence });
+  };
+  const onEventClick = (arg: EventClickArg): void => {
+    arg.jsEvent.preventDefault();
+    openOccurrence((arg.event.extendedProps as { occurrence?: Occurrence }).occurrence);
+  };
+  /** A new event on `chosen`: at the next hour when that is today, else at 09:00. */
+  const newEventOn = (chosen: string): void => {
+    if (chosen === localDate(new Date())) return newEvent();
+    const start = startOfDay(chosen);
+    start.setHours(9);
+    newEvent(start);
   };
 
   return (
@@ -128,8 +157,10 @@ export function CalendarScreen() {
         selectable
         select={onSelect}
         eventClick={onEventClick}
+        dateClick={onDateClick}
         eventInteractive
         dayCellDidMount={unlabelDayCell}
+        dayCellClassNames={dayCellClassNames}
         // The week view scrolls inside its own box (opening at 07:00); month and agenda grow with their content.
         height={view === 'timeGridWeek' ? 'min(70vh, 44rem)' : 'auto'}
         eventMinHeight={36}
@@ -137,6 +168,7 @@ export function CalendarScreen() {
         firstDay={1}
         dayMaxEvents={3}
       />
+      {dayList && <DayList day={day} occurrences={dayOccurrences} colors={colors} onOpen={openOccurrence} onNew={newEventOn} />}
       {draft && <EventDialog draft={draft} calendars={calendars} onClose={() => setDraft(null)} />}
     </section>
   );

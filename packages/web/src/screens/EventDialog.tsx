@@ -4,7 +4,7 @@ import { client } from '../client.js';
 import { Dialog } from '../components/Dialog.js';
 import { confirmAndDelete, eventBundle, whatGoesWith } from '../deletion.js';
 import { errorMessage } from '../errors.js';
-import { fromLocalInput, toLocalInput, zoneTimeNote } from '../format.js';
+import { fromLocalInput, localDate, toLocalInput, zoneTimeNote } from '../format.js';
 import type { CalendarRecord, EventRecord } from '../records.js';
 import { buildRrule, parseRepeat, viewerZone, type Repeat } from '../recurrence.js';
 import { RepeatEditor } from './RepeatEditor.js';
@@ -18,12 +18,6 @@ const DAY_MS = 86_400_000;
 
 function defaultCalendarUid(calendars: readonly CalendarRecord[]): string {
   return (calendars.find((c) => c.isDefault) ?? calendars[0])?.uid ?? '';
-}
-
-/** `YYYY-MM-DD` of a local Date (the value of an <input type="date">). */
-function localDate(d: Date): string {
-  const pad = (n: number): string => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
 }
 
 /** The day before a `YYYY-MM-DD` date: an all-day event's exclusive end shown as its last day. */

@@ -1,0 +1,70 @@
+import type { Occurrence } from '@calsync/client';
+import { startOfDay } from '../days.js';
+import { localDate, TIME_FORMAT } from '../format.js';
+import { DEFAULT_COLOR } from '../recurrence.js';
+
+const timeOfDay = new Intl.DateTimeFormat(undefined, TIME_FORMAT);
+const otherDay = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', ...TIME_FORMAT });
+const heading = new Intl.DateTimeFormat(undefined, { weekday: 'long', month: 'long', day: 'numeric' });
+
+/**
+ * When an occurrence runs, as the list of `day` shows it: "All day", or its start over its end (a
+ * date too for a time on another day), the end read out as "to …".
+ */
+function When({ o, day }: { o: Occurrence; day: string }) {
+  if (o.allDay) return <span className="day-event-when">All day</span>;
+  const at = (iso: string) => {
+    const d = new Date(iso);
+    return localDate(d) === day ? timeOfDay.format(d) : otherDay.format(d);
+  };
+  return (
+    <span className="day-event-when">
+      <span>{at(o.start)}</span>
+      {o.end !== o.start && (
+        <span className="day-event-end">
+          <span className="visually-hidden">to </span>
+          {at(o.end)}
+        </span>
+      )}
+    </span>
+  );
+}
+
+/**
+ * The list under a phone's month grid: the chosen day's occurrences, each opening its event, and
+ * a button for a new event that day. A seventh of a phone's width leaves a title a few letters in
+ * the grid; here each gets a line.
+ */
+export function DayList(props: {
+  day: string;
+  occurrences: readonly Occurrence[];
+  colors: ReadonlyMap<string, string | null | undefined>;
+  onOpen: (occurrence: Occurrence) => void;
+  onNew: (day: string) => void;
+}) {
+  const { day, occurrences, colors, onOpen, onNew } = props;
+  const title = heading.format(startOfDay(day));
+  return (
+    <section className="day-list" aria-labelledby="day-list-title">
+      <h2 id="day-list-title">{title}</h2>
+      {occurrences.length === 0 ? (
+        <p className="hint">No events.</p>
+      ) : (
+        <ul>
+          {occurrences.map((o) => (
+            <li key={`${o.eventUid}|${o.originalStart ?? ''}`}>
+              <button type="button" className="day-event" onClick={() => onOpen(o)}>
+                <span className="day-event-mark" aria-hidden="true" style={{ background: colors.get(o.calendarUid) || DEFAULT_COLOR }} />
+                <When o={o} day={day} />
+                <span className="day-event-title">{o.title}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <button type="button" className="secondary" onClick={() => onNew(day)}>
+        Add event on {title}
+      </button>
+    </section>
+  );
+}
