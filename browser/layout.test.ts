@@ -262,6 +262,14 @@ describe('every screen at phone and desktop size', () => {
     await empty.locator('.fc-daygrid-day-top').tap();
     await expect.poll(() => list.getByRole('heading').textContent()).toBe(await dayHeading(phone, emptyDate));
     await list.getByText('No events.').waitFor();
+    // The keyboard chooses a day too: each day number is a link on a phone.
+    const number = cell.locator('a.fc-daygrid-day-number');
+    await number.focus();
+    await phone.keyboard.press('Enter');
+    await expect.poll(() => list.getByRole('heading').textContent()).toBe(await dayHeading(phone, date));
+    await empty.locator('a.fc-daygrid-day-number').focus();
+    await phone.keyboard.press('Enter');
+    await expect.poll(() => list.getByRole('heading').textContent()).toBe(await dayHeading(phone, emptyDate));
     await list.getByRole('button', { name: /^Add event on / }).click();
     expect(await dialog.getByLabel('Starts').inputValue()).toBe(`${emptyDate}T09:00`);
     await dialog.getByRole('button', { name: 'Cancel' }).click();

@@ -84,6 +84,8 @@ export function CalendarScreen() {
   const onDateClick = (arg: DateClickArg): void => {
     if (dayList) setDay(localDate(arg.date));
   };
+  // On a phone each day number is also a link that chooses the day, so a keyboard can reach it.
+  const onDayNumber = (date: Date): void => setDay(localDate(date));
   const dayCellClassNames = (arg: DayCellContentArg): string[] => (dayList && localDate(arg.date) === day ? ['chosen-day'] : []);
 
   const newEvent = (start?: Date, end?: Date, allDay = false): void => {
@@ -158,6 +160,9 @@ export function CalendarScreen() {
         select={onSelect}
         eventClick={onEventClick}
         dateClick={onDateClick}
+        navLinks={dayList}
+        navLinkDayClick={onDayNumber}
+        navLinkHint="Show the events of $0"
         eventInteractive
         dayCellDidMount={unlabelDayCell}
         dayCellClassNames={dayCellClassNames}
