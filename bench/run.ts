@@ -140,7 +140,7 @@ async function main(): Promise<void> {
     } else if (initialSyncOnly) {
       if (!client) throw new Error('--initial-sync measures against a baseline through pg: it needs PostgreSQL, not --pglite');
       await uploadEvents(server.baseUrl, writer, sizes.upload);
-      figures.initialSync = await runInitialSync(server.baseUrl, reader, server, client);
+      figures.initialSync = await runInitialSync(server.baseUrl, reader, server, dbUrl);
     } else if (smallPushOnly) {
       const smallRuns = await runSmallPushLevel(await smallPushTargetHere(), gateway, { own: sizes.small / 2, others: sizes.small / 2, pushes: sizes.pushes });
       figures.smallPush = smallPushFigures(usePglite ? [] : smallRuns, [], usePglite ? smallRuns : []);
@@ -229,7 +229,7 @@ async function main(): Promise<void> {
     if (client) {
       const upload = await runUpload(server.baseUrl, writer, client, sizes.upload);
       figures.upload = upload;
-      figures.initialSync = await runInitialSync(server.baseUrl, reader, server, client);
+      figures.initialSync = await runInitialSync(server.baseUrl, reader, server, dbUrl);
       figures.incremental = await runIncremental(server.baseUrl, writer, reader, upload.calendarUid, client, sizes);
       largeRuns = await runSmallPushLevel(target, gateway, { own: sizes.ownLarge, others: sizes.large, pushes: sizes.pushes });
       tables = await tablesInTurn(databaseCpu!);

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import { startBaselineReader } from '../lib/baseline-reader.js';
 import { type DeviceSession, pull } from '../lib/client.js';
 import type { ServerProcess } from '../lib/server.js';
 import { msSince } from '../lib/stats.js';
@@ -6,7 +6,7 @@ import { msSince } from '../lib/stats.js';
 /** Figures of the initial-sync workload: medians over `repetitions` timed runs of each side. */
 export interface InitialSyncFigures {
   rows: number;
-  /** Timed runs of each side (after one untimed run of each). */
+  /** Timed runs of each side (after one untimed run of ours, and the baseline process's warm-up). */
   repetitions: number;
   rowsPerSecond: number;
   baselineRowsPerSecond: number;
@@ -30,23 +30,6 @@ async function pullEverything(baseUrl: string, device: DeviceSession): Promise<n
   }
 }
 
-/** The baseline: the same rows read through `pg` with keyset SELECTs of 1,000, each page JSON-encoded. */
-async function readEverything(client: pg.Client, userId: number): Promise<number> {
-  let rows = 0;
-  for (const table of ['calendars', 'events', 'tasks', 'reminders']) {
-    let after = '0';
-    for (;;) {
-      const res = await client.query(`SELECT * FROM ${table} WHERE user_id = $1 AND version > $2 ORDER BY version LIMIT 1000`, [userId, after]);
-      if (res.rows.length === 0) break;
-      JSON.stringify(res.rows);
-      rows += res.rows.length;
-      after = String(res.rows[res.rows.length - 1].version);
-      if (res.rows.length < 1000) break;
-    }
-  }
-  return rows;
-}
-
 /** Rows per second of one run of `read`, checking it read `expected` rows. */
 async function timed(read: () => Promise<number>, expected: number | null): Promise<{ rows: number; perSecond: number }> {
   const t0 = performance.now();
@@ -63,23 +46,28 @@ const median = (xs: readonly number[]): number => {
 };
 
 /**
- * Initial sync against its baseline, alternating: one untimed run of each side first, then
- * `repetitions` pairs, ours first in even pairs and the baseline first in odd ones, so neither side
- * is always the warmer. Each run is short (a fraction of a second), so one run of a side says
- * little on a shared machine: the figures are medians. One run's pairs spread from about 0.5 to
- * 1.1, and a median of 7 pairs moved by a tenth between runs, so there are 15 (a few seconds
- * more). The server's RSS is sampled during our runs.
+ * Initial sync against its baseline, alternating: one untimed run of ours first (the baseline
+ * process has warmed up on its own: `startBaselineReader`), then `repetitions` pairs, ours first in
+ * even pairs and the baseline first in odd ones, so neither side is always the warmer. Each run is
+ * short (a fraction of a second), so one run of a side says little on a shared machine: the
+ * figures are medians. One run's pairs spread from about 0.5 to 1.1, and a median of 7 pairs moved
+ * by a tenth between runs, so there are 15 (a few seconds more). The server's RSS is sampled during
+ * our runs.
  */
-export async function runInitialSync(baseUrl: string, device: DeviceSession, server: ServerProcess, client: pg.Client, repetitions = 15): Promise<InitialSyncFigures> {
+export async function runInitialSync(baseUrl: string, device: DeviceSession, server: ServerProcess, databaseUrl: string, repetitions = 15): Promise<InitialSyncFigures> {
   const stopSampling = server.sampleRss();
   const rows = await pullEverything(baseUrl, device);
-  const baseRows = await readEverything(client, device.userId);
-  if (baseRows !== rows) throw new Error(`initial sync returned ${rows} rows, the table holds ${baseRows}`);
+  const baseline = await startBaselineReader(databaseUrl, device.userId);
+  if (baseline.rows !== rows) throw new Error(`initial sync returned ${rows} rows, the table holds ${baseline.rows}`);
   const ours: number[] = [];
   const base: number[] = [];
   for (let i = 0; i < repetitions; i++) {
     const runOurs = async () => ours.push((await timed(() => pullEverything(baseUrl, device), rows)).perSecond);
-    const runBase = async () => base.push((await timed(() => readEverything(client, device.userId), rows)).perSecond);
+    const runBase = async () => {
+      const read = await baseline.read();
+      if (read.rows !== rows) throw new Error(`initial sync: the baseline read ${read.rows} rows, ours ${rows}`);
+      base.push(read.rows / (read.ms / 1000));
+    };
     if (i % 2 === 0) {
       await runOurs();
       await runBase();
@@ -88,6 +76,7 @@ export async function runInitialSync(baseUrl: string, device: DeviceSession, ser
       await runOurs();
     }
   }
+  await baseline.stop();
   const peakRssMb = stopSampling();
   const rowsPerSecond = median(ours);
   const baselineRowsPerSecond = median(base);
