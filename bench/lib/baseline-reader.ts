@@ -10,9 +10,8 @@
  * warms up and answers `{ ready: rows }`; parent sends `{ read: true }`, child answers `{ rows, ms }`;
  * parent sends `{ stop: true }`, child answers `{ stopped: true }` and exits.
  */
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { forkModule, isForkedModule } from './forked.js';
 
 /** Untimed reads a baseline process makes before its first timed one. */
 const WARM_UP_READS = 3;
@@ -48,19 +47,12 @@ async function readEverything(client: pg.Client, userId: number): Promise<number
 
 /** Starts a baseline process for `userId`'s rows on `databaseUrl`; resolves once it has warmed up. */
 export async function startBaselineReader(databaseUrl: string, userId: number): Promise<BaselineReader> {
-  const child = fork(fileURLToPath(import.meta.url), [], { execArgv: ['--import', 'tsx', '--conditions=source'], stdio: 'inherit' });
-  const ask = (message: ToChild): Promise<FromChild> =>
-    new Promise((resolve, reject) => {
-      const onExit = (code: number | null) => reject(new Error(`baseline reader exited (${code})`));
-      child.once('exit', onExit);
-      child.once('message', (m) => {
-        child.off('exit', onExit);
-        const answer = m as FromChild;
-        if ('failed' in answer) reject(new Error(`baseline reader: ${answer.failed}`));
-        else resolve(answer);
-      });
-      child.send(message);
-    });
+  const child = forkModule<ToChild, FromChild>(import.meta.url, 'baseline reader');
+  const ask = async (message: ToChild): Promise<FromChild> => {
+    const answer = await child.ask(message);
+    if ('failed' in answer) throw new Error(`baseline reader: ${answer.failed}`);
+    return answer;
+  };
   const ready = await ask({ start: { url: databaseUrl, userId } });
   if (!('ready' in ready)) throw new Error('baseline reader answered out of turn');
   return {
@@ -105,4 +97,4 @@ function serve(): void {
   });
 }
 
-if (process.send !== undefined && process.argv[1] === fileURLToPath(import.meta.url)) serve();
+if (isForkedModule(import.meta.url)) serve();

@@ -9,9 +9,8 @@
  * `{ opened: n }`; parent sends `{ collect: true }`, child answers `{ heard, loopDelay }` and exits.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { openEventStream, type OpenedStream } from '@calsync/testkit';
+import { forkModule, isForkedModule } from './forked.js';
 
 /** One reminder event as heard: which, when it was due, when it arrived (epoch ms). */
 export interface HeardReminder {
@@ -43,25 +42,12 @@ export function loopDelayOf(h: ReturnType<typeof monitorEventLoopDelay>): LoopDe
 
 /** Starts the listener process and opens a stream per token at `url`; resolves once all are open. */
 export async function startReminderListener(url: string, tokens: readonly string[]): Promise<ReminderListener> {
-  const child = fork(fileURLToPath(import.meta.url), [], { execArgv: ['--import', 'tsx', '--conditions=source'], stdio: 'inherit' });
-  const next = (): Promise<FromChild> =>
-    new Promise((resolve, reject) => {
-      const onExit = (code: number | null) => reject(new Error(`reminder listener exited (${code})`));
-      child.once('exit', onExit);
-      child.once('message', (m) => {
-        child.off('exit', onExit);
-        resolve(m as FromChild);
-      });
-    });
-  const opened = next();
-  child.send({ open: { url, tokens: [...tokens] } } satisfies ToChild);
-  const answer = await opened;
+  const child = forkModule<ToChild, FromChild>(import.meta.url, 'reminder listener');
+  const answer = await child.ask({ open: { url, tokens: [...tokens] } });
   if (!('opened' in answer) || answer.opened !== tokens.length) throw new Error(`reminder listener opened ${JSON.stringify(answer)} of ${tokens.length} streams`);
   return {
     async collect() {
-      const result = next();
-      child.send({ collect: true } satisfies ToChild);
-      const r = await result;
+      const r = await child.ask({ collect: true });
       if (!('heard' in r)) throw new Error('reminder listener answered out of turn');
       return r;
     },
@@ -108,4 +94,4 @@ function listen(): void {
   });
 }
 
-if (process.send !== undefined && process.argv[1] === fileURLToPath(import.meta.url)) listen();
+if (isForkedModule(import.meta.url)) listen();

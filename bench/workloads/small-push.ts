@@ -93,7 +93,7 @@ export async function fillTable(target: SmallPushTarget, gateway: StandInSmsGate
 /**
  * `inFlight` lanes of one user push until `pushes` pushes are done: one new event per push, or
  * (`1-5`) one to five items of which about half edit an event the lane made before. Returns
- * pushes/s, items/s and the latency of each push.
+ * its length in seconds, pushes/s, items/s and the latency of each push.
  */
 async function pushLanes(target: SmallPushTarget, itemsPerPush: '1' | '1-5', inFlight: number, pushes: number) {
   let started = 0;
@@ -131,7 +131,7 @@ async function pushLanes(target: SmallPushTarget, itemsPerPush: '1' | '1-5', inF
     }),
   );
   const seconds = msSince(t0) / 1000;
-  return { pushes: latencies.length, items, pushesPerSecond: latencies.length / seconds, itemsPerSecond: items / seconds, latencies };
+  return { pushes: latencies.length, items, seconds, pushesPerSecond: latencies.length / seconds, itemsPerSecond: items / seconds, latencies };
 }
 
 /** The floor: `rows` one-row INSERT transactions (autocommit) into `events` over `inFlight` pg connections. */
@@ -324,7 +324,7 @@ export async function alternateTables(
     return {
       tableRows: target.tableRows,
       pushes: m.pushes,
-      seconds: m.pushes / m.pushesPerSecond,
+      seconds: m.seconds,
       pushesPerSecond: m.pushesPerSecond,
       cpuMsPerPush: perPush((c) => c.server + c.database),
       serverCpuMsPerPush: perPush((c) => c.server),

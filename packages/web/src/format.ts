@@ -26,7 +26,12 @@ export function formatShortTime(value: string | null | undefined): string {
   if (!value) return '';
   const d = new Date(value);
   if (Number.isNaN(d.getTime())) return value;
-  return d.toDateString() === new Date().toDateString() ? timeOfDay.format(d) : formatTime(d);
+  return formatTimeOn(d, localDate(new Date()));
+}
+
+/** A time as a list of `day` (`YYYY-MM-DD`) shows it: "2:05 PM" on that day, "Nov 22, 2:05 PM" on another. */
+export function formatTimeOn(d: Date, day: string): string {
+  return localDate(d) === day ? timeOfDay.format(d) : formatTime(d);
 }
 
 const pad = (n: number): string => String(n).padStart(2, '0');

@@ -1,10 +1,8 @@
 import type { Occurrence } from '@calsync/client';
 import { startOfDay } from '../days.js';
-import { localDate, TIME_FORMAT } from '../format.js';
+import { formatTimeOn } from '../format.js';
 import { DEFAULT_COLOR } from '../recurrence.js';
 
-const timeOfDay = new Intl.DateTimeFormat(undefined, TIME_FORMAT);
-const otherDay = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', ...TIME_FORMAT });
 const heading = new Intl.DateTimeFormat(undefined, { weekday: 'long', month: 'long', day: 'numeric' });
 
 /**
@@ -13,10 +11,7 @@ const heading = new Intl.DateTimeFormat(undefined, { weekday: 'long', month: 'lo
  */
 function When({ o, day }: { o: Occurrence; day: string }) {
   if (o.allDay) return <span className="day-event-when">All day</span>;
-  const at = (iso: string) => {
-    const d = new Date(iso);
-    return localDate(d) === day ? timeOfDay.format(d) : otherDay.format(d);
-  };
+  const at = (iso: string) => formatTimeOn(new Date(iso), day);
   return (
     <span className="day-event-when">
       <span>{at(o.start)}</span>
