@@ -205,14 +205,16 @@ function serverView(userId: number, type: RecordType) {
   );
 }
 
-/** A run that hangs is a failure (a sync that never ends), reported and shrunk like any other. */
-function withinTime(run: () => Promise<void>, ms = 20_000): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`run did not finish within ${ms} ms`)), ms);
-  });
-  return Promise.race([run(), timeout]).finally(() => clearTimeout(timer));
-}
+/**
+ * A run that hangs (a sync that never ends) is a failure, reported and shrunk like any other: each
+ * run gets 20 s. Shrinking a hang costs 20 s a candidate, so the whole property stops at
+ * PROPERTY_MS, well inside the test's own timeout, and reports the smallest counterexample found so
+ * far with its seed and path; a property cut off before its runs were done fails too.
+ */
+const RUN_MS = 20_000;
+const PROPERTY_MS = 420_000 * RUNS;
+const TEST_MS = 600_000 * RUNS;
+const limits = { timeout: RUN_MS, plugins: [fc.interruptAfterTimeLimit(PROPERTY_MS, { failOnInterrupt: true })] };
 
 /** A step of a recorded counterexample: only the device, the operation and its pick matter to it. */
 const recorded = (device: number, op: Op, pick = 0): Step => ({ device, op, pick, text: ' ', flag: false, minutes: 0, start: '2020-01-01T00:00:00.000Z', durationMs: 0 });
@@ -245,74 +247,71 @@ describe('N clients with faults', () => {
         fc.array(stepArb, { minLength: 10, maxLength: 50 }),
         fc.array(faultPlanArb, { minLength: 4, maxLength: 4 }),
         fc.integer({ min: 1, max: 50 }),
-        (n, steps, plans, pageSize) => withinTime(async () => {
-          const phone = `+1777${String(++phones).padStart(7, '0')}`;
-          const devices: Device[] = [];
-          for (let i = 0; i < n; i++) devices.push(await makeDevice(i, phone, plans[i]!));
-          let counter = 0;
-          const made = new Set<string>();
-          const deleted = new Set<string>();
-          for (const step of steps) {
-            const d = devices[step.device % n]!;
-            if (step.op === 'sync') await syncUnderFaults(d, phone);
-            else {
-              const { madeCalendar, deletedCalendar } = (await applyLocal(d, step as Step, () => `d${d.index}-${counter++}`)) ?? {};
-              if (madeCalendar) made.add(madeCalendar);
-              if (deletedCalendar) deleted.add(deletedCalendar);
-            }
+        async (n, steps, plans, pageSize) => {
+        const phone = `+1777${String(++phones).padStart(7, '0')}`;
+        const devices: Device[] = [];
+        for (let i = 0; i < n; i++) devices.push(await makeDevice(i, phone, plans[i]!));
+        let counter = 0;
+        const made = new Set<string>();
+        const deleted = new Set<string>();
+        for (const step of steps) {
+          const d = devices[step.device % n]!;
+          if (step.op === 'sync') await syncUnderFaults(d, phone);
+          else {
+            const { madeCalendar, deletedCalendar } = (await applyLocal(d, step as Step, () => `d${d.index}-${counter++}`)) ?? {};
+            if (madeCalendar) made.add(madeCalendar);
+            if (deletedCalendar) deleted.add(deletedCalendar);
           }
-          // Faults stop: every device runs rounds until nothing is left to push.
-          for (let round = 0; round < 4; round++) for (const d of devices) await settle(d, phone);
+        }
+        // Faults stop: every device runs rounds until nothing is left to push.
+        for (let round = 0; round < 4; round++) for (const d of devices) await settle(d, phone);
 
-          const userId = devices[0]!.client.auth.user()!.id;
-          const liveDefaults = service.syncStore.snapshotRows(userId, 'calendars').filter((r) => r.deleted === null && r.fields.isDefault === true);
-          expect(liveDefaults.length).toBeLessThanOrEqual(1); // the user may delete the default calendar
-          // A calendar made as an ordinary one keeps its uid, made the default or not: only a create
-          // as the default is merged into the user's existing one (a promotion of a calendar whose
-          // create had not left yet was once sent as such a create, and the calendar was gone).
-          const rows = new Set(service.syncStore.snapshotRows(userId, 'calendars').map((r) => r.uid));
-          expect([...made].filter((uid) => !deleted.has(uid) && !rows.has(uid))).toEqual([]);
-          for (const d of devices) {
-            expect(d.client.status).toMatchObject({ pending: 0, failed: 0, signedIn: true });
-            for (const type of RECORD_TYPES) expect(view(d.client, type)).toEqual(serverView(userId, type));
-          }
-          // No device ends in a conflict with its own earlier write: both sides of every conflict
-          // were written by different devices.
-          const selfConflicts = service.syncStore.snapshotConflicts(userId).filter((c) => {
-            const parties = checking!.conflictParties.get(c.conflictId);
-            return parties?.winner !== undefined && parties.winner === parties.loser;
-          });
-          expect(selfConflicts).toEqual([]);
-          void pageSize;
-        }),
-      ),
-      { numRuns: 100 * RUNS, seed: SEED, examples: [MERGED_INTO_A_DELETED_DEFAULT] },
+        const userId = devices[0]!.client.auth.user()!.id;
+        const liveDefaults = service.syncStore.snapshotRows(userId, 'calendars').filter((r) => r.deleted === null && r.fields.isDefault === true);
+        expect(liveDefaults.length).toBeLessThanOrEqual(1); // the user may delete the default calendar
+        // A calendar made as an ordinary one keeps its uid, made the default or not: only a create
+        // as the default is merged into the user's existing one (a promotion of a calendar whose
+        // create had not left yet was once sent as such a create, and the calendar was gone).
+        const rows = new Set(service.syncStore.snapshotRows(userId, 'calendars').map((r) => r.uid));
+        expect([...made].filter((uid) => !deleted.has(uid) && !rows.has(uid))).toEqual([]);
+        for (const d of devices) {
+          expect(d.client.status).toMatchObject({ pending: 0, failed: 0, signedIn: true });
+          for (const type of RECORD_TYPES) expect(view(d.client, type)).toEqual(serverView(userId, type));
+        }
+        // No device ends in a conflict with its own earlier write: both sides of every conflict
+        // were written by different devices.
+        const selfConflicts = service.syncStore.snapshotConflicts(userId).filter((c) => {
+          const parties = checking!.conflictParties.get(c.conflictId);
+          return parties?.winner !== undefined && parties.winner === parties.loser;
+        });
+        expect(selfConflicts).toEqual([]);
+        void pageSize;
+      }),
+      { numRuns: 100 * RUNS, seed: SEED, examples: [MERGED_INTO_A_DELETED_DEFAULT], ...limits },
     );
-  }, 600_000 * RUNS);
+  }, TEST_MS);
 
   it('one device under faults: every re-push and duplicated request is answered from its receipt, so no conflict and no extra record', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(stepArb, { minLength: 5, maxLength: 40 }), faultPlanArb, (steps, plan) =>
-        withinTime(async () => {
-          const phone = `+1888${String(++phones).padStart(7, '0')}`;
-          const d = await makeDevice(0, phone, plan);
-          let counter = 0;
-          for (const step of steps) {
-            if (step.op === 'sync') await syncUnderFaults(d, phone);
-            else await applyLocal(d, step as Step, () => `solo-${counter++}`);
-          }
-          await settle(d, phone);
-          await settle(d, phone);
-          const userId = d.client.auth.user()!.id;
-          expect(d.client.status).toMatchObject({ pending: 0, failed: 0 });
-          // Not even for a default calendar merged into the server's one whose answer was lost (a
-          // crash) before the device deleted the server's default and edited its own (seed
-          // 1644898669): the device makes its calendar anew (planRekey).
-          expect(service.syncStore.snapshotConflicts(userId)).toEqual([]);
-          for (const type of RECORD_TYPES) expect(view(d.client, type)).toEqual(serverView(userId, type));
-        }),
-      ),
-      { numRuns: 100 * RUNS, seed: SEED },
+      fc.asyncProperty(fc.array(stepArb, { minLength: 5, maxLength: 40 }), faultPlanArb, async (steps, plan) => {
+        const phone = `+1888${String(++phones).padStart(7, '0')}`;
+        const d = await makeDevice(0, phone, plan);
+        let counter = 0;
+        for (const step of steps) {
+          if (step.op === 'sync') await syncUnderFaults(d, phone);
+          else await applyLocal(d, step as Step, () => `solo-${counter++}`);
+        }
+        await settle(d, phone);
+        await settle(d, phone);
+        const userId = d.client.auth.user()!.id;
+        expect(d.client.status).toMatchObject({ pending: 0, failed: 0 });
+        // Not even for a default calendar merged into the server's one whose answer was lost (a
+        // crash) before the device deleted the server's default and edited its own (seed
+        // 1644898669): the device makes its calendar anew (planRekey).
+        expect(service.syncStore.snapshotConflicts(userId)).toEqual([]);
+        for (const type of RECORD_TYPES) expect(view(d.client, type)).toEqual(serverView(userId, type));
+      }),
+      { numRuns: 100 * RUNS, seed: SEED, ...limits },
     );
-  }, 600_000 * RUNS);
+  }, TEST_MS);
 });
