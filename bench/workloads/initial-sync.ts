@@ -1,12 +1,11 @@
-import { startBaselineReader } from '../lib/baseline-reader.js';
-import { type DeviceSession, pull } from '../lib/client.js';
+import type { DeviceSession } from '../lib/client.js';
+import { startReader, type ReaderProcess } from '../lib/reader-process.js';
 import type { ServerProcess } from '../lib/server.js';
-import { msSince } from '../lib/stats.js';
 
 /** Figures of the initial-sync workload: medians over `repetitions` timed runs of each side. */
 export interface InitialSyncFigures {
   rows: number;
-  /** Timed runs of each side (after one untimed run of ours, and the baseline process's warm-up). */
+  /** Timed runs of each side (after each reader process's warm-up). */
   repetitions: number;
   rowsPerSecond: number;
   baselineRowsPerSecond: number;
@@ -18,27 +17,6 @@ export interface InitialSyncFigures {
   peakRssMb: number;
 }
 
-/** A second device pulls everything with limit 1000 from no cursor; answers the rows it got. */
-async function pullEverything(baseUrl: string, device: DeviceSession): Promise<number> {
-  let rows = 0;
-  let cursor: string | undefined;
-  for (;;) {
-    const page = await pull(baseUrl, device.token, cursor, 1000);
-    rows += page.calendars.length + page.events.length + page.tasks.length + page.reminders.length;
-    cursor = page.nextCursor;
-    if (!page.hasMore) return rows;
-  }
-}
-
-/** Rows per second of one run of `read`, checking it read `expected` rows. */
-async function timed(read: () => Promise<number>, expected: number | null): Promise<{ rows: number; perSecond: number }> {
-  const t0 = performance.now();
-  const rows = await read();
-  const seconds = msSince(t0) / 1000;
-  if (expected !== null && rows !== expected) throw new Error(`initial sync: a run read ${rows} rows, another ${expected}`);
-  return { rows, perSecond: rows / seconds };
-}
-
 const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -46,41 +24,41 @@ const median = (xs: readonly number[]): number => {
 };
 
 /**
- * Initial sync against its baseline, alternating: one untimed run of ours first (the baseline
- * process has warmed up on its own: `startBaselineReader`), then `repetitions` pairs, ours first in
- * even pairs and the baseline first in odd ones, so neither side is always the warmer. Each run is
- * short (a fraction of a second), so one run of a side says little on a shared machine: the
- * figures are medians. One run's pairs spread from about 0.5 to 1.1, and a median of 7 pairs moved
- * by a tenth between runs, so there are 15 (a few seconds more). The server's RSS is sampled during
- * our runs.
+ * Initial sync against its baseline, alternating. Each side reads in a process of its own, warmed
+ * up by the same untimed reads (`startReader`): ours pulls everything as a second device, the
+ * baseline selects it from PostgreSQL. Then `repetitions` pairs, ours first in even pairs and the
+ * baseline first in odd ones, so neither side is always the warmer. Each run is short (a fraction
+ * of a second), so one run of a side says little on a shared machine: the figures are medians. One
+ * run's pairs spread from about 0.5 to 1.1, and a median of 7 pairs moved by a tenth between runs,
+ * so there are 15 (a few seconds more). The server's RSS is sampled during our runs.
  */
 export async function runInitialSync(baseUrl: string, device: DeviceSession, server: ServerProcess, databaseUrl: string, repetitions = 15): Promise<InitialSyncFigures> {
   const stopSampling = server.sampleRss();
-  const rows = await pullEverything(baseUrl, device);
-  const baseline = await startBaselineReader(databaseUrl, device.userId);
+  const ours = await startReader({ pull: { baseUrl, token: device.token } });
+  const baseline = await startReader({ baseline: { databaseUrl, userId: device.userId } });
+  const rows = ours.rows;
   if (baseline.rows !== rows) throw new Error(`initial sync returned ${rows} rows, the table holds ${baseline.rows}`);
-  const ours: number[] = [];
-  const base: number[] = [];
+  const rates: { ours: number[]; base: number[] } = { ours: [], base: [] };
+  const run = async (reader: ReaderProcess, into: number[]) => {
+    const read = await reader.read();
+    if (read.rows !== rows) throw new Error(`initial sync: a run read ${read.rows} rows, the warm-up ${rows}`);
+    into.push(read.rows / (read.ms / 1000));
+  };
   for (let i = 0; i < repetitions; i++) {
-    const runOurs = async () => ours.push((await timed(() => pullEverything(baseUrl, device), rows)).perSecond);
-    const runBase = async () => {
-      const read = await baseline.read();
-      if (read.rows !== rows) throw new Error(`initial sync: the baseline read ${read.rows} rows, ours ${rows}`);
-      base.push(read.rows / (read.ms / 1000));
-    };
     if (i % 2 === 0) {
-      await runOurs();
-      await runBase();
+      await run(ours, rates.ours);
+      await run(baseline, rates.base);
     } else {
-      await runBase();
-      await runOurs();
+      await run(baseline, rates.base);
+      await run(ours, rates.ours);
     }
   }
+  await ours.stop();
   await baseline.stop();
   const peakRssMb = stopSampling();
-  const rowsPerSecond = median(ours);
-  const baselineRowsPerSecond = median(base);
-  const pairRatios = ours.map((r, i) => r / base[i]!);
+  const rowsPerSecond = median(rates.ours);
+  const baselineRowsPerSecond = median(rates.base);
+  const pairRatios = rates.ours.map((r, i) => r / rates.base[i]!);
   return {
     rows,
     repetitions,
