@@ -15,6 +15,7 @@
  * up and answers `{ ready: rows }`; parent sends `{ read: true }`, child answers `{ rows, ms }`;
  * parent sends `{ stop: true }`, child answers `{ stopped: true }` and exits.
  */
+import { RECORD_TYPES } from '@calsync/domain/rules';
 import pg from 'pg';
 import { agent, pull } from './client.js';
 import { forkModule, isForkedModule } from './forked.js';
@@ -43,16 +44,16 @@ async function pullEverything(baseUrl: string, token: string): Promise<number> {
   let cursor: string | undefined;
   for (;;) {
     const page = await pull(baseUrl, token, cursor, 1000);
-    rows += page.calendars.length + page.events.length + page.tasks.length + page.reminders.length;
+    for (const type of RECORD_TYPES) rows += page[type].length;
     cursor = page.nextCursor;
     if (!page.hasMore) return rows;
   }
 }
 
-/** The baseline: `userId`'s rows through `client`, keyset SELECTs of 1,000 per table, each page JSON-encoded. */
+/** The baseline: `userId`'s rows through `client`, keyset SELECTs of 1,000 per table (each record type's table bears its name), each page JSON-encoded. */
 async function selectEverything(client: pg.Client, userId: number): Promise<number> {
   let rows = 0;
-  for (const table of ['calendars', 'events', 'tasks', 'reminders']) {
+  for (const table of RECORD_TYPES) {
     let after = '0';
     for (;;) {
       const res = await client.query(`SELECT * FROM ${table} WHERE user_id = $1 AND version > $2 ORDER BY version LIMIT 1000`, [userId, after]);
