@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { RECORD_TYPES, type FieldValue, type RecordType } from '@calsync/domain/rules';
-import { isoInstantArb } from '@calsync/testkit';
+import type { Random } from '@calsync/domain';
+import { cryptoRandom, isoInstantArb } from '@calsync/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore, type SyncClient } from './index.js';
 import { CheckingSyncApi, clientOf, FaultyFetch, signIn, startInMemoryService, type Fault, type InMemoryService } from '../test-support/index.js';
@@ -133,9 +134,19 @@ const count = (k: keyof typeof injected, n = 1): void => {
   injected[k] = (injected[k] ?? 0) + n;
 };
 
+/**
+ * Whether the uids the server makes (the sign-up calendar's) sort before the devices' "d…" uids.
+ * A device's pick is by position in its uid-sorted list, so this decides which calendar "the
+ * first" is. Each run draws it, so its seed replays it: a CSPRNG uid alone once made a CI seed
+ * find its failure only in some replays.
+ */
+let serverUidsFirst = true;
+const orderedRandom: Random = { ...cryptoRandom, uuid: () => (serverUidsFirst ? '0' : 'f') + cryptoRandom.uuid().slice(1) };
+
 beforeAll(async () => {
   service = await startInMemoryService({
     wrapSync: (sync, store) => (checking = new CheckingSyncApi(sync, store)),
+    random: orderedRandom,
   });
 }, 60_000);
 afterAll(async () => {
@@ -225,10 +236,11 @@ const recorded = (device: number, op: Op, pick = 0): Step => ({ device, op, pick
  * default into the existing one); device 0 deletes that existing default. Device 1's re-push,
  * answered from the merge's receipt after its pull had brought the deletion, made the deleted
  * default again on device 1 alone, at its old version, where no later pull could correct it.
- * (Device 0 deletes the first calendar it lists, by uid: the server's default when its random uid
- * sorts before the devices' "d…" uids, so this example finds that bug in about 13 runs of 16.)
+ * (Device 0 deletes the first calendar it lists, by uid: the server's default, as the server's
+ * uids sort first here. When that was left to a random uid, this example found the bug in about 13
+ * runs of 16.)
  */
-const MERGED_INTO_A_DELETED_DEFAULT: [number, Step[], (Fault | null)[][], number] = [
+const MERGED_INTO_A_DELETED_DEFAULT: [number, Step[], (Fault | null)[][], boolean] = [
   3,
   [
     recorded(757422538, 'newCalendar'), recorded(17608330, 'newDefaultCalendar'), recorded(0, 'newCalendar'), recorded(0, 'deleteCalendar'),
@@ -236,7 +248,7 @@ const MERGED_INTO_A_DELETED_DEFAULT: [number, Step[], (Fault | null)[][], number
     recorded(881277682, 'makeDefault', 498768931), recorded(0, 'newCalendar'), recorded(0, 'newCalendar'), recorded(817271173, 'newDefaultCalendar'),
   ],
   [[null], ['crash', null], [null], [null]],
-  1,
+  true,
 ];
 
 describe('N clients with faults', () => {
@@ -246,8 +258,9 @@ describe('N clients with faults', () => {
         fc.integer({ min: 2, max: 4 }),
         fc.array(stepArb, { minLength: 10, maxLength: 50 }),
         fc.array(faultPlanArb, { minLength: 4, maxLength: 4 }),
-        fc.integer({ min: 1, max: 50 }),
-        async (n, steps, plans, pageSize) => {
+        fc.boolean(),
+        async (n, steps, plans, uidsFirst) => {
+        serverUidsFirst = uidsFirst;
         const phone = `+1777${String(++phones).padStart(7, '0')}`;
         const devices: Device[] = [];
         for (let i = 0; i < n; i++) devices.push(await makeDevice(i, phone, plans[i]!));
@@ -285,7 +298,6 @@ describe('N clients with faults', () => {
           return parties?.winner !== undefined && parties.winner === parties.loser;
         });
         expect(selfConflicts).toEqual([]);
-        void pageSize;
       }),
       { numRuns: 100 * RUNS, seed: SEED, examples: [MERGED_INTO_A_DELETED_DEFAULT], ...limits },
     );

@@ -1,4 +1,4 @@
-import type { SyncApi, SyncService } from '@calsync/domain';
+import type { Random, SyncApi, SyncService } from '@calsync/domain';
 import { build, type TestApp } from '@calsync/http-fastify/test-support';
 import { FakeTokenSigner, ManualAuthClock, cryptoRandom, type CapturingSmsSender, type InMemorySyncStore } from '@calsync/testkit';
 
@@ -24,16 +24,18 @@ export interface InMemoryServiceOptions {
   readonly env?: Record<string, string>;
   /** Wraps the engine the routes call, e.g. to check invariants around every push. */
   readonly wrapSync?: (sync: SyncService, store: InMemorySyncStore) => SyncApi;
+  /** The service's randomness (default: the CSPRNG), e.g. to fix how the uids it makes sort. */
+  readonly random?: Random;
 }
 
 /** Builds the in-memory service. */
-export async function startInMemoryService({ env = {}, wrapSync }: InMemoryServiceOptions = {}): Promise<InMemoryService> {
+export async function startInMemoryService({ env = {}, wrapSync, random = cryptoRandom }: InMemoryServiceOptions = {}): Promise<InMemoryService> {
   const clock = new ManualAuthClock(new Date());
   const { app, sms, store: syncStore, sync } = await build({
     env: { RATE_LIMIT_MAX_REQUESTS: '1000000', AUTH_RATE_LIMIT_MAX_REQUESTS: '100000', OTP_MAX_SENDS_PER_HOUR: '1000', SMS_MAX_PER_IP_PER_HOUR: '1000000', SMS_MAX_PER_HOUR: '1000000', OTP_RESEND_SECONDS: '0', ...env, SESSION_CACHE_SECONDS: '0' },
     clock,
     tokens: new FakeTokenSigner(),
-    random: cryptoRandom,
+    random,
     ...(wrapSync ? { wrapSync } : {}),
   });
   const injectFetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
