@@ -1,38 +1,65 @@
 import type { OtpRecord, OtpStore } from '@calsync/domain';
 
-/** The index of the first of `sorted` (ascending) that is at least `from`. */
-function firstAtLeast(sorted: readonly number[], from: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]! < from) lo = mid + 1;
-    else hi = mid;
+/**
+ * Send times in time order, each with the text it was recorded as: what is since a time is one
+ * binary search away.
+ */
+class SendTimes {
+  readonly #times: number[] = [];
+  readonly #texts: string[] = [];
+
+  /** Adds a send, after any at the same time: an append when sends come in time order. */
+  add(at: string): void {
+    const time = Date.parse(at);
+    let i = this.#times.length;
+    while (i > 0 && this.#times[i - 1]! > time) i--;
+    this.#times.splice(i, 0, time);
+    this.#texts.splice(i, 0, at);
   }
-  return lo;
+
+  /** How many sends are at or after `since`. */
+  countSince(since: string): number {
+    return this.#times.length - this.#firstAtOrAfter(since);
+  }
+
+  /** The sends at or after `since`, oldest first. */
+  since(since: string): string[] {
+    return this.#texts.slice(this.#firstAtOrAfter(since));
+  }
+
+  #firstAtOrAfter(since: string): number {
+    const from = Date.parse(since);
+    let lo = 0;
+    let hi = this.#times.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.#times[mid]! < from) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
 }
 
-/** Inserts `at` into `sorted` (ascending), after any equal value: an append when sends come in time order. */
-function insertSorted(sorted: number[], at: number): void {
-  let i = sorted.length;
-  while (i > 0 && sorted[i - 1]! > at) i--;
-  sorted.splice(i, 0, at);
+/** Adds `at` to the send times kept under `key`. */
+function addUnder(index: Map<string, SendTimes>, key: string, at: string): void {
+  const times = index.get(key) ?? new SendTimes();
+  times.add(at);
+  index.set(key, times);
 }
 
 /**
  * OtpStore in memory. Every method completes its check-and-write without awaiting in between,
  * so it is atomic under the event loop, as the contract requires.
  *
- * The send times are also kept sorted, in all and per IP, so counting the sends since a time is a
+ * Sends are kept in time order, in all, per IP and per phone, so what was sent since a time is a
  * binary search: a long property run signs in tens of thousands of times within one hour of its
  * clock, and a scan of every earlier send on each sign-in made such runs quadratic.
  */
 export class InMemoryOtpStore implements OtpStore {
   readonly otps = new Map<string, OtpRecord>();
-  readonly sendLog: { phone: string; at: string; ip: string | null }[] = [];
-  readonly #sendTimes: number[] = [];
-  readonly #sendTimesByIp = new Map<string, number[]>();
-  readonly #sendsByPhone = new Map<string, string[]>();
+  readonly #sends = new SendTimes();
+  readonly #sendsByIp = new Map<string, SendTimes>();
+  readonly #sendsByPhone = new Map<string, SendTimes>();
 
   async findOtp(phone: string): Promise<OtpRecord | null> {
     return this.otps.get(phone) ?? null;
@@ -47,25 +74,18 @@ export class InMemoryOtpStore implements OtpStore {
   }
 
   async recordOtpSend(phone: string, at: string, ip: string | null): Promise<void> {
-    this.sendLog.push({ phone, at, ip });
-    const time = Date.parse(at);
-    insertSorted(this.#sendTimes, time);
-    if (ip !== null) {
-      const byIp = this.#sendTimesByIp.get(ip) ?? [];
-      insertSorted(byIp, time);
-      this.#sendTimesByIp.set(ip, byIp);
-    }
-    this.#sendsByPhone.set(phone, [...(this.#sendsByPhone.get(phone) ?? []), at]);
+    this.#sends.add(at);
+    if (ip !== null) addUnder(this.#sendsByIp, ip, at);
+    addUnder(this.#sendsByPhone, phone, at);
   }
 
   async countOtpSendsSince(since: string, ip?: string): Promise<number> {
-    const times = ip === undefined ? this.#sendTimes : (this.#sendTimesByIp.get(ip) ?? []);
-    return times.length - firstAtLeast(times, Date.parse(since));
+    const sends = ip === undefined ? this.#sends : this.#sendsByIp.get(ip);
+    return sends?.countSince(since) ?? 0;
   }
 
   async listOtpSendsSince(phone: string, since: string): Promise<string[]> {
-    const from = Date.parse(since);
-    return (this.#sendsByPhone.get(phone) ?? []).filter((at) => Date.parse(at) >= from).sort((a, b) => Date.parse(a) - Date.parse(b));
+    return this.#sendsByPhone.get(phone)?.since(since) ?? [];
   }
 
   async incrementOtpAttempts(phone: string, codeHmac: string): Promise<number | null> {

@@ -4,7 +4,7 @@ import type { NewRefreshToken, RefreshTokenRecord, SessionRecord, SessionRevokeR
 export type StoredSession = SessionRecord & { readonly reason: SessionRevokeReason | null };
 
 /** The key of a user's device among the live families (`deviceUid` null: the legacy single session). */
-const deviceKey = (userId: number, deviceUid: string | null): string => `${userId}\u0000${deviceUid ?? ''}\u0000${deviceUid === null ? 'legacy' : 'device'}`;
+const deviceKey = (userId: number, deviceUid: string | null): string => JSON.stringify([userId, deviceUid]);
 
 /**
  * SessionStore in memory. Every method completes its check-and-write without awaiting in between,
@@ -19,7 +19,7 @@ export class InMemorySessionStore implements SessionStore {
   readonly #live = new Map<string, Set<string>>();
 
   async startSession(session: Omit<SessionRecord, 'revokedAt'>, firstToken: NewRefreshToken): Promise<void> {
-    this.#endLive(session.userId, session.deviceUid, 'superseded', session.createdAt);
+    this.endLive(session.userId, session.deviceUid, 'superseded', session.createdAt);
     this.sessions.set(session.id, { ...session, revokedAt: null, reason: null });
     const key = deviceKey(session.userId, session.deviceUid);
     this.#live.set(key, (this.#live.get(key) ?? new Set()).add(session.id));
@@ -49,11 +49,11 @@ export class InMemorySessionStore implements SessionStore {
 
   /** Ends every live family of a device, synchronously (the device store's revoke calls it in the same turn). */
   endDeviceFamilies(userId: number, deviceUid: string, now: string): void {
-    this.#endLive(userId, deviceUid, 'device-revoked', now);
+    this.endLive(userId, deviceUid, 'device-revoked', now);
   }
 
   /** Ends every live family of the user's device. */
-  #endLive(userId: number, deviceUid: string | null, reason: SessionRevokeReason, now: string): void {
+  private endLive(userId: number, deviceUid: string | null, reason: SessionRevokeReason, now: string): void {
     for (const id of [...(this.#live.get(deviceKey(userId, deviceUid)) ?? [])]) this.endSession(id, reason, now);
   }
 
