@@ -152,7 +152,10 @@ function joinParameters(kind: QueuedKind, a: readonly unknown[], b: readonly unk
  * statement of the first batch, so it is held before any read runs. The prefetch also draws what
  * the push will most likely reserve (its `ahead` hint, in the same statement), so a push is two
  * round trips (BEGIN + lock + prefetch and draw, writes + COMMIT) unless it needs more versions or
- * ids than that (a cascade, a demotion, more than one conflict: one more for `reserve`); a pull
+ * ids than that (a cascade, a demotion, more than one conflict: one more for `reserve`). A push
+ * that may make a conflict (its hint draws a conflict id) also reads the user's notification
+ * settings with that prefetch, which `readNotificationSettings` then answers without a round trip
+ * of its own (before, a push that made a conflict took three). A pull
  * page is one (`readChangesAndCommit`: BEGIN, the lock, the read and COMMIT). Values drawn ahead and not handed out are gaps in the sequences, like the values
  * of a unit that rolled back. A queued write that fails
  * fails the batch it travels in, and the store rolls the unit back.
@@ -176,6 +179,8 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   readonly #sending = new Mutex();
   /** Values `prefetch` drew ahead (its `ahead` hint) that `reserve` has not handed out yet. */
   #ahead: DrawnAhead | null = null;
+  /** The user's notification settings as a prefetch read them (null: none stored); undefined until one did. */
+  #settings: NotificationSettings | null | undefined = undefined;
 
   constructor(
     /** Compiles the unit's statements (nothing runs through it). */
@@ -317,6 +322,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
   }
 
   async readNotificationSettings(): Promise<NotificationSettings | null> {
+    if (this.#settings !== undefined) return this.#settings;
     const rows = await this.#read(sql<{ settings: unknown }>`select notification_settings as settings from users where id = ${this.userId}`);
     return rows[0] === undefined ? null : notificationSettingsFromSql(rows[0].settings);
   }
@@ -339,9 +345,16 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     const rows = perRecordType((): RecordRow[] => []);
     const receipts: PushReceipt[] = [];
     const drawn: { k: string; n: string }[] = [];
-    const raw = await this.#read(lockRowsAndReceiptsQuery(this.userId, wanted, keys, reserveCounts(ahead)));
+    const counts = reserveCounts(ahead);
+    // A push that may make a conflict (it draws a conflict id ahead) reads the user's settings with
+    // its rows: its alerts are decided on them, and a read of their own would be one more round trip.
+    const withSettings = this.#settings === undefined && counts.at(-1)! > 0;
+    const raw = await this.#read(lockRowsAndReceiptsQuery(this.userId, wanted, keys, counts, withSettings));
+    if (withSettings) this.#settings = null;
     for (const r of raw) {
-      if (r.res_k !== null) {
+      if (r.res_k === 's') {
+        this.#settings = notificationSettingsFromSql(r.rec);
+      } else if (r.res_k !== null) {
         for (const n of r.res_n as string[]) drawn.push({ k: String(r.res_k), n });
       } else if (r.t === null) {
         receipts.push(receiptFromSql(r.r_entity, r.r_uid, r.r_fingerprint, r.r_result));

@@ -142,7 +142,7 @@ export function reserveQuery(counts: ReserveCounts): Statement<{ k: string; n: s
  * estimates a user's rows from the table's average, cannot walk all of a user's rows instead. Uids
  * are locked in sorted order (a fixed order; the answer is ordered by id below).
  */
-function prefetchText(types: readonly RecordType[], reserving: readonly ReserveKey[]): string {
+function prefetchText(types: readonly RecordType[], reserving: readonly ReserveKey[], withSettings: boolean): string {
   const receiptsFrom = 2 + types.length;
   const ctes = types.map(
     (type, i) => `${ident(`w_${type}`)} as (select x.* from unnest(cast($${2 + i} as text[])) as w(uid)
@@ -161,6 +161,11 @@ function prefetchText(types: readonly RecordType[], reserving: readonly ReserveK
     branches.push(`select cast(null as text) as t, ${notReceipt}, d.k as res_k, d.ns as res_n, cast(null as json) as rec
     from (select q.k, array_agg(cast(q.n as text) order by q.n) as ns from (${reserveText(receiptsFrom + 3, reserving)}) as q group by q.k) as d`);
   }
+  // The user's notification settings: one primary-key probe, as a row with `res_k` = 's' and the settings in `rec`.
+  if (withSettings) {
+    branches.push(`select cast(null as text) as t, ${notReceipt}, cast('s' as text) as res_k, cast(null as text[]) as res_n, cast(u.notification_settings as json) as rec
+    from users as u where u.id = $1`);
+  }
   return `${ctes.length > 0 ? `with ${ctes.join(', ')} ` : ''}${branches.join(' union all ')}`;
 }
 
@@ -173,7 +178,9 @@ const prefetchTexts = new Map<number, string>();
  * in `rec` (`RECORD_JSON`); then the receipts matching the
  * keys as rows with `t` = null and `r_entity`, `r_uid`, `r_fingerprint`, `r_result` set; then the
  * values drawn ahead by `reserveQuery(ahead)`, one row per sequence with `res_k` its key and
- * `res_n` its values (none when every count is 0). The text holds only the types with wanted uids
+ * `res_n` its values (none when every count is 0); then, with `withSettings`, the user's
+ * notification settings as a row with `res_k` = 's' and the stored JSON in `rec` (no row when the
+ * user has none). The text holds only the types with wanted uids
  * and the sequences with a count: each branch left out is executor work a push does not pay for
  * (a one-event push's prefetch took about 210 µs of PostgreSQL's CPU with every type's branch and
  * 155 µs with the events' alone). One text per shape, made once, so each is prepared once per
@@ -184,9 +191,10 @@ export function lockRowsAndReceiptsQuery(
   wanted: Readonly<Record<RecordType, readonly string[]>>,
   keys: readonly ReceiptKey[],
   ahead: ReserveCounts = NO_RESERVATION,
+  withSettings = false,
 ): Statement<SqlRecordRow> {
-  // The shape: a bit per record type with wanted uids, then a bit per reservation key with a count.
-  let shape = 0;
+  // The shape: a bit per record type with wanted uids, then a bit per reservation key with a count, then one for the settings.
+  let shape = withSettings ? 1 << (RECORD_TYPES.length + RESERVE_KEYS.length) : 0;
   const types: RecordType[] = [];
   const reserving: ReserveKey[] = [];
   const parameters: unknown[] = [userId];
@@ -205,7 +213,7 @@ export function lockRowsAndReceiptsQuery(
     parameters.push(count);
   });
   let text = prefetchTexts.get(shape);
-  if (text === undefined) prefetchTexts.set(shape, (text = prefetchText(types, reserving)));
+  if (text === undefined) prefetchTexts.set(shape, (text = prefetchText(types, reserving, withSettings)));
   return fixedStatement(text, parameters);
 }
 

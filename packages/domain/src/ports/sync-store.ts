@@ -237,7 +237,8 @@ export interface SyncUnitOfWork {
   /**
    * The user's notification settings as this unit reads them (null when the store keeps none for
    * the user): what a push that made conflicts decides its alerts on. A store may send the writes
-   * queued so far with this read.
+   * queued so far with this read, or answer the settings it read with the unit's `prefetch` (when
+   * that read's `ahead` drew a conflict id, the push may make a conflict).
    */
   readNotificationSettings(): Promise<NotificationSettings | null>;
   /**
