@@ -16,7 +16,7 @@ for (const kind of kinds) {
     });
     afterAll(() => database.close());
 
-    it('joins a record INSERT only past receipts, and receipts past record writes; every row and receipt is stored', async () => {
+    it('joins a record INSERT only past receipts, receipts past record writes, and NOTIFYs past both; every row and receipt is stored', async () => {
       const userId = await createTestUser(database);
       const row = (type: RecordType, uid: string, version: bigint, fields: FieldValues): UnsavedRow => ({ type, userId, uid, version, createdAt: T, updatedAt: T, deleted: null, fields });
       const receipt = (uid: string): PushReceipt => ({ type: 'events', uid, fingerprint: uid.padEnd(64, '0').replace(/[^0-9a-f]/g, 'a'), result: { uid, status: 'created' } });
@@ -39,12 +39,16 @@ for (const kind of kinds) {
         // Three pushes of a group, as the sync service writes them.
         await uow.applyWrites([c1!, e1!]);
         await uow.saveReceipts([receipt('e-1')]);
+        await uow.announceChange({ userId, version: versions[1]!, deviceUid: 'a' });
         // An event in c-1: joins e-1's INSERT, ahead of e-1's receipt.
         await uow.applyWrites([e3!]);
         await uow.saveReceipts([receipt('e-3')]);
+        await uow.announceChange({ userId, version: versions[4]!, deviceUid: 'b' });
+        await uow.announceAlerts([{ kind: 'conflict', userId, deviceUid: 'b', conflictId: 1, entityType: 'EVENT', entityUid: 'e-3' }]);
         // A new calendar and an event in it: that event's INSERT must not join the earlier one (ahead of c-2's).
         await uow.applyWrites([c2!, e2!]);
         await uow.saveReceipts([receipt('e-2')]);
+        await uow.announceChange({ userId, version: versions[3]!, deviceUid: 'c' });
         const events = await rowsOf(uow, 'events', ['e-1', 'e-2', 'e-3']);
         const receipts = await receiptsOf(uow, ['e-1', 'e-2', 'e-3'].map((uid) => ({ type: 'events' as const, uid, fingerprint: receipt(uid).fingerprint })));
         await uow.finish();
@@ -52,7 +56,7 @@ for (const kind of kinds) {
       });
       const writes = batches.find((b) => b.some((sql) => sql.startsWith('insert into "events"')))!;
       const count = (prefix: string) => writes.filter((sql) => sql.startsWith(prefix)).length;
-      expect([count('insert into "calendars"'), count('insert into "events"'), count('insert into push_receipts')]).toEqual([2, 2, 1]);
+      expect([count('insert into "calendars"'), count('insert into "events"'), count('insert into push_receipts'), count('select pg_notify')]).toEqual([2, 2, 1, 1]);
       expect(out.events.map((e) => [e.uid, e.id, e.fields.calendarUid, e.fields.title])).toEqual([
         ['e-1', out.ids[0], 'c-1', 'Stand-up'],
         ['e-2', out.ids[1], 'c-2', 'Stand-up'],

@@ -29,7 +29,7 @@ import {
 import { Mutex } from 'async-mutex';
 import { notificationSettingsFromSql } from './auth/postgres-user-store.js';
 import { CONFLICT_COLUMNS, conflictFromSql } from './conflict-mapping.js';
-import { encodeAlert, encodeChange, notifyAllQuery, notifyQuery } from './notify/change-payload.js';
+import { encodeAlert, encodeChange, notifyAllQuery } from './notify/change-payload.js';
 import { receiptFromSql, saveReceiptsQuery } from './receipt-queries.js';
 import { recordFromSql, referenceColumn, type SqlRecordRow } from './record-mapping.js';
 import {
@@ -112,8 +112,8 @@ const LOCK_AND_SETTINGS = `select pg_advisory_xact_lock(cast($1 as bigint)), ${S
 /**
  * What a queued statement is, as far as joining the writes of the pushes of a group goes: a record
  * INSERT (`rows`: the user, then one array per column, `insertRowsQuery`), a receipts INSERT
- * (`receipts`: the user and one JSON array, `saveReceiptsQuery`), a NOTIFY, another write, or
- * anything else.
+ * (`receipts`: the user and one JSON array, `saveReceiptsQuery`), a NOTIFY (`notify`: one array
+ * of payloads, `notifyAllQuery`), another write, or anything else.
  */
 type QueuedKind = 'rows' | 'receipts' | 'notify' | 'write' | 'other';
 
@@ -128,14 +128,18 @@ interface Queued {
  * of, because they neither read nor write what it writes and it does not need their rows. A record
  * INSERT needs the rows of earlier record writes (a parent, a calendar), so it moves only past
  * receipts and NOTIFYs; receipts name only their user, and no record write or NOTIFY reads them.
+ * A NOTIFY is delivered only when the unit commits, in the order of its payloads, and never when it
+ * rolls back: it may move past any write, but not past another NOTIFY (it joins the last one).
  */
 const MOVES_AHEAD_OF: Readonly<Partial<Record<QueuedKind, ReadonlySet<QueuedKind>>>> = {
   rows: new Set<QueuedKind>(['receipts', 'notify']),
   receipts: new Set<QueuedKind>(['rows', 'write', 'notify']),
+  notify: new Set<QueuedKind>(['rows', 'receipts', 'write']),
 };
 
 /** The parameters of two statements of one joinable text as those of one statement: the rows of `a`, then those of `b`. */
 function joinParameters(kind: QueuedKind, a: readonly unknown[], b: readonly unknown[]): unknown[] {
+  if (kind === 'notify') return [[...(a[0] as unknown[]), ...(b[0] as unknown[])]];
   if (kind === 'rows') return [a[0], ...a.slice(1).map((values, i) => [...(values as unknown[]), ...(b[i + 1] as unknown[])])];
   // Two JSON arrays, each of at least one receipt: one array, the receipts of `a` first.
   return [a[0], `${(a[1] as string).slice(0, -1)},${(b[1] as string).slice(1)}`];
@@ -160,11 +164,12 @@ function joinParameters(kind: QueuedKind, a: readonly unknown[], b: readonly unk
  * of a unit that rolled back. A queued write that fails
  * fails the batch it travels in, and the store rolls the unit back.
  *
- * The pushes of a group each write their rows, receipts and NOTIFY in turn; a record INSERT or a
- * receipts INSERT joins the queued one of the same text when only statements it may move ahead of
- * came after that one (`MOVES_AHEAD_OF`), so a group writes each table in one statement, rows in
- * the order they were written: each statement's fixed cost (on PGlite its executor start, most of
- * a one-row INSERT) is paid once a group.
+ * The pushes of a group each write their rows, receipts and NOTIFY in turn; a record INSERT, a
+ * receipts INSERT or a NOTIFY joins the queued one of the same text when only statements it may
+ * move ahead of came after that one (`MOVES_AHEAD_OF`), so a group writes each table in one
+ * statement, rows in the order they were written, and announces its changes and alerts in one
+ * NOTIFY statement, in the order announced: each statement's fixed cost (on PGlite its executor
+ * start, most of a one-row INSERT) is paid once a group.
  */
 export class PostgresUnitOfWork implements SyncUnitOfWork {
   /** Statements not yet sent, in order. */
@@ -313,7 +318,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
 
   async announceChange(change: DataChange): Promise<void> {
     this.assertOwnUser(change.userId);
-    this.#write(notifyQuery(encodeChange(change)), 'notify');
+    this.#write(notifyAllQuery([encodeChange(change)]), 'notify');
   }
 
   async announceAlerts(alerts: readonly UserAlert[]): Promise<void> {

@@ -89,6 +89,38 @@ export function announceCases(harness: () => StoreHarness): void {
       }
     });
 
+    it('a unit\'s changes and alerts, announced between its writes, reach subscribers once it commits, each kind in the order announced', async () => {
+      const { store, createUser, feed } = harness();
+      const user = await createUser();
+      const heard: string[] = [];
+      const stop = feed.subscribe({
+        changed: (c) => void (c.userId === user && heard.push(`change ${c.version}`)),
+        sessionEnded: () => {},
+        resynced: () => {},
+        alerted: (a) => void (a.userId === user && a.kind === 'conflict' && heard.push(`alert ${a.conflictId}`)),
+      });
+      const alert = (conflictId: number): ConflictAlert => ({ kind: 'conflict', userId: user, deviceUid: null, conflictId, entityType: 'TASK', entityUid: `t-${conflictId}` });
+      try {
+        const [v1, v2] = await store.inUserTransaction(user, async (uow) => {
+          const [v1, v2] = await nextVersions(uow, 2);
+          await uow.applyWrites(await insertsOf(uow, [newRow('tasks', user, 'order-1', v1!, sampleFields('tasks'))]));
+          await uow.announceChange({ userId: user, version: v1!, deviceUid: 'phone' });
+          await uow.announceAlerts([alert(11), alert(12)]);
+          await uow.applyWrites(await insertsOf(uow, [newRow('tasks', user, 'order-2', v2!, sampleFields('tasks'))]));
+          await uow.announceChange({ userId: user, version: v2!, deviceUid: 'phone' });
+          await uow.announceAlerts([alert(13)]);
+          heard.push('committing');
+          return [v1!, v2!];
+        });
+        await until(() => heard.length === 6);
+        expect(heard[0]).toBe('committing');
+        expect(heard.filter((h) => h.startsWith('change'))).toEqual([`change ${v1}`, `change ${v2}`]);
+        expect(heard.filter((h) => h.startsWith('alert'))).toEqual(['alert 11', 'alert 12', 'alert 13']);
+      } finally {
+        stop();
+      }
+    });
+
     it('a unit reads a new user\'s notification settings as the defaults', async () => {
       const { store, createUser } = harness();
       const user = await createUser();
