@@ -350,11 +350,10 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     const rows = perRecordType((): RecordRow[] => []);
     const receipts: PushReceipt[] = [];
     const drawn: { k: string; n: string }[] = [];
-    const counts = reserveCounts(ahead);
     // A push that may make a conflict (it draws a conflict id ahead) reads the user's settings with
     // its rows: its alerts are decided on them, and a read of their own would be one more round trip.
-    const withSettings = this.#settings === undefined && counts.at(-1)! > 0;
-    const raw = await this.#read(lockRowsAndReceiptsQuery(this.userId, wanted, keys, counts, withSettings));
+    const withSettings = this.#settings === undefined && askedCounts(ahead).conflictIds > 0;
+    const raw = await this.#read(lockRowsAndReceiptsQuery(this.userId, wanted, keys, reserveCounts(ahead), withSettings));
     if (withSettings) this.#settings = null;
     for (const r of raw) {
       if (r.res_k === 's') {
