@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FieldValues, PushReceipt, RecordType } from '@calsync/domain';
 import { insertsOf, receiptsOf, rowsOf, sampleFields, type UnsavedRow } from '@calsync/testkit/contracts';
-import { withBatchConnection, type BatchConnection } from './batch-connection.js';
+import { withBatchConnection } from './batch-connection.js';
 import { PostgresUnitOfWork } from './postgres-unit-of-work.js';
-import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase } from '../test-support/index.js';
+import { announceDatabaseKinds, createTestUser, openTestDatabase, recordingBatches, type TestDatabase } from '../test-support/index.js';
 
 const kinds = announceDatabaseKinds('joined-writes.pg.test.ts');
 const T = '2024-05-01T10:00:00.000Z';
@@ -20,14 +20,9 @@ for (const kind of kinds) {
       const userId = await createTestUser(database);
       const row = (type: RecordType, uid: string, version: bigint, fields: FieldValues): UnsavedRow => ({ type, userId, uid, version, createdAt: T, updatedAt: T, deleted: null, fields });
       const receipt = (uid: string): PushReceipt => ({ type: 'events', uid, fingerprint: uid.padEnd(64, '0').replace(/[^0-9a-f]/g, 'a'), result: { uid, status: 'created' } });
-      const batches: string[][] = [];
       const out = await withBatchConnection(database.db, async (conn) => {
-        const counting: BatchConnection = {
-          executeQuery: (query) => conn.executeQuery(query),
-          streamQuery: (query, chunkSize) => conn.streamQuery(query, chunkSize),
-          runBatch: (parts) => (batches.push(parts.map((p) => p.sql)), conn.runBatch(parts)),
-        };
-        const uow = new PostgresUnitOfWork(database.db, counting, userId);
+        const { connection, batches } = recordingBatches(conn);
+        const uow = new PostgresUnitOfWork(database.db, connection, userId);
         const { versions } = await uow.reserve({ versions: 5 });
         const [c1, e1, c2, e2, e3] = await insertsOf(uow, [
           row('calendars', 'c-1', versions[0]!, sampleFields('calendars')),
@@ -52,9 +47,9 @@ for (const kind of kinds) {
         const events = await rowsOf(uow, 'events', ['e-1', 'e-2', 'e-3']);
         const receipts = await receiptsOf(uow, ['e-1', 'e-2', 'e-3'].map((uid) => ({ type: 'events' as const, uid, fingerprint: receipt(uid).fingerprint })));
         await uow.finish();
-        return { events, receipts, ids: [e1!, e2!, e3!].map((w) => w.row.id) };
+        return { events, receipts, ids: [e1!, e2!, e3!].map((w) => w.row.id), batches };
       });
-      const writes = batches.find((b) => b.some((sql) => sql.startsWith('insert into "events"')))!;
+      const writes = out.batches.find((b) => b.some((sql) => sql.startsWith('insert into "events"')))!;
       const count = (prefix: string) => writes.filter((sql) => sql.startsWith(prefix)).length;
       expect([count('insert into "calendars"'), count('insert into "events"'), count('insert into push_receipts'), count('select pg_notify')]).toEqual([2, 2, 1, 1]);
       expect(out.events.map((e) => [e.uid, e.id, e.fields.calendarUid, e.fields.title])).toEqual([

@@ -3,9 +3,9 @@ import { runSyncStoreContract } from '@calsync/testkit/contracts';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { PostgresSyncStore } from './postgres-sync-store.js';
-import { withBatchConnection, type BatchConnection } from './batch-connection.js';
+import { withBatchConnection } from './batch-connection.js';
 import { PostgresUnitOfWork } from './postgres-unit-of-work.js';
-import { announceDatabaseKinds, createTestUser, openTestDatabase } from '../test-support/index.js';
+import { announceDatabaseKinds, createTestUser, openTestDatabase, recordingBatches } from '../test-support/index.js';
 
 // Relative import: adapters-postgres does not depend on @calsync/testkit (package.json is fixed).
 const kinds = announceDatabaseKinds('postgres-sync-store.pg.test.ts');
@@ -54,17 +54,12 @@ describe.each(kinds)('PostgresSyncStore on %s: the notification settings a unit 
       // Each unit: a prefetch with `ahead`, then the settings; answers the settings and the batches each call sent.
       const unit = (id: number, ahead: { conflictIds?: number }) =>
         withBatchConnection(database.db, async (conn) => {
-          let batches = 0;
-          const counting: BatchConnection = {
-            executeQuery: (query) => conn.executeQuery(query),
-            streamQuery: (query, chunkSize) => conn.streamQuery(query, chunkSize),
-            runBatch: (parts, answer) => (batches++, conn.runBatch(parts, answer)),
-          };
-          const uow = new PostgresUnitOfWork(database.db, counting, id);
+          const { connection, batches } = recordingBatches(conn);
+          const uow = new PostgresUnitOfWork(database.db, connection, id);
           await uow.prefetch(none, [], { versions: 1, ...ahead });
-          const afterPrefetch = batches;
+          const afterPrefetch = batches.length;
           const settings = await uow.readNotificationSettings();
-          const afterSettings = batches;
+          const afterSettings = batches.length;
           await uow.finish();
           return { settings, batches: [afterPrefetch, afterSettings] };
         });

@@ -39,6 +39,7 @@ import {
   readObjectsQuery,
   recordQuery,
   reserveQuery,
+  SETTINGS_ROW,
   type ReserveCounts,
 } from './record-queries.js';
 import type { DB } from './schema.js';
@@ -64,9 +65,8 @@ export function objectRowsFrom(raw: readonly Readonly<Record<string, unknown>>[]
 
 const ascending = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** A reservation request as the counts of `reserveQuery`. */
-function reserveCounts(request: ReserveRequest): ReserveCounts {
-  const asked = askedCounts(request);
+/** A reservation request's counts (`askedCounts`) as the counts of `reserveQuery`. */
+function reserveCounts(asked: ReturnType<typeof askedCounts>): ReserveCounts {
   return [asked.versions, ...RECORD_TYPES.map((type) => asked.rowIds[type]), asked.conflictIds];
 }
 
@@ -273,7 +273,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     // What is drawn now is higher than what was drawn ahead: the rest of that is never handed out
     // after it (a unit's versions strictly increase across its calls).
     this.#ahead = null;
-    return reservedFrom(asksForAny(request) ? await this.#read(reserveQuery(reserveCounts(request))) : []);
+    return reservedFrom(asksForAny(request) ? await this.#read(reserveQuery(reserveCounts(askedCounts(request)))) : []);
   }
 
   async applyWrites(writes: readonly RowWrite[]): Promise<void> {
@@ -350,13 +350,15 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
     const rows = perRecordType((): RecordRow[] => []);
     const receipts: PushReceipt[] = [];
     const drawn: { k: string; n: string }[] = [];
+    const asked = askedCounts(ahead);
+    const counts = reserveCounts(asked);
     // A push that may make a conflict (it draws a conflict id ahead) reads the user's settings with
     // its rows: its alerts are decided on them, and a read of their own would be one more round trip.
-    const withSettings = this.#settings === undefined && askedCounts(ahead).conflictIds > 0;
-    const raw = await this.#read(lockRowsAndReceiptsQuery(this.userId, wanted, keys, reserveCounts(ahead), withSettings));
+    const withSettings = this.#settings === undefined && asked.conflictIds > 0;
+    const raw = await this.#read(lockRowsAndReceiptsQuery(this.userId, wanted, keys, counts, withSettings));
     if (withSettings) this.#settings = null;
     for (const r of raw) {
-      if (r.res_k === 's') {
+      if (r.res_k === SETTINGS_ROW) {
         this.#settings = notificationSettingsFromSql(r.rec);
       } else if (r.res_k !== null) {
         for (const n of r.res_n as string[]) drawn.push({ k: String(r.res_k), n });
@@ -368,7 +370,7 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
       }
     }
     // Drawn after everything handed out so far: it replaces what an earlier read drew ahead.
-    if (asksForAny(ahead)) this.#ahead = new DrawnAhead(reservedFrom(drawn));
+    if (counts.some((n) => n > 0)) this.#ahead = new DrawnAhead(reservedFrom(drawn));
     // Each CTE reads in id order; the UNION ALL keeps branch order, but order once more to be sure.
     for (const list of Object.values(rows)) list.sort((a, b) => a.id - b.id);
     return { rows, receipts };

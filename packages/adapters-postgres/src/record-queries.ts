@@ -95,6 +95,9 @@ export const NO_RESERVATION: ReserveCounts = Array.from({ length: RECORD_TYPES.l
 /** The keys of `reserveQuery`'s branches, in order: versions, each record type's row ids, conflict ids. */
 const RESERVE_KEYS = ['v', ...RECORD_TYPES, 'c'] as const;
 
+/** The `res_k` of the push prefetch's row that carries the user's notification settings (no reservation key is this). */
+export const SETTINGS_ROW = 's';
+
 /** A key of a reservation: 'v' (versions), a record type (its row ids) or 'c' (conflict ids). */
 type ReserveKey = (typeof RESERVE_KEYS)[number];
 
@@ -161,9 +164,9 @@ function prefetchText(types: readonly RecordType[], reserving: readonly ReserveK
     branches.push(`select cast(null as text) as t, ${notReceipt}, d.k as res_k, d.ns as res_n, cast(null as json) as rec
     from (select q.k, array_agg(cast(q.n as text) order by q.n) as ns from (${reserveText(receiptsFrom + 3, reserving)}) as q group by q.k) as d`);
   }
-  // The user's notification settings: one primary-key probe, as a row with `res_k` = 's' and the settings in `rec`.
+  // The user's notification settings: one primary-key probe, as a row with `res_k` = SETTINGS_ROW and the settings in `rec`.
   if (withSettings) {
-    branches.push(`select cast(null as text) as t, ${notReceipt}, cast('s' as text) as res_k, cast(null as text[]) as res_n, cast(u.notification_settings as json) as rec
+    branches.push(`select cast(null as text) as t, ${notReceipt}, cast('${SETTINGS_ROW}' as text) as res_k, cast(null as text[]) as res_n, cast(u.notification_settings as json) as rec
     from users as u where u.id = $1`);
   }
   return `${ctes.length > 0 ? `with ${ctes.join(', ')} ` : ''}${branches.join(' union all ')}`;
@@ -179,7 +182,7 @@ const prefetchTexts = new Map<number, string>();
  * keys as rows with `t` = null and `r_entity`, `r_uid`, `r_fingerprint`, `r_result` set; then the
  * values drawn ahead by `reserveQuery(ahead)`, one row per sequence with `res_k` its key and
  * `res_n` its values (none when every count is 0); then, with `withSettings`, the user's
- * notification settings as a row with `res_k` = 's' and the stored JSON in `rec` (no row when the
+ * notification settings as a row with `res_k` = `SETTINGS_ROW` and the stored JSON in `rec` (no row when the
  * user has none). The text holds only the types with wanted uids
  * and the sequences with a count: each branch left out is executor work a push does not pay for
  * (a one-event push's prefetch took about 210 µs of PostgreSQL's CPU with every type's branch and

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import type { Statement } from '../src/batch-connection.js';
+import type { BatchConnection, Statement } from '../src/batch-connection.js';
 import pg from 'pg';
 import { RECORD_TYPES, perRecordType, type RecordRow } from '@calsync/domain';
 import { saveReceiptsQuery } from '../src/receipt-queries.js';
@@ -128,4 +128,15 @@ export class PlanSession {
   close(): Promise<void> {
     return this.client.end();
   }
+}
+
+/** `conn` passing every batch on, recording each batch's statement texts in `batches`, in order. */
+export function recordingBatches(conn: BatchConnection): { readonly connection: BatchConnection; readonly batches: string[][] } {
+  const batches: string[][] = [];
+  const connection: BatchConnection = {
+    executeQuery: (query) => conn.executeQuery(query),
+    streamQuery: (query, chunkSize) => conn.streamQuery(query, chunkSize),
+    runBatch: (parts, answer) => (batches.push(parts.map((p) => p.sql)), conn.runBatch(parts, answer)),
+  };
+  return { connection, batches };
 }
