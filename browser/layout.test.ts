@@ -274,9 +274,20 @@ describe('every screen at phone and desktop size', () => {
     expect(await dialog.getByLabel('Starts').inputValue()).toBe(`${emptyDate}T09:00`);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
-    // On a wide screen the grid itself has room for the titles: no list.
+    // A mouse on a narrow window: a click on a day chooses it as a tap does, and opens no dialog.
     await openScreen(desktop, 'Calendar');
     await desktop.getByRole('button', { name: 'Month', exact: true }).click();
+    await desktop.setViewportSize(SIZES.phone);
+    const narrowList = desktop.locator('.day-list');
+    await narrowList.waitFor();
+    const other = desktop.locator('.fc-daygrid-day:not(.fc-day-other):not(.fc-day-today):not(:has(.fc-event))').nth(1);
+    const otherDate = (await other.getAttribute('data-date'))!;
+    await other.click();
+    await expect.poll(() => narrowList.getByRole('heading').textContent()).toBe(await dayHeading(desktop, otherDate));
+    expect(await other.getAttribute('class')).toContain('chosen-day');
+    expect(await desktop.getByRole('dialog').count()).toBe(0);
+    // On a wide screen the grid itself has room for the titles: no list.
+    await desktop.setViewportSize(SIZES.desktop);
     await desktop.locator('.fc-event', { hasText: 'Quarterly planning' }).first().waitFor();
     expect(await desktop.locator('.day-list').count()).toBe(0);
     expect(failures).toEqual([]);

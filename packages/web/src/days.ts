@@ -6,6 +6,13 @@ export function startOfDay(day: string): Date {
   return new Date(y, m - 1, d);
 }
 
+/** Midnight at the start of the day after `day` (`YYYY-MM-DD`) in the browser's zone. */
+export function startOfNextDay(day: string): Date {
+  const next = startOfDay(day);
+  next.setDate(next.getDate() + 1);
+  return next;
+}
+
 /**
  * The occurrences that fall on `day`, all-day ones first, then by start: an all-day occurrence
  * covers its dates up to its (exclusive) end date; a timed one is on every day it overlaps, and
@@ -13,9 +20,7 @@ export function startOfDay(day: string): Date {
  */
 export function occurrencesOn(occurrences: readonly Occurrence[], day: string): Occurrence[] {
   const from = startOfDay(day).getTime();
-  const next = startOfDay(day);
-  next.setDate(next.getDate() + 1);
-  const to = next.getTime();
+  const to = startOfNextDay(day).getTime();
   const on = occurrences.filter((o) => {
     if (o.allDay) return o.start <= day && day < o.end;
     const start = Date.parse(o.start);

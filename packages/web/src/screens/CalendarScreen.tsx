@@ -10,7 +10,7 @@ import { client } from '../client.js';
 import { localDate, TIME_FORMAT } from '../format.js';
 import { NARROW_SCREEN, useMediaQuery, useRecords } from '../hooks.js';
 import { toCalendarInput, viewerZone } from '../recurrence.js';
-import { occurrencesOn, startOfDay } from '../days.js';
+import { occurrencesOn, startOfDay, startOfNextDay } from '../days.js';
 import { DayList } from './DayList.js';
 import { EventDialog, type EventDraft } from './EventDialog.js';
 
@@ -92,7 +92,19 @@ export function CalendarScreen() {
     const s = start ?? nextHour();
     setDraft({ kind: 'new', start: s, end: end ?? new Date(s.getTime() + 60 * 60 * 1000), allDay });
   };
-  const onSelect = (arg: DateSelectArg): void => newEvent(arg.start, arg.end, arg.allDay);
+  /**
+   * A selection makes a new event over it. On a phone's month a single day is chosen instead, as a
+   * tap chooses it: a mouse click there selects that day too (a finger selects only after a long
+   * press), and the day's list offers the new event.
+   */
+  const onSelect = (arg: DateSelectArg): void => {
+    if (dayList && startOfNextDay(localDate(arg.start)).getTime() === arg.end.getTime()) {
+      api()?.unselect();
+      setDay(localDate(arg.start));
+      return;
+    }
+    newEvent(arg.start, arg.end, arg.allDay);
+  };
   const openOccurrence = (occurrence: Occurrence | undefined): void => {
     const record = occurrence && events.find((e) => e.uid === occurrence.eventUid);
     if (occurrence && record) setDraft({ kind: 'edit', event: record, occurrence });
