@@ -252,10 +252,19 @@ export interface SmallPushFigures {
   cpuRatioLargeTable: number | null;
   /** perSecond on PGlite (same workload, small table). */
   pglitePerSecond: number | null;
-  /** CPU per push (server process + PostgreSQL backends), ms, same configuration as perSecond. */
+  /**
+   * CPU per one-event push (server process + PostgreSQL backends), ms, at the small table, 4 in
+   * flight: over all the small table's rounds of the alternation when the run measured it, else
+   * the level's run (`levelCpuMsPerPush`). The level's run is a single reading on a server that has
+   * just started: equivalent builds read 1.12 and 1.62 ms there in two full runs, while each of
+   * their four alternation rounds read 0.74–1.03 ms (bench/PERFORMANCE.md).
+   */
   cpuMsPerPush: number | null;
   /** The server process's part of cpuMsPerPush. */
   serverCpuMsPerPush: number | null;
+  /** The same CPU as read in the level's run at the small table (`runs`), ms, and the server's part. */
+  levelCpuMsPerPush: number | null;
+  levelServerCpuMsPerPush: number | null;
   runs: SmallPushRun[];
   /** The alternation the two ratios come from. */
   tables?: TableAlternation;
@@ -272,8 +281,10 @@ export function smallPushFigures(small: SmallPushRun[], large: SmallPushRun[], p
     ratioLargeTable: tables?.ratio ?? null,
     cpuRatioLargeTable: tables?.cpuRatio ?? null,
     pglitePerSecond: p?.pushesPerSecond ?? null,
-    cpuMsPerPush: s?.cpuMsPerPush ?? null,
-    serverCpuMsPerPush: s?.serverCpuMsPerPush ?? null,
+    cpuMsPerPush: tables ? tables.smallCpuMsPerPush : (s?.cpuMsPerPush ?? null),
+    serverCpuMsPerPush: tables ? tables.smallServerCpuMsPerPush : (s?.serverCpuMsPerPush ?? null),
+    levelCpuMsPerPush: s?.cpuMsPerPush ?? null,
+    levelServerCpuMsPerPush: s?.serverCpuMsPerPush ?? null,
     runs: [...small, ...large, ...pglite.map((r) => ({ ...r, pglite: true }))],
     ...(tables ? { tables } : {}),
   };
@@ -299,6 +310,9 @@ export interface TableAlternation {
   ratio: number;
   /** The large table's server and PostgreSQL CPU per push ÷ the small one's, over all rounds (1 = flat; above 1: dearer at the large table). */
   cpuRatio: number | null;
+  /** The small table's server and PostgreSQL CPU per push over all its rounds, ms (null without a sampler), and the server's part. */
+  smallCpuMsPerPush: number | null;
+  smallServerCpuMsPerPush: number | null;
 }
 
 /**
@@ -350,10 +364,17 @@ export async function alternateTables(
     const runs = rounds.map(pick);
     const pushes = runs.reduce((a, r) => a + r.pushes, 0);
     const rate = pushes / runs.reduce((a, r) => a + r.seconds, 0);
-    const cpu = runs.every((r) => r.cpuMsPerPush !== null) ? runs.reduce((a, r) => a + r.cpuMsPerPush! * r.pushes, 0) / pushes : null;
-    return { rate, cpu };
+    /** A per-push CPU figure over all the side's runs, each weighted by its pushes. */
+    const pooled = (of: (r: TableRun) => number | null) => (runs.every((r) => of(r) !== null) ? runs.reduce((a, r) => a + of(r)! * r.pushes, 0) / pushes : null);
+    return { rate, cpu: pooled((r) => r.cpuMsPerPush), serverCpu: pooled((r) => r.serverCpuMsPerPush) };
   };
   const s = side((r) => r.small);
   const l = side((r) => r.large);
-  return { rounds, ratio: l.rate / s.rate, cpuRatio: s.cpu === null || l.cpu === null ? null : l.cpu / s.cpu };
+  return {
+    rounds,
+    ratio: l.rate / s.rate,
+    cpuRatio: s.cpu === null || l.cpu === null ? null : l.cpu / s.cpu,
+    smallCpuMsPerPush: s.cpu,
+    smallServerCpuMsPerPush: s.serverCpu,
+  };
 }
