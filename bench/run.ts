@@ -55,6 +55,14 @@ const peerOnly = process.argv.includes('--peer');
 const initialSyncOnly = process.argv.includes('--initial-sync');
 /** `--small-push`: only the small-push workload at the small table (one and 1–5 items per push, 4 and 16 in flight). */
 const smallPushOnly = process.argv.includes('--small-push');
+/**
+ * `--in-flight=1,4,16` (with `--small-push`): the concurrency levels of that run instead of 4 and 16.
+ * Pushes of one user that queue together share a unit of work, so the CPU per push falls with them.
+ */
+const inFlightArg = process.argv.find((a) => a.startsWith('--in-flight='));
+const smallPushInFlight = inFlightArg === undefined ? undefined : inFlightArg.slice('--in-flight='.length).split(',').map(Number);
+if (smallPushInFlight && !smallPushOnly) throw new Error('--in-flight goes with --small-push');
+if (smallPushInFlight?.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--in-flight takes positive integers separated by commas, not ${inFlightArg}`);
 /** `--tables`: only the small-push workload's two tables in turn (`smallPush.ratioLargeTable`): both filled, each served by a fresh server. */
 const tablesOnly = process.argv.includes('--tables');
 const caldavEvents = quick ? 300 : 2000;
@@ -142,7 +150,7 @@ async function main(): Promise<void> {
       await uploadEvents(server.baseUrl, writer, sizes.upload);
       figures.initialSync = await runInitialSync(server.baseUrl, reader, server, dbUrl);
     } else if (smallPushOnly) {
-      const smallRuns = await runSmallPushLevel(await smallPushTargetHere(), gateway, { own: sizes.small / 2, others: sizes.small / 2, pushes: sizes.pushes });
+      const smallRuns = await runSmallPushLevel(await smallPushTargetHere(), gateway, { own: sizes.small / 2, others: sizes.small / 2, pushes: sizes.pushes, ...(smallPushInFlight ? { inFlight: smallPushInFlight } : {}) });
       figures.smallPush = smallPushFigures(usePglite ? [] : smallRuns, [], usePglite ? smallRuns : []);
     } else if (tablesOnly) {
       if (!databaseCpu) throw new Error('--tables fills its tables through pg: it needs PostgreSQL, not --pglite');
