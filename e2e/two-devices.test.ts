@@ -249,6 +249,15 @@ describe.each(kinds)('devices of one user, each the SDK, against the real server
     expect(metrics.headers.get('content-type')).toContain('text/plain');
     expect(sampleValue(metrics.text, 'calsync_sync_conflicts_created_total{entity_type="EVENT"}')).toBe(1);
     expect(sampleValue(metrics.text, 'calsync_sync_push_items_total{type="events",status="conflict"}')).toBe(1);
+    // Every push the engine answered was planned in exactly one unit of work (group commit): the
+    // group sizes add up to the push requests answered 200, and the one push of the sign-up, which
+    // makes the user's default calendar through the engine.
+    const answeredPushes = [...metrics.text.matchAll(/^http_request_duration_seconds_count\{([^}]*)\} (\d+)$/gm)]
+      .filter(([, labels]) => labels!.includes('route="/api/sync/push"') && labels!.includes('status_code="200"'))
+      .reduce((sum, [, , n]) => sum + Number(n), 0);
+    expect(answeredPushes).toBeGreaterThan(0);
+    expect(sampleValue(metrics.text, 'calsync_sync_push_group_size_sum')).toBe(answeredPushes + 1);
+    expect(sampleValue(metrics.text, 'calsync_sync_push_group_size_count')).toBeLessThanOrEqual(answeredPushes + 1);
     const docs = await http.request<{ openapi: string; paths: Record<string, unknown> }>('GET', '/api-docs-json');
     expect(docs.body.openapi).toMatch(/^3\./);
     expect(Object.keys(docs.body.paths)).toEqual(expect.arrayContaining(['/api/sync/push', '/api/sync/changes', '/api/auth/verify-otp']));

@@ -3,6 +3,7 @@ import type { StandInSmsGateway } from '@calsync/testkit';
 import { type DeviceSession, pullAll, push, signIn } from '../lib/client.js';
 import { eventRows, fillOtherUsers, fillOwnRows } from '../lib/fill.js';
 import { newEvent, uid } from '../lib/ids.js';
+import { histogramBetween, scrapeMetrics } from '../lib/metrics.js';
 import { msSince, percentile } from '../lib/stats.js';
 
 /** One configuration of the small-push workload at one table size. */
@@ -26,6 +27,11 @@ export interface SmallPushRun {
   cpuMsPerPush: number | null;
   /** The server process's part of `cpuMsPerPush` (null without a sampler). */
   serverCpuMsPerPush: number | null;
+  /**
+   * Pushes a unit of work held on average (the server's `calsync_sync_push_group_size` over the
+   * measured pushes): pushes of one user that queue together share a unit (group commit).
+   */
+  pushesPerUnit: number;
 }
 
 /** What a small-push level needs: a signed-in user with a calendar, and how to fill and floor. */
@@ -169,12 +175,14 @@ async function floorRowsPerSecond(databaseUrl: string, rows: number, inFlight: n
 
 /** One measured `pushLanes` run, with a reader of the CPU per push it cost (`part` of server and database; null without a sampler). */
 async function measuredLanes(target: SmallPushTarget, itemsPerPush: '1' | '1-5', inFlight: number, pushes: number) {
+  const metricsBefore = await scrapeMetrics(target.baseUrl);
   const cpuBefore = await target.cpuSeconds?.();
   const m = await pushLanes(target, itemsPerPush, inFlight, pushes);
   const cpuAfter = await target.cpuSeconds?.();
+  const groups = histogramBetween(metricsBefore, await scrapeMetrics(target.baseUrl), 'calsync_sync_push_group_size');
   const perPush = (part: (c: CpuSeconds) => number): number | null =>
     cpuBefore === undefined || cpuAfter === undefined ? null : ((part(cpuAfter) - part(cpuBefore)) * 1000) / m.pushes;
-  return { m, perPush };
+  return { m, perPush, pushesPerUnit: groups.sum / groups.count };
 }
 
 /**
@@ -207,7 +215,7 @@ export async function runSmallPushLevel(
   for (const itemsPerPush of ['1', '1-5'] as const) {
     for (const inFlight of size.inFlight ?? [4, 16]) {
       await pushLanes(target, itemsPerPush, inFlight, size.pushes);
-      const { m, perPush } = await measuredLanes(target, itemsPerPush, inFlight, size.pushes);
+      const { m, perPush, pushesPerUnit } = await measuredLanes(target, itemsPerPush, inFlight, size.pushes);
       const floor = target.databaseUrl === null ? null : await floorRowsPerSecond(target.databaseUrl, m.items, inFlight);
       const run: SmallPushRun = {
         tableRows,
@@ -224,11 +232,13 @@ export async function runSmallPushLevel(
         ratioFloor: floor === null ? null : m.itemsPerSecond / floor,
         cpuMsPerPush: perPush((c) => c.server + c.database),
         serverCpuMsPerPush: perPush((c) => c.server),
+        pushesPerUnit,
       };
       console.log(
         `bench: small push ${itemsPerPush} item(s), ${inFlight} in flight, ${tableRows} rows: ${Math.round(run.pushesPerSecond)} pushes/s` +
           (floor === null ? '' : `, floor ${Math.round(floor)} rows/s, ratio ${run.ratioFloor!.toFixed(2)}`) +
-          (run.cpuMsPerPush === null ? '' : `, CPU ${run.cpuMsPerPush.toFixed(2)} ms per push (server ${run.serverCpuMsPerPush!.toFixed(2)})`),
+          (run.cpuMsPerPush === null ? '' : `, CPU ${run.cpuMsPerPush.toFixed(2)} ms per push (server ${run.serverCpuMsPerPush!.toFixed(2)})`) +
+          `, ${run.pushesPerUnit.toFixed(2)} pushes a unit`,
       );
       runs.push(run);
     }

@@ -206,6 +206,7 @@ async function main(): Promise<void> {
     cursorCodec: new CursorCodec(config.syncCursorSecret),
     // A storage failure one item caused is that item's per-item error; the cause is ours to fix.
     onItemFailure: ({ userId, type, uid, error }) => logger.error({ err: error, userId, type, uid }, 'push item could not be stored'),
+    onGroup: (pushes) => metrics.sync.pushGroup(pushes),
     ...(fcm ? { notifier: fcm.changes } : {}),
     // A push's conflict alerts reached the streams with its commit (NOTIFY in its transaction); FCM follows.
     alerts: {

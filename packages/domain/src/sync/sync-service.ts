@@ -32,6 +32,12 @@ export interface SyncServiceDeps {
    * already have it from the unit of work (`announceAlerts`). None when absent.
    */
   readonly alerts?: AlertNotifier;
+  /**
+   * Told how many pushes of one user each unit of work plans together (group commit; 1 for a push
+   * alone), before it runs: how well group commit shares its units (a metric). A group whose unit
+   * fails, so that its pushes run again one by one, is told once, as planned. None when absent.
+   */
+  readonly onGroup?: (pushes: number) => void;
 }
 
 /** A storage failure caused by one pushed item (see `SyncServiceDeps.onItemFailure`). */
@@ -62,7 +68,7 @@ interface Announced {
 const NOTHING_ANNOUNCED: Announced = { change: null, alerts: [] };
 
 /** At most this many pushes are committed as one group (a bound on the group's transaction). */
-const MAX_GROUP = 16;
+export const MAX_PUSH_GROUP = 16;
 
 /** A push waiting for its user's running pushes to finish (group commit). */
 interface QueuedPush {
@@ -82,6 +88,7 @@ export class SyncService implements SyncApi {
   readonly #onItemFailure: ((failure: ItemFailure) => void) | undefined;
   readonly #notifier: ChangeNotifier | undefined;
   readonly #alerts: AlertNotifier | undefined;
+  readonly #onGroup: ((pushes: number) => void) | undefined;
   /** Recent occurrence reads, valid while the user's newest version is unchanged. */
   readonly #windows = new EventWindowCache();
   /** Per user with pushes under way in this process: the pushes that arrived meanwhile, in arrival order. */
@@ -94,6 +101,7 @@ export class SyncService implements SyncApi {
     this.#onItemFailure = deps.onItemFailure;
     this.#notifier = deps.notifier;
     this.#alerts = deps.alerts;
+    this.#onGroup = deps.onGroup;
   }
 
   /**
@@ -115,12 +123,13 @@ export class SyncService implements SyncApi {
     });
   }
 
-  /** Runs `group`, then the pushes that queued meanwhile as the next group (at most MAX_GROUP, oldest first), until none is left. */
+  /** Runs `group`, then the pushes that queued meanwhile as the next group (at most MAX_PUSH_GROUP, oldest first), until none is left. */
   async #drain(userId: number, group: QueuedPush[]): Promise<void> {
     while (group.length > 0) {
+      this.#onGroup?.(group.length);
       if (group.length === 1) await this.#settle(group[0]!, () => this.#pushAlone(userId, group[0]!));
       else await this.#pushGroup(userId, group);
-      group = this.#queued.get(userId)!.splice(0, MAX_GROUP);
+      group = this.#queued.get(userId)!.splice(0, MAX_PUSH_GROUP);
     }
     this.#queued.delete(userId);
   }

@@ -1,8 +1,10 @@
-import { RECORD_TYPES, RETENTION_KINDS, type EncodedPullResponse, type PushResponse, type RecordType, type RetentionObserver } from '@calsync/domain';
+import { MAX_PUSH_GROUP, RECORD_TYPES, RETENTION_KINDS, type EncodedPullResponse, type PushResponse, type RecordType, type RetentionObserver } from '@calsync/domain';
 import promClient from 'prom-client';
 
 /** Sync counters derived from service responses. */
 export interface SyncMetrics {
+  /** One unit of work that plans `pushes` pushes of one user together (group commit; 1: a push alone). */
+  pushGroup(pushes: number): void;
   /** Counts pushed items by record type and result status, and the conflicts the push created. */
   recordPush(response: PushResponse): void;
   /** Counts pulled rows by record type and cursor resets (by whether a cursor was sent). */
@@ -67,6 +69,11 @@ export function createServiceMetrics(): ServiceMetrics {
     help: 'Pulls answered with a full snapshot (cursorReset), by whether the client sent a cursor',
     labelNames: ['cursor_sent'],
   });
+  const groups = new client.Histogram({
+    name: 'calsync_sync_push_group_size',
+    help: 'Pushes of one user planned and committed together in one unit of work (group commit); its sum over its count is the pushes a unit',
+    buckets: [1, 2, 4, 8, MAX_PUSH_GROUP],
+  });
   // Touch the label sets once so the series exist (at 0) before the first sync.
   for (const type of RECORD_TYPES) pulled.inc({ type }, 0);
   resets.inc({ cursor_sent: 'true' }, 0);
@@ -114,6 +121,7 @@ export function createServiceMetrics(): ServiceMetrics {
       conflictAlert: (channel) => conflictAlerts.inc({ channel }),
     },
     sync: {
+      pushGroup: (pushes) => groups.observe(pushes),
       recordPush(response) {
         for (const type of RECORD_TYPES) {
           for (const item of response[type as RecordType] ?? []) pushed.inc({ type, status: item.status });

@@ -47,13 +47,15 @@ const task = (uid: string, title = uid) => ({ uid, op: 'upsert' as const, baseVe
  */
 export function pushGroupCases(harness: () => StoreHarness): void {
   describe('pushes of one user that arrive together', () => {
-    const engine = (store: SyncStore) => new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec('contract') });
+    const engine = (store: SyncStore, onGroup?: (pushes: number) => void) =>
+      new SyncService({ store, clock: new FixedClock(), cursorCodec: new CursorCodec('contract'), ...(onGroup ? { onGroup } : {}) });
 
     it('are committed in one unit of work, each push with its own results and receipts, as if pushed one after another', async () => {
       const { store, createUser } = harness();
       const user = await createUser();
       const counting = new CountingStore(store);
-      const svc = engine(counting);
+      const groups: number[] = [];
+      const svc = engine(counting, (pushes) => groups.push(pushes));
       // The first push runs at once; the next three arrive while it runs and go as one group.
       const [first, second, third, fourth] = await Promise.all([
         svc.push(user, calendar('g-cal')),
@@ -62,6 +64,8 @@ export function pushGroupCases(harness: () => StoreHarness): void {
         svc.push(user, { events: [event('g-e1', 'g-cal')] }), // the second push again: its receipt answers
       ]);
       expect(counting.units).toBe(2);
+      // The engine tells each unit's size as it plans it (the group-size metric).
+      expect(groups).toEqual([1, 3]);
       expect(first!.calendars).toMatchObject([{ uid: 'g-cal', status: 'created' }]);
       expect(second!.events).toMatchObject([{ uid: 'g-e1', status: 'created' }]);
       expect(third!.events).toMatchObject([{ uid: 'g-e2', status: 'created' }]);
@@ -103,7 +107,8 @@ export function pushGroupCases(harness: () => StoreHarness): void {
       const { store, createUser } = harness();
       const user = await createUser();
       const counting = new CountingStore(store);
-      const svc = engine(counting);
+      const groups: number[] = [];
+      const svc = engine(counting, (pushes) => groups.push(pushes));
       const outcomes = await Promise.allSettled([
         svc.push(user, { tasks: [task('p-0')] }),
         svc.push(user, { tasks: [task('p-1')] }),
@@ -115,6 +120,9 @@ export function pushGroupCases(harness: () => StoreHarness): void {
       expect(b!.tasks).toMatchObject([{ uid: 'p-1', status: 'created' }]);
       expect(c!.tasks).toMatchObject([{ uid: 'p-2', status: 'created' }, { uid: 'p-poison', status: 'error', error: { code: 'INVALID_FIELD' } }]);
       expect(d!.tasks).toMatchObject([{ uid: 'p-3', status: 'created' }]);
+      // The group of three is told once, as planned, though its pushes then ran one by one.
+      expect(groups).toEqual([1, 3]);
+      expect(counting.units).toBeGreaterThan(2);
       await store.inUserTransaction(user, async (uow) => {
         expect((await rowsOf(uow, 'tasks', ['p-0', 'p-1', 'p-2', 'p-3', 'p-poison'])).map((r) => r.uid).sort()).toEqual(['p-0', 'p-1', 'p-2', 'p-3']);
       });
