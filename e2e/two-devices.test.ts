@@ -6,7 +6,7 @@ import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, type ErrorEnvelope } from './lib/http.js';
 import { AnswerRecorder, OpenApiChecker, type OpenApiDocument } from './lib/openapi-contract.js';
-import { sampleValue } from './lib/metrics-text.js';
+import { sampleSum, sampleValue } from './lib/metrics-text.js';
 import { createScratchDatabase, type ScratchDatabase } from './lib/scratch-database.js';
 import { RealServerProcess } from './lib/server-process.js';
 
@@ -252,9 +252,7 @@ describe.each(kinds)('devices of one user, each the SDK, against the real server
     // Every push the engine answered was planned in exactly one unit of work (group commit): the
     // group sizes add up to the push requests answered 200, and the one push of the sign-up, which
     // makes the user's default calendar through the engine.
-    const answeredPushes = [...metrics.text.matchAll(/^http_request_duration_seconds_count\{([^}]*)\} (\d+)$/gm)]
-      .filter(([, labels]) => labels!.includes('route="/api/sync/push"') && labels!.includes('status_code="200"'))
-      .reduce((sum, [, , n]) => sum + Number(n), 0);
+    const answeredPushes = sampleSum(metrics.text, 'http_request_duration_seconds_count', { route: '/api/sync/push', status_code: '200' });
     expect(answeredPushes).toBeGreaterThan(0);
     expect(sampleValue(metrics.text, 'calsync_sync_push_group_size_sum')).toBe(answeredPushes + 1);
     expect(sampleValue(metrics.text, 'calsync_sync_push_group_size_count')).toBeLessThanOrEqual(answeredPushes + 1);

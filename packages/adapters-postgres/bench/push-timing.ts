@@ -7,7 +7,7 @@
  */
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
-import { SyncService, CursorCodec, type PushChangeset } from '@calsync/domain';
+import { RECORD_TYPES, SyncService, CursorCodec, type PushChangeset } from '@calsync/domain';
 import { asBatchConnection } from '../src/batch-connection.js';
 import { createDatabase } from '../src/database.js';
 import { migrateToLatest } from '../src/migrate.js';
@@ -75,7 +75,7 @@ try {
   for (;;) {
     const page = await svc.pull(userId, { cursor, limit: 1000 });
     pages++;
-    rows += page.events.length + page.calendars.length;
+    for (const type of RECORD_TYPES) rows += page[type].length;
     cursor = page.nextCursor;
     if (!page.hasMore) break;
   }
