@@ -12,3 +12,4 @@ export * as m0010_reminder_scheduler from './0010_reminder_scheduler.js';
 export * as m0011_receipt_fingerprint_bytes from './0011_receipt_fingerprint_bytes.js';
 export * as m0012_dav_renders from './0012_dav_renders.js';
 export * as m0013_reference_indexes_without_nulls from './0013_reference_indexes_without_nulls.js';
+export * as m0014_events_reach_users_through_calendars from './0014_events_reach_users_through_calendars.js';

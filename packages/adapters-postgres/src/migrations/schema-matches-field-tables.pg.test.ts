@@ -59,6 +59,15 @@ describe.each(kinds)('the migrated schema matches FIELD_TABLES (%s)', (kind) => 
     }
   });
 
+  it.each(RECORD_TYPES)('%s: user_id references users with a cascade, unless a required reference to another table reaches the user through its parent (migration 0014)', async (type) => {
+    const { rows } = await sql<{ def: string }>`
+      select pg_get_constraintdef(c.oid) as def from pg_constraint c
+      where c.contype = 'f' and c.conrelid = (quote_ident(current_schema()) || '.' || ${type})::regclass`.execute(database.db);
+    const throughParent = FIELD_TABLES[type].some((f) => f.kind === 'ref' && f.ref !== type && isNotNull(f));
+    const ownKey = rows.some((r) => /^FOREIGN KEY \(user_id\) REFERENCES (\w+\.)?users\(id\) ON DELETE CASCADE$/.test(r.def));
+    expect([type, ownKey]).toEqual([type, !throughParent]);
+  });
+
   it.each(RECORD_TYPES)('%s: every reference field has a (user_id, column) foreign key to its parent', async (type) => {
     const { rows } = await sql<{ def: string }>`
       select pg_get_constraintdef(c.oid) as def from pg_constraint c
