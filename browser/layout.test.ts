@@ -274,6 +274,21 @@ describe('every screen at phone and desktop size', () => {
     expect(await dialog.getByLabel('Starts').inputValue()).toBe(`${emptyDate}T09:00`);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
+    // The week and the agenda open on the chosen day's week, not on today's: a day of this month in another row than today's.
+    const away = phone.locator('.fc-daygrid-body tr:not(:has(.fc-day-today)) .fc-daygrid-day:not(.fc-day-other)').first();
+    const awayDate = (await away.getAttribute('data-date'))!;
+    await away.locator('.fc-daygrid-day-top').tap();
+    await expect.poll(() => list.getByRole('heading').textContent()).toBe(await dayHeading(phone, awayDate));
+    await phone.getByRole('button', { name: 'Week', exact: true }).click();
+    await phone.locator(`.fc-timegrid .fc-col-header-cell[data-date="${awayDate}"]`).waitFor();
+    const weekTitle = await phone.locator('#calendar-title').textContent();
+    await phone.getByRole('button', { name: 'Month', exact: true }).click();
+    await expect.poll(() => list.getByRole('heading').textContent()).toBe(await dayHeading(phone, awayDate));
+    await phone.getByRole('button', { name: 'Agenda', exact: true }).click();
+    await phone.locator('.fc-list').waitFor();
+    expect(await phone.locator('#calendar-title').textContent()).toBe(weekTitle);
+    await phone.getByRole('button', { name: 'Month', exact: true }).click();
+    await list.waitFor();
     // A mouse on a narrow window: a click on a day chooses it as a tap does, and opens no dialog.
     await openScreen(desktop, 'Calendar');
     await desktop.getByRole('button', { name: 'Month', exact: true }).click();

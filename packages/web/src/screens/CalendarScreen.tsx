@@ -113,6 +113,17 @@ export function CalendarScreen() {
     arg.jsEvent.preventDefault();
     openOccurrence((arg.event.extendedProps as { occurrence?: Occurrence }).occurrence);
   };
+  /**
+   * Switches the view. From a phone's month the week and the agenda open on the week of the day
+   * chosen there (its list is what the user was looking at), and back to the month that day's
+   * month while the week shown holds it; otherwise the view opens on FullCalendar's own date.
+   */
+  const showView = (next: ViewName): void => {
+    const chosen = startOfDay(day).getTime();
+    const shown = range !== null && chosen >= Date.parse(range.from) && chosen < Date.parse(range.to);
+    if (next !== view && (dayList || (next === 'dayGridMonth' && shown))) api()?.changeView(next, day);
+    else api()?.changeView(next);
+  };
   /** A new event on `chosen`: at the next hour when that is today, else at 09:00. */
   const newEventOn = (chosen: string): void => {
     if (chosen === localDate(new Date())) return newEvent();
@@ -146,7 +157,7 @@ export function CalendarScreen() {
         </div>
         <div className="toolbar-group segmented" role="group" aria-label="View">
           {VIEWS.map((v) => (
-            <button key={v.view} type="button" className="secondary" aria-pressed={view === v.view} onClick={() => api()?.changeView(v.view)}>
+            <button key={v.view} type="button" className="secondary" aria-pressed={view === v.view} onClick={() => showView(v.view)}>
               {v.label}
             </button>
           ))}
