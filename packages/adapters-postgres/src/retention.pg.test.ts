@@ -1,20 +1,15 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CursorCodec, RetentionJob, SyncService, type ItemResult, type PullResponse } from '@calsync/domain';
+import { CursorCodec, RetentionJob, SyncService, type PullResponse } from '@calsync/domain';
 import { ManualClock } from '@calsync/testkit';
 import { PostgresRetentionStore } from './postgres-retention-store.js';
 import { PostgresSyncStore } from './postgres-sync-store.js';
 import { PostgresRenderStore } from './dav/postgres-render-store.js';
-import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase } from '../test-support/index.js';
+import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase, versionOf } from '../test-support/index.js';
 
 // The old-cursor case of retention on the engine: a device whose cursor predates the tombstone
 // purge horizon gets cursorReset and a snapshot without the purged tombstones; a device whose
 // cursor is inside the horizon still gets the tombstones it has not seen.
-/** The version an applied item result reports. */
-const versionOf = (r: ItemResult): string => {
-  if (r.status === 'error' || r.version === null) throw new Error(`no version: ${JSON.stringify(r)}`);
-  return r.version;
-};
 const DAY = 86_400_000;
 
 describe.each(announceDatabaseKinds('retention.pg.test.ts'))('tombstone retention and cursors (%s)', (kind) => {

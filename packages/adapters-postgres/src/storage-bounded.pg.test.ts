@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CursorCodec, RetentionJob, SyncService, type ItemResult, type Clock } from '@calsync/domain';
+import { CursorCodec, RetentionJob, SyncService, type Clock } from '@calsync/domain';
 import { PostgresRetentionStore } from './postgres-retention-store.js';
 import { PostgresSyncStore } from './postgres-sync-store.js';
-import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase } from '../test-support/index.js';
+import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase, versionOf } from '../test-support/index.js';
 
 // Storage stays bounded: 100 live events under a churn of edits and delete/re-create pushes, with
 // every retention at one second and the maintenance job running every second, end within 2x the
@@ -13,11 +13,6 @@ import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatab
 const PUSHES = Math.max(100, Number(process.env.STORAGE_TEST_PUSHES ?? '500') || 500);
 const LIVE = 100;
 const SECOND = 1000;
-/** The version an applied item result reports. */
-const versionOf = (r: ItemResult): string => {
-  if (r.status === 'error' || r.version === null) throw new Error(`no version: ${JSON.stringify(r)}`);
-  return r.version;
-};
 const clock: Clock = { now: () => new Date() };
 
 /**

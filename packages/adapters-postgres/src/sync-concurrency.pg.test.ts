@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CursorCodec, SyncService, type ItemResult, type PushItem, type RecordType, type SyncApi } from '@calsync/domain';
+import { CursorCodec, SyncService, type PushItem, type RecordType, type SyncApi } from '@calsync/domain';
 import { itemByItem } from '@calsync/testkit';
 import { insertsOf, nextVersions, rowsOf } from '@calsync/testkit/contracts';
 import { PostgresSyncStore } from './postgres-sync-store.js';
-import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase } from '../test-support/index.js';
+import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase, versionOf } from '../test-support/index.js';
 
 // Races on a real PostgreSQL server with several pool connections. PGlite has one session and
 // serializes everything, so these cases only run when TEST_DATABASE_URL is set.
@@ -22,10 +22,6 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 }
 
 const up = (uid: string, fields: Record<string, unknown>, baseVersion: string | null): PushItem => ({ uid, op: 'upsert', baseVersion, fields });
-const versionOf = (r: ItemResult): string => {
-  if (r.status === 'error' || r.version === null) throw new Error(`unexpected result ${JSON.stringify(r)}`);
-  return r.version;
-};
 
 describe.skipIf(!runs)('concurrency on PostgreSQL', () => {
   let database: TestDatabase;

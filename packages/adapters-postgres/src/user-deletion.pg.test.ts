@@ -1,18 +1,14 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CursorCodec, SyncService, type ItemResult } from '@calsync/domain';
+import { CursorCodec, SyncService } from '@calsync/domain';
 import { ManualClock } from '@calsync/testkit';
 import { PostgresSyncStore } from './postgres-sync-store.js';
-import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase } from '../test-support/index.js';
+import { announceDatabaseKinds, createTestUser, openTestDatabase, type TestDatabase, versionOf } from '../test-support/index.js';
 
 // Events reach their user through their calendar and have no users key of their own (migration
 // 0014). Deleting a user row must still take every row of that user with it, and nothing of
 // another user's: the trigger removes the user's reminders and events, the remaining keys cascade.
 
-const versionOf = (r: ItemResult | undefined): string => {
-  if (!r || r.status === 'error' || r.version === null) throw new Error(`no version: ${JSON.stringify(r)}`);
-  return r.version;
-};
 
 describe.each(announceDatabaseKinds('user-deletion.pg.test.ts'))('deleting a user row (%s)', (kind) => {
   let database: TestDatabase;

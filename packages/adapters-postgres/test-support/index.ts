@@ -5,3 +5,4 @@ export * from './test-database.js';
 export * from './pull-plan.js';
 export * from './push-plan.js';
 export * from './batch-plan.js';
+export * from './item-results.js';
