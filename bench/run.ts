@@ -67,7 +67,7 @@ if (smallPushInFlight?.some((n) => !Number.isInteger(n) || n < 1)) throw new Err
 const tablesOnly = process.argv.includes('--tables');
 const caldavEvents = quick ? 300 : 2000;
 /** Events of the peer workload: one per request (two runs), in batches of 1,000, in conflicting write pairs. */
-const peerSizes = quick ? { small: 1000, large: 2000, batch: 2000, conflicts: 2000 } : { small: 2000, large: 10_000, batch: 10_000, conflicts: 10_000 };
+const peerSizes = quick ? { small: 1000, large: 2000, batch: 2000, batchRounds: 1, conflicts: 2000 } : { small: 2000, large: 10_000, batch: 10_000, batchRounds: 3, conflicts: 10_000 };
 /** Rounds of the two tables in turn (`alternateTables`). */
 const tableRounds = 6;
 const sizes = quick
