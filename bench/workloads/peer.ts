@@ -4,7 +4,7 @@ import { agent, pullAll, push, signIn, type DeviceSession } from '../lib/client.
 import { newEvent } from '../lib/ids.js';
 import { PouchPeer } from '../lib/pouch-peer.js';
 import { stolenSeconds } from '../lib/server.js';
-import { lanes } from '../lib/stats.js';
+import { lanes, percentile } from '../lib/stats.js';
 import type { CpuSeconds } from './small-push.js';
 
 /** One workload on both servers: events (or writes) per second, and ours ÷ the peer's. */
@@ -38,7 +38,7 @@ export interface PeerFigures {
   batchVsEmpty: number;
   onePerRequestSmall: PeerPair;
   onePerRequest: PeerPair;
-  /** The batch workloads' median round (by its ratio; `batchRatio` is that round's). */
+  /** Each batch workload's round with the median ratio (`batchRatio` is `batch`'s). */
   batchIntoEmpty: PeerPair;
   batch: PeerPair;
   /** Every round of the two batch workloads, in the order they ran. */
@@ -239,6 +239,12 @@ export async function runPeer(
     });
     turn();
     const batches = Math.ceil(sizes.batch / 1000);
+    /** A fresh user given `large` events in batches (untimed). */
+    const filledUser = async (side: Side): Promise<Target> => {
+      const target = await side.fresh('filled');
+      await lanes(Math.ceil(sizes.large / 1000), IN_FLIGHT, (b) => target.batch(b * 1000, Math.min(1000, sizes.large - b * 1000)));
+      return target;
+    };
     const batchRounds: PeerFigures['batchRounds'] = [];
     for (let round = 1; round <= sizes.batchRounds; round++) {
       console.log(`bench: peer, round ${round}: batches of 1,000 into an empty user, N=${sizes.batch}`);
@@ -249,22 +255,20 @@ export async function runPeer(
       turn();
       console.log(`bench: peer, round ${round}: batches of 1,000 into a user with ${sizes.large} events, N=${sizes.batch}`);
       const batch = await both(order, sizes.batch, async (side) => {
-        let target = round === 1 ? filled.get(side.name) : undefined;
-        if (!target) {
-          const fresh = await side.fresh('filled');
-          await lanes(Math.ceil(sizes.large / 1000), IN_FLIGHT, (b) => fresh.batch(b * 1000, Math.min(1000, sizes.large - b * 1000)));
-          target = fresh;
-        }
-        const into = target;
-        return () => lanes(batches, IN_FLIGHT, (b) => into.batch(sizes.large + b * 1000, 1000));
+        const target = (round === 1 && filled.get(side.name)) || (await filledUser(side));
+        return () => lanes(batches, IN_FLIGHT, (b) => target.batch(sizes.large + b * 1000, 1000));
       });
       turn();
       batchRounds.push({ batchIntoEmpty, batch });
     }
-    const middle = <T>(items: readonly T[], by: (item: T) => number): T => [...items].sort((a, b) => by(a) - by(b))[Math.floor((items.length - 1) / 2)]!;
-    const batch = middle(batchRounds, (r) => r.batch.ratio).batch;
-    const batchIntoEmpty = middle(batchRounds, (r) => r.batchIntoEmpty.ratio).batchIntoEmpty;
-    const batchVsEmpty = middle(batchRounds.map((r) => r.batch.calsyncPerSecond / r.batchIntoEmpty.calsyncPerSecond), (x) => x);
+    /** The pair of the round whose ratio is the median (`percentile`'s nearest rank). */
+    const medianPair = (pick: (round: PeerFigures['batchRounds'][number]) => PeerPair): PeerPair => {
+      const median = percentile(batchRounds.map((r) => pick(r).ratio), 50);
+      return batchRounds.map(pick).find((p) => p.ratio === median)!;
+    };
+    const batch = medianPair((r) => r.batch);
+    const batchIntoEmpty = medianPair((r) => r.batchIntoEmpty);
+    const batchVsEmpty = percentile(batchRounds.map((r) => r.batch.calsyncPerSecond / r.batchIntoEmpty.calsyncPerSecond), 50);
     const pairs = sizes.conflicts / 2;
     console.log(`bench: peer, conflicting write pairs, N=${sizes.conflicts}`);
     const conflicts = await both(order, sizes.conflicts, async (side) => {

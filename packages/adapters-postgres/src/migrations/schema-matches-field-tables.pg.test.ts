@@ -23,6 +23,12 @@ describe.each(kinds)('the migrated schema matches FIELD_TABLES (%s)', (kind) => 
     await database?.close();
   });
 
+  /** The definitions of a table's foreign keys, as `pg_get_constraintdef` writes them. */
+  const foreignKeys = async (table: string) =>
+    (await sql<{ def: string }>`
+      select pg_get_constraintdef(c.oid) as def from pg_constraint c
+      where c.contype = 'f' and c.conrelid = (quote_ident(current_schema()) || '.' || ${table})::regclass`.execute(database.db)).rows;
+
   it.each(RECORD_TYPES)('%s: every reference field has an index on (user_id, column) over live rows, without the rows it leaves null (deletes look dependents up by it)', async (type) => {
     const { rows } = await sql<{ indexdef: string }>`
       select indexdef from pg_indexes where schemaname = current_schema() and tablename = ${type}`.execute(database.db);
@@ -60,19 +66,14 @@ describe.each(kinds)('the migrated schema matches FIELD_TABLES (%s)', (kind) => 
   });
 
   it.each(RECORD_TYPES)('%s: user_id references users with a cascade, unless a required reference to another table reaches the user through its parent (migration 0014)', async (type) => {
-    const { rows } = await sql<{ def: string }>`
-      select pg_get_constraintdef(c.oid) as def from pg_constraint c
-      where c.contype = 'f' and c.conrelid = (quote_ident(current_schema()) || '.' || ${type})::regclass`.execute(database.db);
+    const rows = await foreignKeys(type);
     const throughParent = FIELD_TABLES[type].some((f) => f.kind === 'ref' && f.ref !== type && isNotNull(f));
     const ownKey = rows.some((r) => /^FOREIGN KEY \(user_id\) REFERENCES (\w+\.)?users\(id\) ON DELETE CASCADE$/.test(r.def));
     expect([type, ownKey]).toEqual([type, !throughParent]);
   });
 
   it.each(RECORD_TYPES)('%s: every reference field has a (user_id, column) foreign key to its parent', async (type) => {
-    const { rows } = await sql<{ def: string }>`
-      select pg_get_constraintdef(c.oid) as def from pg_constraint c
-      where c.contype = 'f' and c.conrelid = (quote_ident(current_schema()) || '.' || ${type})::regclass`.execute(database.db);
-    const defs = rows.map((r) => r.def);
+    const defs = (await foreignKeys(type)).map((r) => r.def);
     for (const field of FIELD_TABLES[type].filter((f) => f.kind === 'ref')) {
       expect(defs, `${type}.${field.column}`).toContainEqual(expect.stringMatching(new RegExp(`FOREIGN KEY \\(user_id, ${field.column}\\) REFERENCES (\\w+\\.)?${field.ref}\\(user_id, uid\\)`)));
     }
