@@ -17,6 +17,12 @@ function seriesYear(): number {
   return now.getMonth() >= 6 ? now.getFullYear() : now.getFullYear() - 1;
 }
 
+/** The first Monday of January of `year`, as `YYYY-MM-DD`. */
+function firstMonday(year: number): string {
+  const day = new Date(Date.UTC(year, 0, 1)).getUTCDay();
+  return `${year}-01-${String(1 + ((8 - day) % 7)).padStart(2, '0')}`;
+}
+
 /** Moves the month view to `year`-`month` (1-12) with the toolbar's Previous and Next buttons. */
 async function showMonth(page: Page, year: number, month: number): Promise<void> {
   await openScreen(page, 'Calendar');
@@ -68,10 +74,12 @@ describe('series and all-day events across time zones, in Chromium', () => {
     await berlinA.getByRole('button', { name: 'New event' }).click();
     const dialog = berlinA.getByRole('dialog');
     await dialog.getByLabel('Title').fill('Team sync');
-    await dialog.getByLabel('Starts').fill(`${year}-01-05T09:00`);
-    await dialog.getByLabel('Ends').fill(`${year}-01-05T09:30`);
+    await dialog.getByLabel('Starts').fill(`${firstMonday(year)}T09:00`);
+    await dialog.getByLabel('Ends').fill(`${firstMonday(year)}T09:30`);
     await dialog.getByLabel('Repeats').selectOption({ label: 'Weekly' });
-    await dialog.getByRole('checkbox', { name: 'Mon' }).check();
+    // A weekly rule repeats on its start's weekday until other days are chosen: the editor shows it.
+    const weekdays = dialog.getByRole('group', { name: 'On days' }).getByRole('checkbox');
+    expect(await weekdays.evaluateAll((els) => els.map((el) => (el as HTMLInputElement).checked))).toEqual([true, false, false, false, false, false, false]);
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.waitFor({ state: 'detached' });
     await waitForStatus(berlinA, /Synced/);
@@ -93,6 +101,7 @@ describe('series and all-day events across time zones, in Chromium', () => {
     await eventsOn(berlinA, target, 'Team sync').click();
     const dialog = berlinA.getByRole('dialog');
     expect(await dialog.getByLabel('Starts').inputValue()).toBe(`${target}T09:00`);
+    expect(await dialog.getByRole('checkbox', { name: 'Mon' }).isChecked()).toBe(true);
     await dialog.getByLabel('Title').fill('Team sync at the lake');
     await expect.poll(() => dialog.getByRole('radio', { name: 'This event', exact: true }).isChecked()).toBe(true);
     await dialog.getByRole('radio', { name: 'This and following events' }).waitFor();

@@ -24,6 +24,31 @@ export const WEEKDAYS = [
   { code: 'SU', label: 'Sun' },
 ] as const;
 
+/**
+ * The RRULE weekday code of a start: a `YYYY-MM-DD` date as it stands, an instant as seen in the
+ * event's `zone` (where its rule is evaluated). Null when the start is not a valid time.
+ */
+export function weekdayOf(start: string | null | undefined, zone: string): string | null {
+  if (!start) return null;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(start)) {
+    const day = new Date(`${start}T00:00:00Z`).getUTCDay();
+    return Number.isNaN(day) ? null : (WEEKDAYS[(day + 6) % 7]?.code ?? null);
+  }
+  const instant = new Date(start);
+  if (Number.isNaN(instant.getTime())) return null;
+  const label = new Intl.DateTimeFormat('en-US', { timeZone: zone, weekday: 'short' }).format(instant);
+  return WEEKDAYS.find((d) => d.label === label)?.code ?? null;
+}
+
+/**
+ * The days a weekly rule falls on, as the editor shows them: its BYDAY, or without one the start's
+ * weekday (`startDay`), which RFC 5545 takes the rule's missing day from.
+ */
+export function weeklyDays(repeat: Repeat, startDay: string | null): readonly string[] {
+  if (repeat.days.length > 0) return repeat.days;
+  return startDay === null ? [] : [startDay];
+}
+
 /** How a series ends: never, after the "End date", or after a number of occurrences. */
 export type RepeatEnd = 'never' | 'on' | 'after';
 

@@ -6,7 +6,7 @@ import { confirmAndDelete, eventBundle, whatGoesWith } from '../deletion.js';
 import { errorMessage } from '../errors.js';
 import { fromLocalInput, localDate, toLocalInput, zoneTimeNote } from '../format.js';
 import type { CalendarRecord, EventRecord } from '../records.js';
-import { buildRrule, parseRepeat, viewerZone, type Repeat } from '../recurrence.js';
+import { buildRrule, parseRepeat, viewerZone, weekdayOf, type Repeat } from '../recurrence.js';
 import { RepeatEditor } from './RepeatEditor.js';
 
 /** What the dialog edits: a new event over a time range, or one occurrence of an existing event (a single event is its own occurrence). */
@@ -76,6 +76,11 @@ export function EventDialog({ draft, calendars, onClose }: { draft: EventDraft; 
     const endTime = fromLocalInput(end);
     return startTime && endTime ? { startTime, endTime } : null;
   };
+
+  // The weekday a weekly rule without days repeats on: the start's, in the event's zone. An
+  // occurrence moved by an override still holds its series' slot while its start is not changed.
+  const untouched = start === times.start && allDay === times.allDay;
+  const startDay = weekdayOf(untouched && occurrence?.originalStart ? occurrence.originalStart : allDay ? start : fromLocalInput(start), zone);
 
   const save = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
@@ -169,7 +174,7 @@ export function EventDialog({ draft, calendars, onClose }: { draft: EventDraft; 
           />{' '}
           All day
         </label>
-        <RepeatEditor repeat={repeat} onChange={setRepeat} disabled={!repeatEditable} />
+        <RepeatEditor repeat={repeat} startDay={startDay} onChange={setRepeat} disabled={!repeatEditable} />
         <label htmlFor={`${id}-location`}>Location</label>
         <input id={`${id}-location`} value={location} onChange={(e) => setLocation(e.target.value)} />
         <label htmlFor={`${id}-description`}>Description</label>

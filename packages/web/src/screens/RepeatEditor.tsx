@@ -1,14 +1,27 @@
 import { useId } from 'react';
-import { FREQUENCIES, WEEKDAYS, type Frequency, type Repeat, type RepeatEnd } from '../recurrence.js';
+import { FREQUENCIES, WEEKDAYS, weeklyDays, type Frequency, type Repeat, type RepeatEnd } from '../recurrence.js';
 
 /**
  * The "Repeat" group of the event dialog: how often (with an interval), on which weekdays for a
  * weekly rule, and how the series ends ("Never", "On date" with its "End date", "After" a number
  * of "Occurrences"). A rule it cannot show stays as a custom rule until another frequency is picked.
+ * A weekly rule without days shows the start's weekday (`startDay`) checked, the day it repeats on;
+ * it is written as a day of the rule only once the user changes the days.
  */
-export function RepeatEditor({ repeat, onChange, disabled }: { repeat: Repeat; onChange: (next: Repeat) => void; disabled: boolean }) {
+export function RepeatEditor({
+  repeat,
+  startDay,
+  onChange,
+  disabled,
+}: {
+  repeat: Repeat;
+  startDay: string | null;
+  onChange: (next: Repeat) => void;
+  disabled: boolean;
+}) {
   const id = useId();
   const set = (patch: Partial<Repeat>): void => onChange({ ...repeat, custom: null, ...patch });
+  const days = weeklyDays(repeat, startDay);
   const unit = { '': '', DAILY: 'days', WEEKLY: 'weeks', MONTHLY: 'months', YEARLY: 'years' }[repeat.freq];
   return (
     <fieldset className="span-2 repeat" disabled={disabled} aria-describedby={disabled ? `${id}-why` : undefined}>
@@ -54,8 +67,8 @@ export function RepeatEditor({ repeat, onChange, disabled }: { repeat: Repeat; o
             <label key={d.code} className="check">
               <input
                 type="checkbox"
-                checked={repeat.days.includes(d.code)}
-                onChange={(e) => set({ days: e.target.checked ? [...repeat.days, d.code] : repeat.days.filter((x) => x !== d.code) })}
+                checked={days.includes(d.code)}
+                onChange={(e) => set({ days: e.target.checked ? [...days, d.code] : days.filter((x) => x !== d.code) })}
               />{' '}
               {d.label}
             </label>
