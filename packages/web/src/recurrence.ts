@@ -1,4 +1,5 @@
 import type { Occurrence } from '@calsync/client';
+import { dateIn } from '@calsync/domain/rules';
 import type { EventInput } from '@fullcalendar/core';
 
 /** The frequencies the repeat editor offers ('' is "Does not repeat"). */
@@ -25,19 +26,16 @@ export const WEEKDAYS = [
 ] as const;
 
 /**
- * The RRULE weekday code of a start: a `YYYY-MM-DD` date as it stands, an instant as seen in the
- * event's `zone` (where its rule is evaluated). Null when the start is not a valid time.
+ * The RRULE weekday code of a start: a `YYYY-MM-DD` date as it stands, an instant on its date in the
+ * event's `zone` (where its rule is evaluated; the domain's zone arithmetic). Null when the start is
+ * not a valid time.
  */
 export function weekdayOf(start: string | null | undefined, zone: string): string | null {
   if (!start) return null;
-  if (/^\d{4}-\d{2}-\d{2}$/.test(start)) {
-    const day = new Date(`${start}T00:00:00Z`).getUTCDay();
-    return Number.isNaN(day) ? null : (WEEKDAYS[(day + 6) % 7]?.code ?? null);
-  }
-  const instant = new Date(start);
-  if (Number.isNaN(instant.getTime())) return null;
-  const label = new Intl.DateTimeFormat('en-US', { timeZone: zone, weekday: 'short' }).format(instant);
-  return WEEKDAYS.find((d) => d.label === label)?.code ?? null;
+  const instant = /^\d{4}-\d{2}-\d{2}$/.test(start) ? null : Date.parse(start);
+  const date = instant === null ? start : Number.isNaN(instant) ? null : dateIn(instant, zone);
+  const day = date === null ? NaN : new Date(`${date}T00:00:00Z`).getUTCDay();
+  return Number.isNaN(day) ? null : WEEKDAYS[(day + 6) % 7]!.code;
 }
 
 /**

@@ -16,6 +16,9 @@ export type EventDraft =
 
 const DAY_MS = 86_400_000;
 
+/** The value of a date input: `YYYY-MM-DD`. */
+const DATE_INPUT = /^\d{4}-\d{2}-\d{2}$/;
+
 function defaultCalendarUid(calendars: readonly CalendarRecord[]): string {
   return (calendars.find((c) => c.isDefault) ?? calendars[0])?.uid ?? '';
 }
@@ -66,21 +69,20 @@ export function EventDialog({ draft, calendars, onClose }: { draft: EventDraft; 
   const zone = existing?.timezone ?? series?.timezone ?? viewerZone();
   const repeatEditable = seriesUid === null || scope !== 'this';
 
+  /** A form time as the record holds it: an instant, or a date for all-day; null while it is not valid. */
+  const recordTime = (value: string): string | null => (allDay ? (DATE_INPUT.test(value) ? value : null) : fromLocalInput(value));
+
   /** The form's times as the record holds them: instants, or dates with an exclusive end. */
   const recordTimes = (): { startTime: string; endTime: string } | null => {
-    if (allDay) {
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(start) || !/^\d{4}-\d{2}-\d{2}$/.test(end)) return null;
-      return { startTime: start, endTime: dayAfter(end) };
-    }
-    const startTime = fromLocalInput(start);
-    const endTime = fromLocalInput(end);
-    return startTime && endTime ? { startTime, endTime } : null;
+    const startTime = recordTime(start);
+    const lastTime = recordTime(end);
+    return startTime && lastTime ? { startTime, endTime: allDay ? dayAfter(lastTime) : lastTime } : null;
   };
 
   // The weekday a weekly rule without days repeats on: the start's, in the event's zone. An
   // occurrence moved by an override still holds its series' slot while its start is not changed.
-  const untouched = start === times.start && allDay === times.allDay;
-  const startDay = weekdayOf(untouched && occurrence?.originalStart ? occurrence.originalStart : allDay ? start : fromLocalInput(start), zone);
+  const seriesSlot = start === times.start && allDay === times.allDay ? occurrence?.originalStart : null;
+  const startDay = weekdayOf(seriesSlot ?? recordTime(start), zone);
 
   const save = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
