@@ -9,7 +9,8 @@ import { launchChromium, screenshotPath } from './lib/chromium.js';
 // Recurring and all-day events in real Chromium in real time zones: a weekly 09:00 series made in
 // Berlin in January is at 09:00 in July (after the change to summer time), one occurrence edited
 // with "This event" changes on the other device on that date only, and an all-day date made in
-// Berlin is the same date in Los Angeles.
+// Berlin is the same date in Los Angeles, and a daily series' End date in Los Angeles stays its
+// last day when the series is reopened and saved.
 
 /** The year whose January and July are both in the past or this month, so the calendar can reach them with "Previous". */
 function seriesYear(): number {
@@ -118,6 +119,38 @@ describe('series and all-day events across time zones, in Chromium', () => {
       expect([day, await eventsOn(berlinB, day, 'at the lake').count(), await eventsOn(berlinB, day, 'Team sync').count()]).toEqual([day, 0, 1]);
     }
     expect(await eventsOn(berlinB, target, 'Team sync').count()).toBe(1);
+  });
+
+  it('a daily series ending on 6 February in Los Angeles keeps that end when reopened and renamed', async () => {
+    await openScreen(losAngeles, 'Calendar');
+    await losAngeles.getByRole('button', { name: 'New event' }).click();
+    const dialog = losAngeles.getByRole('dialog');
+    await dialog.getByLabel('Title').fill('Standup');
+    await dialog.getByLabel('Starts').fill(`${year}-02-02T09:00`);
+    await dialog.getByLabel('Ends').fill(`${year}-02-02T09:15`);
+    await dialog.getByLabel('Repeats').selectOption({ label: 'Daily' });
+    await dialog.getByRole('radio', { name: 'On date' }).check();
+    await dialog.getByLabel('End date').fill(`${year}-02-06`);
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await waitForStatus(losAngeles, /Synced/);
+
+    await showMonth(losAngeles, year, 2);
+    const days = ['02', '03', '04', '05', '06', '07'].map((d) => `${year}-02-${d}`);
+    const shown = async (title: string) => Promise.all(days.map((d) => eventsOn(losAngeles, d, title).count()));
+    expect(await shown('Standup')).toEqual([1, 1, 1, 1, 1, 0]);
+    // The End date is the series' last day in its zone (its UNTIL, 07:59:59 UTC on the 7th, read
+    // as a UTC date showed the 7th, and each save moved the end a day later).
+    await eventsOn(losAngeles, `${year}-02-04`, 'Standup').click();
+    expect(await dialog.getByLabel('End date').inputValue()).toBe(`${year}-02-06`);
+    await dialog.getByLabel('Title').fill('Standup (video)');
+    await dialog.getByRole('radio', { name: 'All events' }).check();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await waitForStatus(losAngeles, /Synced/);
+    await eventsOn(losAngeles, `${year}-02-02`, 'Standup (video)').waitFor();
+    expect(await shown('Standup')).toEqual([1, 1, 1, 1, 1, 0]);
+    expect(await shown('Standup (video)')).toEqual([1, 1, 1, 1, 1, 0]);
   });
 
   it('an all-day event on 10 March made in Berlin is on 10 March in Los Angeles', async () => {

@@ -1,5 +1,5 @@
 import type { Occurrence } from '@calsync/client';
-import { dateIn } from '@calsync/domain/rules';
+import { dateIn, lastDayOfUntil, untilOfLastDay } from '@calsync/domain/rules';
 import type { EventInput } from '@fullcalendar/core';
 
 /** The frequencies the repeat editor offers ('' is "Does not repeat"). */
@@ -65,28 +65,40 @@ export interface Repeat {
   readonly until: string;
   /** Occurrences in all (ends 'after'). */
   readonly count: number;
+  /** The rule's WKST, kept as written (it moves a weekly rule with an INTERVAL); null without one. */
+  readonly wkst: string | null;
   readonly custom: string | null;
 }
 
 const PLAIN = /^(FREQ|INTERVAL|BYDAY|UNTIL|COUNT|WKST)$/;
 
-/** The editor's view of an event's rrule (`null`: does not repeat). */
-export function parseRepeat(rrule: string | null | undefined): Repeat {
-  const none: Repeat = { freq: '', interval: 1, days: [], ends: 'never', until: '', count: 10, custom: null };
+/**
+ * The editor's view of an event's rrule (`null`: does not repeat). The "End date" is the last day
+ * the rule's UNTIL lets the series occur on in its `zone` (a timed series' UNTIL is in UTC).
+ */
+export function parseRepeat(rrule: string | null | undefined, zone: string): Repeat {
+  const none: Repeat = { freq: '', interval: 1, days: [], ends: 'never', until: '', count: 10, wkst: null, custom: null };
   if (!rrule) return none;
   const parts = new Map(rrule.split(';').map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)] as const));
   const freq = parts.get('FREQ') ?? '';
   const days = (parts.get('BYDAY') ?? '').split(',').filter(Boolean);
   const known = FREQUENCIES.some((f) => f.value === freq && f.value !== '');
-  const plain = known && [...parts.keys()].every((k) => PLAIN.test(k)) && (freq === 'WEEKLY' || days.length === 0) && days.every((d) => /^[A-Z]{2}$/.test(d));
-  const until = parts.get('UNTIL');
+  const untilPart = parts.get('UNTIL');
+  const until = untilPart === undefined ? null : lastDayOfUntil(untilPart, zone);
+  const plain =
+    known &&
+    [...parts.keys()].every((k) => PLAIN.test(k)) &&
+    (freq === 'WEEKLY' || days.length === 0) &&
+    days.every((d) => /^[A-Z]{2}$/.test(d)) &&
+    (untilPart === undefined || until !== null);
   return {
     freq: known ? (freq as Frequency) : '',
     interval: Number(parts.get('INTERVAL') ?? 1),
     days,
-    ends: until ? 'on' : parts.has('COUNT') ? 'after' : 'never',
-    until: until ? `${until.slice(0, 4)}-${until.slice(4, 6)}-${until.slice(6, 8)}` : '',
+    ends: untilPart !== undefined ? 'on' : parts.has('COUNT') ? 'after' : 'never',
+    until: until ?? '',
     count: Number(parts.get('COUNT') ?? 10),
+    wkst: parts.get('WKST') ?? null,
     custom: plain ? null : rrule,
   };
 }
@@ -105,24 +117,10 @@ export function buildRrule(repeat: Repeat, options: { allDay: boolean; zone: str
   }
   if (repeat.ends === 'after') parts.push(`COUNT=${Math.max(1, Math.floor(repeat.count))}`);
   if (repeat.ends === 'on' && repeat.until) {
-    const date = repeat.until.replace(/-/g, '');
-    parts.push(`UNTIL=${options.allDay ? date : untilInstant(repeat.until, options.zone)}`);
+    parts.push(`UNTIL=${untilOfLastDay(repeat.until, options)}`);
   }
+  if (repeat.wkst !== null) parts.push(`WKST=${repeat.wkst}`);
   return parts.join(';');
-}
-
-/** 23:59:59 of `date` in `zone`, as a UTC `YYYYMMDDTHHMMSSZ`. */
-function untilInstant(date: string, zone: string): string {
-  const guess = Date.parse(`${date}T23:59:59Z`);
-  const offset = zoneOffset(guess, zone);
-  return new Date(guess - offset).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
-}
-
-/** `zone`'s offset from UTC (ms) at an instant, from the browser's own zone data. */
-function zoneOffset(instant: number, zone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(new Date(instant));
-  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  return Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) - Math.floor(instant / 1000) * 1000;
 }
 
 /** The browser's IANA time zone (the zone new events keep their wall-clock time in). */
@@ -166,9 +164,12 @@ export function toCalendarInput(occurrence: Occurrence, color: string | null | u
   };
 }
 
-/** A repeat rule for people: "Weekly on Mon, Wed", "Every 2 days, 10 times", or the rule itself when the editor cannot show it. */
-export function describeRrule(rrule: string): string {
-  const r = parseRepeat(rrule);
+/**
+ * A repeat rule for people: "Weekly on Mon, Wed", "Every 2 days, 10 times", "Daily until 2026-12-10"
+ * (the last day in the event's `zone`), or the rule itself when the editor cannot show it.
+ */
+export function describeRrule(rrule: string, zone: string): string {
+  const r = parseRepeat(rrule, zone);
   if (r.custom !== null || r.freq === '') return rrule;
   const name = FREQUENCIES.find((f) => f.value === r.freq)?.label ?? r.freq;
   const unit = { DAILY: 'days', WEEKLY: 'weeks', MONTHLY: 'months', YEARLY: 'years' }[r.freq];

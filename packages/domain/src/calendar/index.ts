@@ -1,5 +1,6 @@
 export * from './occurrence.js';
 export * from './zone.js';
+export * from './until.js';
 export * from './rule-expansion.js';
 export * from './expand-occurrences.js';
 export * from './occurrence-window.js';

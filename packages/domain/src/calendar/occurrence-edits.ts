@@ -3,6 +3,7 @@ import { parseIsoInstant } from '../records/datetime.js';
 import type { FieldValue, FieldValues } from '../records/types.js';
 import type { EventSource } from './occurrence.js';
 import { expandRule } from './rule-expansion.js';
+import { parseUntil, untilText, utcUntil } from './until.js';
 import { instantOfLocal, localMsOf } from './zone.js';
 
 const DAY_MS = 86_400_000;
@@ -86,13 +87,10 @@ function withEnd(rule: string, end: { count?: number | null; until?: string | nu
 
 /** The rule's UNTIL moved by `shift` local ms (a series moved in time keeps its last occurrence). */
 function shiftedUntil(t: SeriesTime, rule: string, shift: number): string {
-  const m = /(?:^|;)UNTIL=(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z?))?/.exec(rule);
-  if (m === null || shift === 0) return rule;
-  const wall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
-  if (m[4] === undefined) return withEnd(rule, { until: new Date(wall + shift).toISOString().slice(0, 10).replace(/-/g, '') });
-  const local = m[7] === 'Z' ? localMsOf(wall, t.zone) : wall;
-  const until = m[7] === 'Z' ? instantOfLocal(local + shift, t.zone) : local + shift;
-  return withEnd(rule, { until: `${new Date(until).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z/, '')}${m[7] ?? ''}` });
+  const value = parseUntil(/(?:^|;)UNTIL=([^;]*)/.exec(rule)?.[1] ?? '');
+  if (value === null || shift === 0) return rule;
+  const wall = value.form === 'utc' ? instantOfLocal(localMsOf(value.wall, t.zone) + shift, t.zone) : value.wall + shift;
+  return withEnd(rule, { until: untilText({ form: value.form, wall }) });
 }
 
 function ruleCount(rule: string): number | null {
@@ -102,8 +100,7 @@ function ruleCount(rule: string): number | null {
 
 /** UNTIL for a series that ends just before the occurrence at `local`: the day before (all-day), or a second before, in UTC. */
 function untilBefore(t: SeriesTime, local: number): string {
-  if (t.allDay) return new Date(local - DAY_MS).toISOString().slice(0, 10).replace(/-/g, '');
-  return new Date(instantOfLocal(local, t.zone) - 1000).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return t.allDay ? untilText({ form: 'date', wall: local - DAY_MS }) : utcUntil(instantOfLocal(local, t.zone) - 1000);
 }
 
 /** How many occurrences the rule gives from DTSTART up to (not including) `local`, exdates not subtracted (COUNT counts them). */

@@ -1,5 +1,6 @@
 import type { Options } from 'rrule';
 import { RRule, underBudget } from '../records/rrule.js';
+import { parseUntil, wallTime } from './until.js';
 
 const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
@@ -43,25 +44,16 @@ function parseRule(rule: string): ParsedRule {
   return parsed;
 }
 
-/** Date.UTC that also means years 0..99 literally. */
-function utc(y: number, mo: number, d: number, h = 0, mi = 0, s = 0): number {
-  const date = new Date(Date.UTC(2000, mo, d, h, mi, s));
-  date.setUTCFullYear(y);
-  return date.getTime();
-}
-
 /**
  * UNTIL as a local time (ms, floating) for a series in `toLocal`'s zone: a UTC date-time is moved
  * into the zone; a floating date-time is taken as written; a date is its whole day (UNTIL is
  * inclusive; an all-day series' occurrences sit at 00:00, so they are in).
  */
 function untilLocal(until: string, toLocal: (instant: number) => number): number {
-  const m = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z?))?$/.exec(until);
-  if (!m) throw new Error(`unreadable UNTIL ${until}`);
-  const [y, mo, d] = [Number(m[1]), Number(m[2]) - 1, Number(m[3])];
-  if (m[4] === undefined) return utc(y, mo, d, 23, 59, 59);
-  const wall = utc(y, mo, d, Number(m[4]), Number(m[5]), Number(m[6]));
-  return m[7] === 'Z' ? toLocal(wall) : wall;
+  const value = parseUntil(until);
+  if (value === null) throw new Error(`unreadable UNTIL ${until}`);
+  if (value.form === 'date') return value.wall + DAY_MS - 1000;
+  return value.form === 'utc' ? toLocal(value.wall) : value.wall;
 }
 
 /** rrule's weekday number (MO = 0 … SU = 6) of a local time. */
@@ -106,12 +98,12 @@ function periodStart(options: Partial<Options>, dtstart: Date, k: number): numbe
   const freq = options.freq ?? YEARLY;
   const y0 = dtstart.getUTCFullYear();
   const m0 = dtstart.getUTCMonth();
-  const day0 = utc(y0, m0, dtstart.getUTCDate());
+  const day0 = wallTime(y0, m0, dtstart.getUTCDate());
   switch (freq) {
     case YEARLY:
-      return utc(y0 + k, 0, 1);
+      return wallTime(y0 + k, 0, 1);
     case MONTHLY:
-      return utc(y0 + Math.floor((m0 + k) / 12), (m0 + k) % 12, 1);
+      return wallTime(y0 + Math.floor((m0 + k) / 12), (m0 + k) % 12, 1);
     case WEEKLY:
       return day0 - ((weekdayOf(dtstart) - wkstOf(options) + 7) % 7) * DAY_MS + k * WEEK_MS;
     case DAILY:

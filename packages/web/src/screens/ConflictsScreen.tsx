@@ -6,7 +6,7 @@ import { ErrorNote } from '../components/ErrorNote.js';
 import { errorMessage } from '../errors.js';
 import { formatTime } from '../format.js';
 import { useSyncStatus } from '../hooks.js';
-import { describeRrule } from '../recurrence.js';
+import { describeRrule, viewerZone } from '../recurrence.js';
 
 const COLLECTION_OF: Readonly<Record<string, 'calendars' | 'events' | 'tasks' | 'reminders'>> = {
   CALENDAR: 'calendars',
@@ -42,7 +42,9 @@ const FIELD_LABELS: Readonly<Record<string, string>> = {
 };
 const HIDDEN_FIELDS = new Set(['uid', 'version', 'id', 'userId', 'createdAt', 'updatedAt', 'deleted']);
 
-function show(field: string, value: unknown): string {
+/** A field of one side of a conflict, as a person reads it (a rule's end date in that side's own zone). */
+function show(field: string, side: Readonly<Record<string, unknown>>): string {
+  const value = side[field];
   if (field === 'calendarUid' && typeof value === 'string') {
     const calendar = client.calendars.get(value) as { name?: unknown } | undefined;
     if (typeof calendar?.name === 'string') return calendar.name;
@@ -50,7 +52,7 @@ function show(field: string, value: unknown): string {
   if (value === null || value === undefined || value === '') return '—';
   if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value)) return formatTime(value);
   if (typeof value === 'boolean') return value ? 'Yes' : 'No';
-  if (field === 'rrule' && typeof value === 'string') return describeRrule(value);
+  if (field === 'rrule' && typeof value === 'string') return describeRrule(value, typeof side.timezone === 'string' ? side.timezone : viewerZone());
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
@@ -125,7 +127,7 @@ function ConflictCard({ conflict, online, onResolve }: { conflict: ClientConflic
   const [showAll, setShowAll] = useState(false);
   const losing = conflict.loserSnapshot as Readonly<Record<string, unknown>>;
   const fields = [...new Set([...Object.keys(current ?? {}), ...Object.keys(losing)])].filter((f) => !HIDDEN_FIELDS.has(f));
-  const differs = (f: string): boolean => current === undefined || show(f, current[f]) !== show(f, losing[f]);
+  const differs = (f: string): boolean => current === undefined || show(f, current) !== show(f, losing);
   const differing = fields.filter(differs);
   const shown = showAll ? fields : differing;
   const label = String(current?.title ?? current?.name ?? losing.title ?? losing.name ?? conflict.entityUid);
@@ -154,8 +156,8 @@ function ConflictCard({ conflict, online, onResolve }: { conflict: ClientConflic
             {shown.map((f) => (
               <tr key={f} className={differs(f) ? 'differs' : ''}>
                 <th scope="row">{FIELD_LABELS[f] ?? f}</th>
-                <td>{current ? show(f, current[f]) : 'deleted'}</td>
-                <td>{show(f, losing[f])}</td>
+                <td>{current ? show(f, current) : 'deleted'}</td>
+                <td>{show(f, losing)}</td>
               </tr>
             ))}
           </tbody>

@@ -59,14 +59,15 @@ export function EventDialog({ draft, calendars, onClose }: { draft: EventDraft; 
   const [start, setStart] = useState(times.start);
   const [end, setEnd] = useState(times.end);
   const [allDay, setAllDay] = useState(times.allDay);
-  const initialRepeat = parseRepeat(series?.rrule ?? existing?.rrule);
+  const zone = existing?.timezone ?? series?.timezone ?? viewerZone();
+  const storedRule = series?.rrule ?? existing?.rrule ?? null;
+  const [initialRepeat] = useState(() => parseRepeat(storedRule, zone));
   const [repeat, setRepeat] = useState<Repeat>(initialRepeat);
   const [scope, setScope] = useState<OccurrenceScope>('this');
   const [location, setLocation] = useState(existing?.location ?? '');
   const [description, setDescription] = useState(existing?.description ?? '');
   const [error, setError] = useState('');
   const id = useId();
-  const zone = existing?.timezone ?? series?.timezone ?? viewerZone();
   const repeatEditable = seriesUid === null || scope !== 'this';
 
   /** A form time as the record holds it: an instant, or a date for all-day; null while it is not valid. */
@@ -91,7 +92,8 @@ export function EventDialog({ draft, calendars, onClose }: { draft: EventDraft; 
     const t = recordTimes();
     if (!t) return setError('Give a start and an end.');
     if (t.endTime < t.startTime) return setError('The end must not be before the start.');
-    const rrule = buildRrule(repeat, { allDay, zone });
+    // A rule the user did not touch is saved as it was written (by this app or another client).
+    const rrule = repeat === initialRepeat && allDay === times.allDay ? storedRule : buildRrule(repeat, { allDay, zone });
     const fields = {
       calendarUid,
       title: title.trim(),

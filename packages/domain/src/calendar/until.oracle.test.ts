@@ -1,0 +1,58 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { icalStarts } from '../../test-support/ical-oracle.js';
+import { ORACLE_ZONES, type SeriesCase } from '../../test-support/series-arbitrary.js';
+import { lastDayOfUntil, untilOfLastDay } from './until.js';
+import { dateIn, instantOfLocal, localMsOf } from './zone.js';
+
+// FC_RUNS multiplies the runs, as everywhere.
+const RUNS = 300 * Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
+const DAY_MS = 86_400_000;
+const isoDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+// An "End date" becomes an UNTIL (untilOfLastDay) and an UNTIL an "End date" (lastDayOfUntil).
+// ical.js, reading the UNTIL by RFC 5545, must end a daily series on that very day in the series'
+// zone: at any time of day, in zones east and west of UTC, across changes of offset (Auckland's
+// and Lord Howe's changes fall near midnight UTC, where the day's end and its offset meet).
+const ZONES = [...ORACLE_ZONES, 'Pacific/Auckland', 'Australia/Lord_Howe', 'America/Santiago', 'Pacific/Kiritimati', 'America/St_Johns'];
+
+describe('the UNTIL of a last day, against ical.js (RFC 5545 oracle)', () => {
+  it(`ends a daily series on that day in its zone, and reads back as that day (${RUNS} runs)`, () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          zone: fc.constantFrom(...ZONES),
+          allDay: fc.boolean(),
+          day: fc.integer({ min: Date.UTC(2021, 0, 1) / DAY_MS, max: Date.UTC(2030, 11, 31) / DAY_MS }),
+          hour: fc.constantFrom(0, 0, 1, 2, 3, 11, 12, 13, 22, 23, 23),
+          minute: fc.constantFrom(0, 30, 59),
+          days: fc.integer({ min: 0, max: 40 }),
+        }),
+        (r) => {
+          const startLocal = r.day * DAY_MS + (r.allDay ? 0 : (r.hour * 60 + r.minute) * 60_000);
+          // The series' time of day must exist on its first day (a start is an instant).
+          fc.pre(r.allDay || localMsOf(instantOfLocal(startLocal, r.zone), r.zone) === startLocal);
+          const lastDay = isoDate(r.day * DAY_MS + r.days * DAY_MS);
+          const until = untilOfLastDay(lastDay, { allDay: r.allDay, zone: r.zone });
+          expect(lastDayOfUntil(until, r.zone)).toBe(lastDay);
+          const c: SeriesCase = { zone: r.zone, allDay: r.allDay, startLocal, duration: r.allDay ? 1 : 30 * 60_000, rule: `FREQ=DAILY;UNTIL=${until}`, exdateIndexes: [], from: 0, to: 0 };
+          const starts = icalStarts(c, [], Date.UTC(2032, 0, 1), 100);
+          expect(starts).not.toBeNull();
+          // One occurrence a day, from the first day to the last one and no further.
+          expect(starts!.length).toBe(r.days + 1);
+          const days = starts!.map((s) => (r.allDay ? s : dateIn(Date.parse(s), r.zone)));
+          expect([days[0], days.at(-1)]).toEqual([isoDate(r.day * DAY_MS), lastDay]);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  }, 300_000);
+
+  it('reads an UNTIL in each of its three forms', () => {
+    expect(lastDayOfUntil('20261210', 'Pacific/Auckland')).toBe('2026-12-10');
+    expect(lastDayOfUntil('20261210T233000', 'America/New_York')).toBe('2026-12-10');
+    expect(lastDayOfUntil('20261211T045959Z', 'America/New_York')).toBe('2026-12-10');
+    expect(lastDayOfUntil('20261211T050000Z', 'America/New_York')).toBe('2026-12-11');
+    expect(lastDayOfUntil('2026-12-10', 'UTC')).toBeNull();
+  });
+});

@@ -1,0 +1,66 @@
+import { dateIn, instantOfLocal } from './zone.js';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * An RRULE's UNTIL as written (RFC 5545 §3.3.10): a date (an all-day series), a date-time in UTC
+ * (a series in a zone), or a floating date-time (a floating series). `wall` is the written time
+ * as ms: a date's 00:00, a floating time as it reads, a UTC time's instant.
+ */
+export interface UntilValue {
+  readonly form: 'date' | 'floating' | 'utc';
+  readonly wall: number;
+}
+
+const UNTIL_VALUE = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z?))?$/;
+
+/** A wall-clock time as ms: Date.UTC that also means years 0..99 literally. */
+export function wallTime(y: number, mo: number, d: number, h = 0, mi = 0, s = 0): number {
+  const date = new Date(Date.UTC(2000, mo, d, h, mi, s));
+  date.setUTCFullYear(y);
+  return date.getTime();
+}
+
+/** An UNTIL's text read, or null when it is not one of RFC 5545's three forms. */
+export function parseUntil(text: string): UntilValue | null {
+  const m = UNTIL_VALUE.exec(text);
+  if (!m) return null;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]) - 1, Number(m[3])];
+  if (m[4] === undefined) return { form: 'date', wall: wallTime(y, mo, d) };
+  return { form: m[7] === 'Z' ? 'utc' : 'floating', wall: wallTime(y, mo, d, Number(m[4]), Number(m[5]), Number(m[6])) };
+}
+
+/** The text of an UNTIL value: `YYYYMMDD`, `YYYYMMDDTHHMMSS` or `YYYYMMDDTHHMMSSZ` (a date's time of day is dropped). */
+export function untilText(value: UntilValue): string {
+  const iso = new Date(value.wall).toISOString();
+  const date = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}`;
+  if (value.form === 'date') return date;
+  return `${date}T${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}${value.form === 'utc' ? 'Z' : ''}`;
+}
+
+/** The UNTIL of a date-time in UTC, as a series in a zone writes it (`YYYYMMDDTHHMMSSZ`). */
+export function utcUntil(instant: number): string {
+  return untilText({ form: 'utc', wall: instant });
+}
+
+/**
+ * The UNTIL that makes `date` (`YYYY-MM-DD`) a series' last day: the date itself for an all-day
+ * series; for a timed one the last second of that day in the series' zone, in UTC as RFC 5545 asks
+ * of a series with a zone (the day's end read by §3.3.5's rules where a change of offset meets it).
+ */
+export function untilOfLastDay(date: string, series: { readonly allDay: boolean; readonly zone: string }): string {
+  const day = parseUntil(date.replace(/-/g, ''));
+  if (day === null || day.form !== 'date') throw new Error(`not a date: ${date}`);
+  if (series.allDay) return untilText(day);
+  return utcUntil(instantOfLocal(day.wall + DAY_MS - 1000, series.zone));
+}
+
+/**
+ * The last day (`YYYY-MM-DD`) an UNTIL lets a series in `zone` occur on: a date as written, a
+ * floating time's own date, a UTC time's date in the zone. Null when the text is not an UNTIL.
+ */
+export function lastDayOfUntil(until: string, zone: string): string | null {
+  const value = parseUntil(until);
+  if (value === null) return null;
+  return value.form === 'utc' ? dateIn(value.wall, zone) : new Date(value.wall).toISOString().slice(0, 10);
+}
