@@ -1,4 +1,5 @@
 import ICAL from 'ical.js';
+import { withRfcUntil } from '@calsync/domain/calendar';
 import { asAllDayDate, isValidRrule, parseIsoInstant, type FieldValue, type FieldValues } from '@calsync/domain/records';
 import { alarmComponent, isReminderAlarm, parseAlarms, type ParsedAlarm } from './alarms.js';
 import { componentFromExtras, extrasOf, setText, textOf } from './extras.js';
@@ -95,7 +96,9 @@ export function eventComponents(object: EventObject, calendarZone: string | null
   const keptSeries = master.hasProperty('rrule') ? seriesFields(master, f, floatingZone) : { rrule: null, exdate: null };
   if (!same(keptSeries.rrule, f.rrule)) {
     master.removeAllProperties('rrule');
-    if (typeof f.rrule === 'string') master.addPropertyWithValue('rrule', ICAL.Recur.fromString(f.rrule));
+    // The stored rule's UNTIL in the form RFC 5545 asks of this DTSTART (a calendar app reads a
+    // date UNTIL on a timed series as its first moment; this store as the whole day).
+    if (typeof f.rrule === 'string') master.addPropertyWithValue('rrule', ICAL.Recur.fromString(withRfcUntil(f.rrule, { allDay: f.allDay === true, zone: zone ?? 'UTC' })));
   }
   if (!same(keptSeries.exdate, f.exdate) || !portable(master, ['exdate']) || typeof f.rrule !== 'string') {
     master.removeAllProperties('exdate');

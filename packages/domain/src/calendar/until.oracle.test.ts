@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { icalStarts } from '../../test-support/ical-oracle.js';
-import { ORACLE_ZONES, type SeriesCase } from '../../test-support/series-arbitrary.js';
-import { lastDayOfUntil, untilOfLastDay } from './until.js';
+import { caseCalendar, icalStarts, inWindow } from '../../test-support/ical-oracle.js';
+import { caseEvent, icalLocal, ORACLE_ZONES, seriesCaseArb, type SeriesCase } from '../../test-support/series-arbitrary.js';
+import { expandOccurrences } from './expand-occurrences.js';
+import { lastDayOfUntil, untilOfLastDay, withRfcUntil } from './until.js';
 import { dateIn, instantOfLocal, localMsOf } from './zone.js';
 
 // FC_RUNS multiplies the runs, as everywhere.
@@ -42,6 +43,36 @@ describe('the UNTIL of a last day, against ical.js (RFC 5545 oracle)', () => {
           expect(starts!.length).toBe(r.days + 1);
           const days = starts!.map((s) => (r.allDay ? s : dateIn(Date.parse(s), r.zone)));
           expect([days[0], days.at(-1)]).toEqual([isoDate(r.day * DAY_MS), lastDay]);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  }, 300_000);
+
+  // A rule as a client may store it (a date UNTIL on a timed series is its whole day here; a
+  // floating one a time of the series' zone) is written for calendar apps in RFC 5545's form
+  // (withRfcUntil): ical.js must then give the occurrences this store gives for the stored rule.
+  it(`writes any UNTIL in RFC 5545's form for the series, with the same occurrences in ical.js (${RUNS} runs)`, () => {
+    fc.assert(
+      fc.property(
+        seriesCaseArb('ical'),
+        fc.constantFrom('date', 'floating', 'utc'),
+        fc.integer({ min: 0, max: 300 }),
+        fc.integer({ min: 0, max: 24 * 60 - 1 }),
+        (base, form, days, minuteOfDay) => {
+          const body = base.rule.split(';').filter((p) => !p.startsWith('COUNT=') && !p.startsWith('UNTIL=')).join(';');
+          const wall = Math.floor(base.startLocal / DAY_MS) * DAY_MS + days * DAY_MS + minuteOfDay * 60_000;
+          const until = form === 'date' ? icalLocal(wall, true) : form === 'floating' ? icalLocal(wall, false) : `${icalLocal(wall, false)}Z`;
+          const stored: SeriesCase = { ...base, rule: `${body};UNTIL=${until}`, exdateIndexes: [] };
+          const written = withRfcUntil(stored.rule, { allDay: stored.allDay, zone: stored.zone });
+          expect(written.replace(/UNTIL=[^;]*/, '')).toBe(stored.rule.replace(/UNTIL=[^;]*/, ''));
+          const oracle = icalStarts({ ...stored, rule: written }, [], stored.to + DAY_MS);
+          fc.pre(oracle !== null);
+          const ours = expandOccurrences([{ uid: 'series', fields: caseEvent(stored, []) }], () => null, { from: new Date(stored.from).toISOString(), to: new Date(stored.to).toISOString(), tz: 'UTC' }).occurrences.map((o) => o.start);
+          const expected = inWindow(stored, oracle!);
+          if (JSON.stringify(ours) !== JSON.stringify(expected)) {
+            throw new Error(`disagreement for stored ${stored.rule}, written ${written}\n${caseCalendar({ ...stored, rule: written }, [])}\nonly ours: ${ours.filter((x) => !expected.includes(x)).slice(0, 6).join(' ')}\nonly ical.js: ${expected.filter((x) => !ours.includes(x)).slice(0, 6).join(' ')}`);
+          }
         },
       ),
       { numRuns: RUNS },

@@ -44,6 +44,27 @@ export function utcUntil(instant: number): string {
 }
 
 /**
+ * An UNTIL in the form RFC 5545 §3.3.10 asks of a series' DTSTART, meaning the same last moment as
+ * here: a date for an all-day series (whose times are dates: a date-time's own date), a UTC
+ * date-time for a timed one. A date on a timed series is read here as that whole day in the
+ * series' zone, and a floating time as a time of that zone; ical.js and python-dateutil read the
+ * former as its day's first moment, which would end the series a day sooner.
+ */
+export function rfcUntil(value: UntilValue, series: { readonly allDay: boolean; readonly zone: string }): string {
+  if (series.allDay) return untilText({ form: 'date', wall: value.wall });
+  if (value.form === 'utc') return untilText(value);
+  return utcUntil(instantOfLocal(value.form === 'date' ? value.wall + DAY_MS - 1000 : value.wall, series.zone));
+}
+
+/** `rule` with its UNTIL in RFC 5545's form for the series (`rfcUntil`), as a calendar app reads it; unchanged without one. */
+export function withRfcUntil(rule: string, series: { readonly allDay: boolean; readonly zone: string }): string {
+  const m = /(^|;)UNTIL=([^;]*)/.exec(rule);
+  const value = m === null ? null : parseUntil(m[2]!);
+  if (m === null || value === null) return rule;
+  return `${rule.slice(0, m.index)}${m[1]}UNTIL=${rfcUntil(value, series)}${rule.slice(m.index + m[0].length)}`;
+}
+
+/**
  * The UNTIL that makes `date` (`YYYY-MM-DD`) a series' last day: the date itself for an all-day
  * series; for a timed one the last second of that day in the series' zone, in UTC as RFC 5545 asks
  * of a series with a zone (the day's end read by §3.3.5's rules where a change of offset meets it).
@@ -51,8 +72,7 @@ export function utcUntil(instant: number): string {
 export function untilOfLastDay(date: string, series: { readonly allDay: boolean; readonly zone: string }): string {
   const day = parseUntil(date.replace(/-/g, ''));
   if (day === null || day.form !== 'date') throw new Error(`not a date: ${date}`);
-  if (series.allDay) return untilText(day);
-  return utcUntil(instantOfLocal(day.wall + DAY_MS - 1000, series.zone));
+  return rfcUntil(day, series);
 }
 
 /**

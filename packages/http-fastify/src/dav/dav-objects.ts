@@ -94,6 +94,13 @@ const KEPT_RENDER_CHARS = 80_000;
  * are answered without parsing and writing the kept text again. Least recently used entries go
  * past `maxChars`. One per app: keys name rows of its store only.
  */
+/**
+ * The renderer's format, part of every render's key: raised when the same rows render to another
+ * text (2: a series' UNTIL in RFC 5545's form for its DTSTART), so a kept text of an older server
+ * is rendered again rather than served.
+ */
+const RENDER_FORMAT = '2';
+
 export class RenderCache {
   readonly #texts = new Map<string, string>();
   #chars = 0;
@@ -103,7 +110,7 @@ export class RenderCache {
   /** The key of an object's render, or null when it reads more than its own rows (a subtask names its parent's UID). */
   static keyOf(userId: number, collection: string, zone: string | null, object: IcalObject): string | null {
     if (collection === TASKS && typeof object.root.fields.parentTaskUid === 'string') return null;
-    const parts = [String(userId), collection, zone ?? '', object.root.uid, String(object.root.version)];
+    const parts = [RENDER_FORMAT, String(userId), collection, zone ?? '', object.root.uid, String(object.root.version)];
     for (const r of [...object.overrides, ...object.reminders]) if (r.deleted === null) parts.push(r.uid, String(r.version));
     // Unambiguous, and storable as text (PostgreSQL's text holds no NUL).
     return JSON.stringify(parts);

@@ -242,6 +242,23 @@ describe('CalDAV', () => {
     expect(after[1]).toEqual(before[1]);
   });
 
+  it("writes a stored rule's UNTIL in RFC 5545's form for its DTSTART: a date on a timed series is that whole day, in UTC", async () => {
+    const series = (uid: string, fields: Record<string, unknown>) => ({ uid, op: 'upsert' as const, baseVersion: null, fields: { calendarUid: 'home', title: uid, ...fields } });
+    await w.sync.push(w.userId, {
+      events: [
+        series('timed', { startTime: '2026-12-01T14:00:00.000Z', endTime: '2026-12-01T14:30:00.000Z', timezone: 'America/New_York', rrule: 'FREQ=DAILY;UNTIL=20261210' }),
+        series('all-day', { startTime: '2026-12-01', endTime: '2026-12-02', allDay: true, rrule: 'FREQ=DAILY;UNTIL=20261210T120000Z;INTERVAL=2' }),
+        series('utc', { startTime: '2026-12-01T14:00:00.000Z', endTime: '2026-12-01T14:30:00.000Z', timezone: 'America/New_York', rrule: 'FREQ=WEEKLY;UNTIL=20261229T140000Z' }),
+      ],
+    });
+    // The VEVENT's RRULE (a VTIMEZONE before it has rules of its own).
+    const rule = async (uid: string) => /^RRULE:(.*)$/m.exec((await dav('GET', `/dav/calendars/${w.userId}/home/${uid}.ics`)).body.split('BEGIN:VEVENT')[1] ?? '')?.[1]?.trim();
+    // 23:59:59 on 10 December in New York is 04:59:59Z on the 11th: the 10th's occurrence stays in.
+    expect(await rule('timed')).toBe('FREQ=DAILY;UNTIL=20261211T045959Z');
+    expect(await rule('all-day')).toBe('FREQ=DAILY;INTERVAL=2;UNTIL=20261210');
+    expect(await rule('utc')).toBe('FREQ=WEEKLY;UNTIL=20261229T140000Z');
+  });
+
   it('answers a read of an unchanged object from its kept render, and an edit through the sync API (root, override, reminder, calendar zone) from a new one', async () => {
     const href = `/dav/calendars/${w.userId}/home/standup-1.ics`;
     await dav('PUT', href, SERIES);
