@@ -3,13 +3,20 @@ import { dateIn, instantOfLocal } from './zone.js';
 const DAY_MS = 86_400_000;
 
 /**
- * An RRULE's UNTIL as written (RFC 5545 §3.3.10): a date (an all-day series), a date-time in UTC
- * (a series in a zone), or a floating date-time (a floating series). `wall` is the written time
- * as ms: a date's 00:00, a floating time as it reads, a UTC time's instant.
+ * An RRULE's UNTIL as written, in one of RFC 5545's three forms (§3.3.10, which pairs a date with
+ * an all-day series, UTC with a series in a zone and a floating time with a floating series;
+ * clients also write the others). `wall` is the written time as ms: a date's 00:00, a floating
+ * time as it reads, a UTC time's instant.
  */
 export interface UntilValue {
   readonly form: 'date' | 'floating' | 'utc';
   readonly wall: number;
+}
+
+/** What an UNTIL is read against: whether the series is all-day, and the zone its times are in. */
+export interface UntilSeries {
+  readonly allDay: boolean;
+  readonly zone: string;
 }
 
 const UNTIL_VALUE = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z?))?$/;
@@ -50,14 +57,14 @@ export function utcUntil(instant: number): string {
  * series' zone, and a floating time as a time of that zone; ical.js and python-dateutil read the
  * former as its day's first moment, which would end the series a day sooner.
  */
-export function rfcUntil(value: UntilValue, series: { readonly allDay: boolean; readonly zone: string }): string {
+export function rfcUntil(value: UntilValue, series: UntilSeries): string {
   if (series.allDay) return untilText({ form: 'date', wall: value.wall });
   if (value.form === 'utc') return untilText(value);
   return utcUntil(instantOfLocal(value.form === 'date' ? value.wall + DAY_MS - 1000 : value.wall, series.zone));
 }
 
 /** `rule` with its UNTIL in RFC 5545's form for the series (`rfcUntil`), as a calendar app reads it; unchanged without one. */
-export function withRfcUntil(rule: string, series: { readonly allDay: boolean; readonly zone: string }): string {
+export function withRfcUntil(rule: string, series: UntilSeries): string {
   const m = /(^|;)UNTIL=([^;]*)/.exec(rule);
   const value = m === null ? null : parseUntil(m[2]!);
   if (m === null || value === null) return rule;
@@ -69,7 +76,7 @@ export function withRfcUntil(rule: string, series: { readonly allDay: boolean; r
  * series; for a timed one the last second of that day in the series' zone, in UTC as RFC 5545 asks
  * of a series with a zone (the day's end read by §3.3.5's rules where a change of offset meets it).
  */
-export function untilOfLastDay(date: string, series: { readonly allDay: boolean; readonly zone: string }): string {
+export function untilOfLastDay(date: string, series: UntilSeries): string {
   const day = parseUntil(date.replace(/-/g, ''));
   if (day === null || day.form !== 'date') throw new Error(`not a date: ${date}`);
   return rfcUntil(day, series);
