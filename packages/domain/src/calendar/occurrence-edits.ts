@@ -3,7 +3,7 @@ import { parseIsoInstant } from '../records/datetime.js';
 import type { FieldValue, FieldValues } from '../records/types.js';
 import type { EventSource } from './occurrence.js';
 import { expandRule } from './rule-expansion.js';
-import { parseUntil, untilText, utcUntil } from './until.js';
+import { untilOf, untilText, utcUntil } from './until.js';
 import { instantOfLocal, localMsOf } from './zone.js';
 
 const DAY_MS = 86_400_000;
@@ -87,7 +87,7 @@ function withEnd(rule: string, end: { count?: number | null; until?: string | nu
 
 /** The rule's UNTIL moved by `shift` local ms (a series moved in time keeps its last occurrence). */
 function shiftedUntil(t: SeriesTime, rule: string, shift: number): string {
-  const value = parseUntil(/(?:^|;)UNTIL=([^;]*)/.exec(rule)?.[1] ?? '');
+  const value = untilOf(rule);
   if (value === null || shift === 0) return rule;
   const wall = value.form === 'utc' ? instantOfLocal(localMsOf(value.wall, t.zone) + shift, t.zone) : value.wall + shift;
   return withEnd(rule, { until: untilText({ form: value.form, wall }) });

@@ -1,6 +1,6 @@
 import type { Options } from 'rrule';
 import { RRule, underBudget } from '../records/rrule.js';
-import { parseUntil, wallTime } from './until.js';
+import { parseUntil, wallTime, type UntilValue } from './until.js';
 
 const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
@@ -25,8 +25,8 @@ export const MAX_PERIODS_PER_SERIES = 100_000;
 /** A rule's parts as rrule reads them, without UNTIL (read here: it depends on the series' zone). */
 interface ParsedRule {
   readonly options: Partial<Options>;
-  /** UNTIL as written, or null. */
-  readonly until: string | null;
+  /** UNTIL read, or null without one. */
+  readonly until: UntilValue | null;
 }
 
 const PARSED = new Map<string, ParsedRule>();
@@ -37,7 +37,9 @@ function parseRule(rule: string): ParsedRule {
     const parts = rule.split(';');
     const untilPart = parts.find((p) => p.startsWith('UNTIL='));
     const options = RRule.parseString(parts.filter((p) => p !== untilPart).join(';'));
-    parsed = { options, until: untilPart === undefined ? null : untilPart.slice('UNTIL='.length) };
+    const until = untilPart === undefined ? null : parseUntil(untilPart.slice('UNTIL='.length));
+    if (until === null && untilPart !== undefined) throw new Error(`unreadable UNTIL ${untilPart.slice('UNTIL='.length)}`);
+    parsed = { options, until };
     if (PARSED.size > 10_000) PARSED.clear();
     PARSED.set(rule, parsed);
   }
@@ -49,9 +51,7 @@ function parseRule(rule: string): ParsedRule {
  * into the zone; a floating date-time is taken as written; a date is its whole day (UNTIL is
  * inclusive; an all-day series' occurrences sit at 00:00, so they are in).
  */
-function untilLocal(until: string, toLocal: (instant: number) => number): number {
-  const value = parseUntil(until);
-  if (value === null) throw new Error(`unreadable UNTIL ${until}`);
+function untilLocal(value: UntilValue, toLocal: (instant: number) => number): number {
   if (value.form === 'date') return value.wall + DAY_MS - 1000;
   return value.form === 'utc' ? toLocal(value.wall) : value.wall;
 }

@@ -63,12 +63,20 @@ export function rfcUntil(value: UntilValue, series: UntilSeries): string {
   return utcUntil(instantOfLocal(value.form === 'date' ? value.wall + DAY_MS - 1000 : value.wall, series.zone));
 }
 
+/** A rule's UNTIL read, or null when it has none (or one that is none of the three forms). */
+export function untilOf(rule: string): UntilValue | null {
+  const part = rule.split(';').find((p) => p.startsWith('UNTIL='));
+  return part === undefined ? null : parseUntil(part.slice('UNTIL='.length));
+}
+
 /** `rule` with its UNTIL in RFC 5545's form for the series (`rfcUntil`), as a calendar app reads it; unchanged without one. */
 export function withRfcUntil(rule: string, series: UntilSeries): string {
-  const m = /(^|;)UNTIL=([^;]*)/.exec(rule);
-  const value = m === null ? null : parseUntil(m[2]!);
-  if (m === null || value === null) return rule;
-  return `${rule.slice(0, m.index)}${m[1]}UNTIL=${rfcUntil(value, series)}${rule.slice(m.index + m[0].length)}`;
+  const value = untilOf(rule);
+  if (value === null) return rule;
+  return rule
+    .split(';')
+    .map((p) => (p.startsWith('UNTIL=') ? `UNTIL=${rfcUntil(value, series)}` : p))
+    .join(';');
 }
 
 /**
@@ -89,5 +97,6 @@ export function untilOfLastDay(date: string, series: UntilSeries): string {
 export function lastDayOfUntil(until: string, zone: string): string | null {
   const value = parseUntil(until);
   if (value === null) return null;
-  return value.form === 'utc' ? dateIn(value.wall, zone) : new Date(value.wall).toISOString().slice(0, 10);
+  // A date or a floating time names its day as written (its wall time read in UTC).
+  return dateIn(value.wall, value.form === 'utc' ? zone : 'UTC');
 }

@@ -87,20 +87,21 @@ const RENDER_CACHE_CHARS = 8_000_000;
 const KEPT_RENDER_CHARS = 80_000;
 
 /**
- * Rendered iCalendar texts of objects, by everything a render reads: the user, the collection, the
- * calendar's zone and the uid and version of the root and of each live override and reminder (a
- * row's version moves with every change of it, from CalDAV or the sync API alike). A calendar
- * app's calendar-query, multiget and GET of unchanged objects, and a second device's first sync,
- * are answered without parsing and writing the kept text again. Least recently used entries go
- * past `maxChars`. One per app: keys name rows of its store only.
- */
-/**
  * The renderer's format, part of every render's key: raised when the same rows render to another
  * text (2: a series' UNTIL in RFC 5545's form for its DTSTART), so a kept text of an older server
  * is rendered again rather than served.
  */
 const RENDER_FORMAT = '2';
 
+/**
+ * Rendered iCalendar texts of objects, by everything a render reads: the renderer's format, the
+ * user, the collection, the calendar's zone and the uid and version of the root and of each live
+ * override and reminder (a row's version moves with every change of it, from CalDAV or the sync
+ * API alike). A calendar
+ * app's calendar-query, multiget and GET of unchanged objects, and a second device's first sync,
+ * are answered without parsing and writing the kept text again. Least recently used entries go
+ * past `maxChars`. One per app: keys name rows of its store only.
+ */
 export class RenderCache {
   readonly #texts = new Map<string, string>();
   #chars = 0;
