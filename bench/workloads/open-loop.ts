@@ -36,7 +36,9 @@ export interface OpenLoopStep {
    * the step's slowest 1 % of arrivals were in flight when one of them ended. The 100 devices share
    * one process, so such a collection (and the incremental marking before it, on the same two
    * cores) holds up every device at once: a tail that these arrivals make up is the load
-   * generator's, where each phone would collect only its own heap.
+   * generator's, where each phone would collect only its own heap. The bench gives the load
+   * generator's heap room so that it rarely collects in full during a run
+   * (`LOAD_GENERATOR_HEAP_FLAGS`); these figures say when a step caught one anyway.
    */
   loadGeneratorGc: { majorCount: number; majorMaxMs: number; slowestInFlight: number; slowest: number };
   /**
