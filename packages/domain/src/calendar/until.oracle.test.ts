@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { caseCalendar, icalStarts, inWindow } from '../../test-support/ical-oracle.js';
+import { caseCalendar, icalStarts, inWindow, oracleZoneAgrees } from '../../test-support/ical-oracle.js';
 import { caseEvent, icalLocal, ORACLE_ZONES, seriesCaseArb, type SeriesCase } from '../../test-support/series-arbitrary.js';
 import { expandOccurrences } from './expand-occurrences.js';
 import { lastDayOfUntil, untilOfLastDay, withRfcUntil } from './until.js';
-import { dateIn, instantOfLocal, localMsOf } from './zone.js';
+import { dateIn, instantOfLocal, localMsOf, zoneOffsetAt } from './zone.js';
 
 // FC_RUNS multiplies the runs, as everywhere.
 const RUNS = 300 * Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
@@ -16,6 +16,12 @@ const isoDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 // zone: at any time of day, in zones east and west of UTC, across changes of offset (Auckland's
 // and Lord Howe's changes fall near midnight UTC, where the day's end and its offset meet).
 const ZONES = [...ORACLE_ZONES, 'Pacific/Auckland', 'Australia/Lord_Howe', 'America/Santiago', 'Pacific/Kiritimati', 'America/St_Johns'];
+
+/** Whether wall-clock time `local` occurs twice in `zone` (a fall-back change repeats it). */
+function repeated(local: number, zone: string): boolean {
+  const [early, late] = [zoneOffsetAt(local - DAY_MS, zone), zoneOffsetAt(local + DAY_MS, zone)];
+  return early !== late && localMsOf(local - early, zone) === local && localMsOf(local - late, zone) === local;
+}
 
 describe('the UNTIL of a last day, against ical.js (RFC 5545 oracle)', () => {
   it(`ends a daily series on that day in its zone, and reads back as that day (${RUNS} runs)`, () => {
@@ -34,6 +40,13 @@ describe('the UNTIL of a last day, against ical.js (RFC 5545 oracle)', () => {
           // The series' time of day must exist on its first day (a start is an instant).
           fc.pre(r.allDay || localMsOf(instantOfLocal(startLocal, r.zone), r.zone) === startLocal);
           const lastDay = isoDate(r.day * DAY_MS + r.days * DAY_MS);
+          // Santiago's changes of some years are not those of the oracle's zone data (oracleZoneAgrees).
+          fc.pre(r.allDay || oracleZoneAgrees(r.zone, (r.day - 2) * DAY_MS, (r.day + r.days + 3) * DAY_MS));
+          // ical.js checks UNTIL on its own reading of a wall time, which takes a repeated one for
+          // its second instant: Santiago repeats 23:00–24:00 on 2 April 2022, and ical.js dropped
+          // that day's 23:00 (02:00Z, the first of the two, as RFC 5545 reads it) against an UNTIL
+          // of 02:59:59Z. A last occurrence at a repeated time is not one it can judge.
+          fc.pre(r.allDay || !repeated(r.day * DAY_MS + r.days * DAY_MS + (startLocal % DAY_MS), r.zone));
           const until = untilOfLastDay(lastDay, { allDay: r.allDay, zone: r.zone });
           expect(lastDayOfUntil(until, r.zone)).toBe(lastDay);
           const c: SeriesCase = { zone: r.zone, allDay: r.allDay, startLocal, duration: r.allDay ? 1 : 30 * 60_000, rule: `FREQ=DAILY;UNTIL=${until}`, exdateIndexes: [], from: 0, to: 0 };
