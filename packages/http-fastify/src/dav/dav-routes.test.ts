@@ -67,6 +67,9 @@ describe('CalDAV', () => {
     const wellKnown = await w.app.inject({ method: 'PROPFIND', url: '/.well-known/caldav' });
     expect(wellKnown.statusCode).toBe(301);
     expect(wellKnown.headers.location).toBe('/dav/');
+    // The bare server address, as an app that looks for no /.well-known asks it.
+    const serverRoot = await w.app.inject({ method: 'PROPFIND', url: '/' });
+    expect([serverRoot.statusCode, serverRoot.headers.location]).toEqual([301, '/dav/']);
     expect((await w.app.inject({ method: 'PROPFIND', url: '/dav/' })).statusCode).toBe(401);
     const root = await dav('PROPFIND', '/dav/', propfind('<d:current-user-principal/>'), { depth: '0' });
     expect(root.statusCode).toBe(207);

@@ -145,6 +145,10 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
     schema: { hide: true },
     handler: async (_request, reply) => reply.code(301).header('location', '/dav/').send(),
   });
+  // The server's own address, as the README tells people to give their app: an app that asks it
+  // for the principal (python caldav does, without looking for /.well-known) is sent to /dav/ too.
+  // GET / stays the web app's.
+  app.route({ method: 'PROPFIND', url: '/', schema: { hide: true }, handler: async (_request, reply) => reply.code(301).header('location', '/dav/').send() });
 
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     reply.header('dav', '1, 3, calendar-access').header('allow', ALLOW);
