@@ -126,7 +126,12 @@ describe('series and all-day events across time zones, in Chromium', () => {
     await losAngeles.getByRole('button', { name: 'New event' }).click();
     const dialog = losAngeles.getByRole('dialog');
     await dialog.getByLabel('Title').fill('Standup');
+    // Moving the start moves the end with it: the new event keeps its length.
+    const [start0, end0] = [await dialog.getByLabel('Starts').inputValue(), await dialog.getByLabel('Ends').inputValue()];
     await dialog.getByLabel('Starts').fill(`${year}-02-02T09:00`);
+    const length = Date.parse(`${end0}Z`) - Date.parse(`${start0}Z`);
+    expect(length).toBeGreaterThan(0);
+    expect(await dialog.getByLabel('Ends').inputValue()).toBe(new Date(Date.parse(`${year}-02-02T09:00Z`) + length).toISOString().slice(0, 16));
     await dialog.getByLabel('Ends').fill(`${year}-02-02T09:15`);
     await dialog.getByLabel('Repeats').selectOption({ label: 'Daily' });
     await dialog.getByRole('radio', { name: 'On date' }).check();

@@ -2,6 +2,7 @@ import type { Occurrence, OccurrenceScope } from '@calsync/client';
 import { useId, useState, type FormEvent } from 'react';
 import { client } from '../client.js';
 import { Dialog } from '../components/Dialog.js';
+import { endAfterStartMoved } from '../days.js';
 import { confirmAndDelete, eventBundle, whatGoesWith } from '../deletion.js';
 import { errorMessage } from '../errors.js';
 import { fromLocalInput, localDate, toLocalInput, zoneTimeNote } from '../format.js';
@@ -160,7 +161,16 @@ export function EventDialog({ draft, calendars, onClose }: { draft: EventDraft; 
           ))}
         </select>
         <label htmlFor={`${id}-start`}>Starts</label>
-        <input id={`${id}-start`} type={allDay ? 'date' : 'datetime-local'} required value={start} onChange={(e) => setStart(e.target.value)} />
+        <input
+          id={`${id}-start`}
+          type={allDay ? 'date' : 'datetime-local'}
+          required
+          value={start}
+          onChange={(e) => {
+            setEnd(endAfterStartMoved(start, end, e.target.value));
+            setStart(e.target.value);
+          }}
+        />
         <label htmlFor={`${id}-end`}>Ends</label>
         <input id={`${id}-end`} type={allDay ? 'date' : 'datetime-local'} required value={end} onChange={(e) => setEnd(e.target.value)} />
         {note && <p className="span-2 hint">{note}</p>}
