@@ -262,6 +262,14 @@ describe('every screen at phone and desktop size', () => {
     await empty.locator('.fc-daygrid-day-top').tap();
     await expect.poll(() => list.getByRole('heading').textContent()).toBe(await dayHeading(phone, emptyDate));
     await list.getByText('No events.').waitFor();
+    // A finger near a cell's bottom edge chooses that cell's day, not the next row's (whose day
+    // number is a link just below it).
+    const aboveRow = phone.locator('.fc-daygrid-body tr:not(:last-child) .fc-daygrid-day:not(.fc-day-other):not(:has(.fc-event))');
+    const edge = (await aboveRow.first().getAttribute('data-date')) === emptyDate ? aboveRow.nth(1) : aboveRow.first();
+    const edgeDate = (await edge.getAttribute('data-date'))!;
+    const box = (await edge.boundingBox())!;
+    await phone.touchscreen.tap(box.x + box.width / 2, box.y + box.height - 3);
+    await expect.poll(() => list.getByRole('heading').textContent()).toBe(await dayHeading(phone, edgeDate));
     // The keyboard chooses a day too: each day number is a link on a phone.
     const number = cell.locator('a.fc-daygrid-day-number');
     await number.focus();

@@ -187,7 +187,7 @@ export function CalendarScreen() {
         navLinkDayClick={onDayNumber}
         navLinkHint="Show the events of $0"
         eventInteractive
-        dayCellDidMount={unlabelDayCell}
+        dayCellDidMount={prepareDayCell}
         dayCellClassNames={dayCellClassNames}
         // The week view scrolls inside its own box (opening at 07:00); month and agenda grow with their content.
         height={view === 'timeGridWeek' ? 'min(70vh, 44rem)' : 'auto'}
@@ -203,13 +203,21 @@ export function CalendarScreen() {
 }
 
 /**
- * FullCalendar names each month-grid cell after its day number link, while the cell's text also
- * holds its events (axe: label-content-name-mismatch). Without the label the cell is read by its
- * content, which starts with the day link's own name anyway.
+ * A month-grid cell as it mounts:
+ * - FullCalendar names it after its day number link, while the cell's text also holds its events
+ *   (axe: label-content-name-mismatch). Without the label the cell is read by its content, which
+ *   starts with the day link's own name anyway.
+ * - FullCalendar hears taps on the grid as a whole (dateClick), so the cell itself answers no
+ *   click. Chromium then moves a tap near the cell's bottom edge to the nearest element that does,
+ *   the next row's day-number link on a phone, and a finger there chose the day below. A cell
+ *   that answers clicks keeps its own taps; choosing the day is still dateClick's.
  */
-function unlabelDayCell(arg: DayCellMountArg): void {
+function prepareDayCell(arg: DayCellMountArg): void {
   arg.el.removeAttribute('aria-labelledby');
+  arg.el.addEventListener('click', keepTapsOnTheCell);
 }
+
+function keepTapsOnTheCell(): void {}
 
 const weekdayName = new Intl.DateTimeFormat(LOCALE, { weekday: 'short' });
 const dayNumber = new Intl.DateTimeFormat(LOCALE, { day: 'numeric' });
