@@ -7,9 +7,9 @@ import { runInNewContext } from 'node:vm';
  * collection, and five times what a collection leaves live before the next one.
  *
  * The load generator plays up to 100 devices in one process, so one full collection of its heap
- * (30–60 ms, with its marking on the same two cores before it) held up every device at once, and
+ * (25–64 ms, with its marking on the same two cores before it) held up every device at once, and
  * the open loop's steps that caught one read their p99 from it: 116–248 ms at half rate against
- * 39–57 ms in steps without one (bench/PERFORMANCE.md, thirty-second pass). A phone collects only
+ * 21–57 ms in steps without one (bench/PERFORMANCE.md, thirty-second pass). A phone collects only
  * its own small heap. With this room the load generator rarely collects in full during a run; each
  * open-loop step still reports the full collections it saw (`OpenLoopStep.loadGeneratorGc`). The
  * server and the other processes the bench starts keep Node's defaults.

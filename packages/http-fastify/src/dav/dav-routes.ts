@@ -139,16 +139,17 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
+  const toDavRoot = async (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => reply.code(301).header('location', '/dav/').send();
   app.route({
     method: ['GET', 'PROPFIND', ...METHODS.filter((m) => m !== 'PROPFIND'), 'OPTIONS', 'PUT', 'DELETE'],
     url: '/.well-known/caldav',
     schema: { hide: true },
-    handler: async (_request, reply) => reply.code(301).header('location', '/dav/').send(),
+    handler: toDavRoot,
   });
   // The server's own address, as the README tells people to give their app: an app that asks it
   // for the principal (python caldav does, without looking for /.well-known) is sent to /dav/ too.
   // GET / stays the web app's.
-  app.route({ method: 'PROPFIND', url: '/', schema: { hide: true }, handler: async (_request, reply) => reply.code(301).header('location', '/dav/').send() });
+  app.route({ method: 'PROPFIND', url: '/', schema: { hide: true }, handler: toDavRoot });
 
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     reply.header('dav', '1, 3, calendar-access').header('allow', ALLOW);

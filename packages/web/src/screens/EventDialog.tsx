@@ -2,10 +2,9 @@ import type { Occurrence, OccurrenceScope } from '@calsync/client';
 import { useId, useState, type FormEvent } from 'react';
 import { client } from '../client.js';
 import { Dialog } from '../components/Dialog.js';
-import { endAfterStartMoved } from '../days.js';
 import { confirmAndDelete, eventBundle, whatGoesWith } from '../deletion.js';
 import { errorMessage } from '../errors.js';
-import { fromLocalInput, localDate, toLocalInput, zoneTimeNote } from '../format.js';
+import { DATE_INPUT, endAfterStartMoved, fromLocalInput, localDate, toLocalInput, zoneTimeNote } from '../format.js';
 import type { CalendarRecord, EventRecord } from '../records.js';
 import { buildRrule, parseRepeat, viewerZone, weekdayOf, type Repeat } from '../recurrence.js';
 import { RepeatEditor } from './RepeatEditor.js';
@@ -16,9 +15,6 @@ export type EventDraft =
   | { kind: 'edit'; event: EventRecord; occurrence: Occurrence };
 
 const DAY_MS = 86_400_000;
-
-/** The value of a date input: `YYYY-MM-DD`. */
-const DATE_INPUT = /^\d{4}-\d{2}-\d{2}$/;
 
 function defaultCalendarUid(calendars: readonly CalendarRecord[]): string {
   return (calendars.find((c) => c.isDefault) ?? calendars[0])?.uid ?? '';
