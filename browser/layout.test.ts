@@ -270,8 +270,8 @@ describe('every screen at phone and desktop size', () => {
     const box = (await edge.boundingBox())!;
     await phone.touchscreen.tap(box.x + box.width / 2, box.y + box.height - 3);
     await expect.poll(() => list.getByRole('heading').textContent()).toBe(await dayHeading(phone, edgeDate));
-    // The keyboard chooses a day too: each day number is a link on a phone.
-    const number = cell.locator('a.fc-daygrid-day-number');
+    // The keyboard chooses a day too: each day number is a button on a phone, named by its whole day.
+    const number = cell.getByRole('button', { name: await dayHeading(phone, date), exact: true });
     await number.focus();
     await phone.keyboard.press('Enter');
     await expect.poll(() => list.getByRole('heading').textContent()).toBe(await dayHeading(phone, date));

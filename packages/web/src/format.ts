@@ -7,6 +7,8 @@ export const TIME_FORMAT = { hour: 'numeric', minute: '2-digit' } as const satis
 const timeOfDay = new Intl.DateTimeFormat(undefined, TIME_FORMAT);
 const dayOfYear = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
 const dayWithYear = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', year: 'numeric' });
+/** A day as a phone's day list heads it and a screen reader names its month cell: "Monday, November 9". */
+export const LONG_DAY = new Intl.DateTimeFormat(undefined, { weekday: 'long', month: 'long', day: 'numeric' });
 
 function asDate(value: string | number | Date): Date {
   return value instanceof Date ? value : new Date(value);

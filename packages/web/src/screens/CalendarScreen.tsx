@@ -7,7 +7,7 @@ import FullCalendar from '@fullcalendar/react';
 import timeGridPlugin from '@fullcalendar/timegrid';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { client } from '../client.js';
-import { localDate, TIME_FORMAT } from '../format.js';
+import { LONG_DAY, localDate, TIME_FORMAT } from '../format.js';
 import { NARROW_SCREEN, useMediaQuery, useRecords } from '../hooks.js';
 import { toCalendarInput, viewerZone } from '../recurrence.js';
 import { occurrencesOn, startOfDay, startOfNextDay } from '../days.js';
@@ -170,7 +170,7 @@ export function CalendarScreen() {
         initialView="dayGridMonth"
         headerToolbar={false}
         views={{
-          dayGridMonth: { dayHeaderFormat: { weekday: 'short' } },
+          dayGridMonth: { dayHeaderFormat: { weekday: 'short' }, dayCellContent: dayList ? namedDayNumber : undefined },
           // Short day headers ("Mon 23"), so seven columns fit a phone; the day opens at 07:00.
           timeGridWeek: { dayHeaderContent: weekDayHeader, scrollTime: '07:00:00', slotLabelFormat: TIME_FORMAT },
           // One date per day in the agenda (no second, side date).
@@ -218,6 +218,29 @@ function prepareDayCell(arg: DayCellMountArg): void {
 }
 
 function keepTapsOnTheCell(): void {}
+
+/**
+ * A phone's day number. FullCalendar makes it a focusable `<a>` without an href (navLinks), which
+ * is no link to a screen reader, named only by its text: a cell read "2 Standup", with no month,
+ * and the number did not say it can be pressed. Here it is a button named by its whole day; the eye
+ * still sees the number. The role goes when a wider window renders FullCalendar's own number again.
+ */
+function namedDayNumber(arg: DayCellContentArg) {
+  return (
+    <>
+      <span aria-hidden="true">{arg.dayNumberText}</span>
+      <span className="visually-hidden" ref={actAsButton}>
+        {LONG_DAY.format(arg.date)}
+      </span>
+    </>
+  );
+}
+
+function actAsButton(name: HTMLElement): () => void {
+  const number = name.closest('[data-navlink]');
+  number?.setAttribute('role', 'button');
+  return () => number?.removeAttribute('role');
+}
 
 const weekdayName = new Intl.DateTimeFormat(LOCALE, { weekday: 'short' });
 const dayNumber = new Intl.DateTimeFormat(LOCALE, { day: 'numeric' });

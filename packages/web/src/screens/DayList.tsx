@@ -1,9 +1,7 @@
 import type { Occurrence } from '@calsync/client';
 import { startOfDay } from '../days.js';
-import { formatTimeOn } from '../format.js';
+import { LONG_DAY, formatTimeOn } from '../format.js';
 import { DEFAULT_COLOR } from '../recurrence.js';
-
-const heading = new Intl.DateTimeFormat(undefined, { weekday: 'long', month: 'long', day: 'numeric' });
 
 /**
  * When an occurrence runs, as the list of `day` shows it: "All day", or its start over its end (a
@@ -38,7 +36,7 @@ export function DayList(props: {
   onNew: (day: string) => void;
 }) {
   const { day, occurrences, colors, onOpen, onNew } = props;
-  const title = heading.format(startOfDay(day));
+  const title = LONG_DAY.format(startOfDay(day));
   return (
     <section className="day-list" aria-labelledby="day-list-title">
       <h2 id="day-list-title">{title}</h2>

@@ -1,10 +1,10 @@
 import { useId } from 'react';
-import { FREQUENCIES, WEEKDAYS, weeklyDays, type Frequency, type Repeat, type RepeatEnd } from '../recurrence.js';
+import { FREQUENCIES, WEEKDAYS, weeklyDays, type Frequency, type Repeat } from '../recurrence.js';
 
 /**
  * The "Repeat" group of the event dialog: how often (with an interval), on which weekdays for a
  * weekly rule, and how the series ends ("Never", "On date" with its "End date", "After" a number
- * of "Occurrences"). A rule it cannot show stays as a custom rule until another frequency is picked.
+ * of "occurrences"), each choice on its own row beside its field. A rule it cannot show stays as a custom rule until another frequency is picked.
  * A weekly rule without days shows the start's weekday (`startDay`) checked, the day it repeats on;
  * it is written as a day of the rule only once the user changes the days.
  */
@@ -77,29 +77,35 @@ export function RepeatEditor({
       )}
       {repeat.freq !== '' && repeat.custom === null && (
         <div className="ends" role="radiogroup" aria-label="Ends">
-          {(
-            [
-              ['never', 'Never'],
-              ['on', 'On date'],
-              ['after', 'After'],
-            ] as const
-          ).map(([value, label]) => (
-            <label key={value} className="check">
-              <input type="radio" name={`${id}-ends`} value={value} checked={repeat.ends === value} onChange={() => set({ ends: value as RepeatEnd })} /> {label}
+          <div className="end-choice">
+            <label className="check">
+              <input type="radio" name={`${id}-ends`} value="never" checked={repeat.ends === 'never'} onChange={() => set({ ends: 'never' })} /> Never
             </label>
-          ))}
-          <label htmlFor={`${id}-until`}>End date</label>
-          <input id={`${id}-until`} type="date" value={repeat.until} disabled={repeat.ends !== 'on'} onChange={(e) => set({ until: e.target.value })} />
-          <label htmlFor={`${id}-count`}>Occurrences</label>
-          <input
-            id={`${id}-count`}
-            type="number"
-            min={1}
-            max={999}
-            value={repeat.count}
-            disabled={repeat.ends !== 'after'}
-            onChange={(e) => set({ count: Math.max(1, Number(e.target.value) || 1) })}
-          />
+          </div>
+          <div className="end-choice">
+            <label className="check">
+              <input type="radio" name={`${id}-ends`} value="on" checked={repeat.ends === 'on'} onChange={() => set({ ends: 'on' })} /> On date
+            </label>
+            <label htmlFor={`${id}-until`} className="visually-hidden">
+              End date
+            </label>
+            <input id={`${id}-until`} type="date" value={repeat.until} disabled={repeat.ends !== 'on'} onChange={(e) => set({ until: e.target.value })} />
+          </div>
+          <div className="end-choice">
+            <label className="check">
+              <input type="radio" name={`${id}-ends`} value="after" checked={repeat.ends === 'after'} onChange={() => set({ ends: 'after' })} /> After
+            </label>
+            <input
+              id={`${id}-count`}
+              type="number"
+              min={1}
+              max={999}
+              value={repeat.count}
+              disabled={repeat.ends !== 'after'}
+              onChange={(e) => set({ count: Math.max(1, Number(e.target.value) || 1) })}
+            />
+            <label htmlFor={`${id}-count`}>occurrences</label>
+          </div>
         </div>
       )}
     </fieldset>
