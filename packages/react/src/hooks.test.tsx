@@ -2,6 +2,7 @@
 import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
 import { clientOf, signIn, startInMemoryService, twoDevicesWithTask, type InMemoryService } from '@calsync/client/test-support';
 import type { SyncClient } from '@calsync/client';
+import { useEffect } from 'react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SyncProvider, useConflicts, useOccurrences, useOutbox, useRecord, useRecords, useSyncStatus } from './index.js';
 
@@ -81,6 +82,36 @@ describe('@calsync/react hooks over a real client', () => {
     });
     await waitFor(() => expect(screen.getByText(/^conflicts:/).textContent).toBe('conflicts: none'));
     expect(await a.conflicts.list()).toEqual([]);
+  });
+
+  it("the hooks' actions keep their identity across renders, so an effect that depends on them runs once", async () => {
+    const { a, b, uid } = await twoDevicesWithTask(service, '+15550001004', 'Plan');
+    let listings = 0;
+    let retries = 0;
+    function Screen() {
+      const { conflicts, loaded, refresh } = useConflicts();
+      const { pending, retry } = useOutbox();
+      // As the web app's conflict screen does: list afresh when `refresh` changes.
+      useEffect(() => {
+        listings++;
+        void refresh();
+      }, [refresh]);
+      useEffect(() => {
+        retries++;
+      }, [retry]);
+      return <p>listed: {loaded ? conflicts.length : 'loading'}, pending: {pending.length}</p>;
+    }
+    render(<SyncProvider client={a}><Screen /></SyncProvider>);
+    await waitFor(() => expect(screen.getByText(/^listed:/).textContent).toBe('listed: 0, pending: 0'));
+    await a.tasks.put({ uid, title: 'by a' });
+    await b.tasks.put({ uid, title: 'by b' });
+    await act(() => a.sync());
+    await b.sync();
+    await act(() => a.sync());
+    await waitFor(() => expect(screen.getByText(/^listed:/).textContent).toBe('listed: 1, pending: 0'));
+    // A listing that a changed `refresh` set off would have set off another by now.
+    await act(() => new Promise((resolve) => setTimeout(resolve, 200)));
+    expect({ listings, retries }).toEqual({ listings: 1, retries: 1 });
   });
 
   it('useConflicts: two components of one client share one list (a badge and the screen agree); loaded after the first listing', async () => {

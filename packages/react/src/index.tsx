@@ -73,7 +73,8 @@ export function useSyncStatus(): SyncStatus {
 export function useOutbox(): { readonly pending: PendingItem[]; readonly failed: PendingItem[]; retry(uid?: string): Promise<void> } {
   const client = useSyncClient();
   const pending = useClientValue((changed) => client.onStatus(changed), () => client.outbox.pending(), [client]);
-  return useMemo(() => ({ pending, failed: pending.filter((i) => i.state === 'failed'), retry: (uid?: string) => client.outbox.retry(uid) }), [client, pending]);
+  const retry = useMemo(() => (uid?: string) => client.outbox.retry(uid), [client]);
+  return useMemo(() => ({ pending, failed: pending.filter((i) => i.state === 'failed'), retry }), [retry, pending]);
 }
 
 /**
@@ -95,10 +96,7 @@ export function useConflicts(): {
   const cell = useMemo(() => conflictCellOf(client), [client]);
   useEffect(() => cell.attach(), [cell]);
   const state = useSyncExternalStore(cell.subscribe, cell.get, cell.get);
-  return useMemo(
-    () => ({ ...state, restore: (id: number) => cell.resolve(id, 'restore'), dismiss: (id: number) => cell.resolve(id, 'dismiss'), refresh: () => cell.refresh() }),
-    [cell, state],
-  );
+  return useMemo(() => ({ ...state, ...cell.actions }), [cell, state]);
 }
 
 interface ConflictState {
@@ -122,6 +120,16 @@ class ConflictCell {
   #unsubscribe: (() => void) | null = null;
   #asked = 0;
   constructor(private readonly client: SyncClient) {}
+  /**
+   * The hook's actions, one set for the client's life: an effect that depends on `refresh` runs
+   * once, not again after every listing it caused (the web app's conflict screen once listed about
+   * 80 times a second that way, until the user's rate limit refused it and every device's sync).
+   */
+  readonly actions = {
+    restore: (conflictId: number) => this.resolve(conflictId, 'restore'),
+    dismiss: (conflictId: number) => this.resolve(conflictId, 'dismiss'),
+    refresh: () => this.refresh(),
+  };
   get = (): ConflictState => this.#state;
   subscribe = (listener: () => void): (() => void) => {
     this.#listeners.add(listener);
