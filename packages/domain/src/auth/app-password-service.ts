@@ -1,5 +1,6 @@
 import type { ChangeFeed, SessionEnd } from '../ports/change-feed.js';
 import type { Clock } from '../ports/clock.js';
+import { LastSeen } from './last-seen.js';
 import { SessionCheckCache } from './session-cache.js';
 import type { DeviceStore } from '../ports/device-store.js';
 import type { Random } from '../ports/random.js';
@@ -45,9 +46,12 @@ function base64url(bytes: Uint8Array): string {
 export class AppPasswordService {
   /** Verified sign-ins by the hash of user name and password. */
   readonly #verified: SessionCheckCache;
+  /** A calendar app that signs in is seen, as a device with an access token is (`LastSeen`: at most once a minute per node). */
+  readonly #lastSeen: LastSeen;
 
   constructor(private readonly deps: AppPasswordDeps) {
     this.#verified = new SessionCheckCache(deps.clock, deps.cacheMs ?? 0);
+    this.#lastSeen = new LastSeen(deps.devices);
   }
 
   /** POST /api/auth/app-passwords: a new device and its password, shown this once. */
@@ -62,9 +66,16 @@ export class AppPasswordService {
 
   /**
    * The identity of a Basic sign-in, or null: the password must be a live app password of the user
-   * whose phone number (exactly) or e-mail address (any case) is `username`.
+   * whose phone number (exactly) or e-mail address (any case) is `username`. A sign-in that passes
+   * moves the device's lastSeenAt (`LastSeen`), so the device list shows when the app last synced.
    */
   async authenticate(username: string, password: string): Promise<AppPasswordIdentity | null> {
+    const identity = await this.#verify(username, password);
+    if (identity !== null) await this.#lastSeen.seen(identity.userId, identity.deviceUid, this.deps.clock.now());
+    return identity;
+  }
+
+  async #verify(username: string, password: string): Promise<AppPasswordIdentity | null> {
     if (password.length === 0 || password.length > 200) return null;
     const caching = (this.deps.cacheMs ?? 0) > 0;
     const key = caching ? hashRefreshToken(`${username}\u0000${password}`) : '';

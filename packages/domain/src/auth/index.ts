@@ -3,6 +3,7 @@ export * from './auth-service.js';
 export * from './otp-service.js';
 export * from './session-service.js';
 export * from './session-cache.js';
+export * from './last-seen.js';
 export * from './dtos.js';
 export * from './otp-code.js';
 export * from './token-hash.js';

@@ -6,6 +6,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Random } from '../ports/random.js';
 import type { TokenClaims, TokenSigner } from '../ports/token-signer.js';
 import type { TokenPair } from './dtos.js';
+import { LastSeen } from './last-seen.js';
 import { SessionCheckCache } from './session-cache.js';
 import { hashRefreshToken } from './token-hash.js';
 
@@ -35,9 +36,6 @@ function refreshInvalid(): DomainError {
   return new DomainError(ErrorCode.REFRESH_INVALID, 'refresh token is invalid; sign in again');
 }
 
-/** A device's lastSeenAt moves at most this often per node (each authenticated request would otherwise write). */
-export const LAST_SEEN_INTERVAL_MS = 60_000;
-
 /**
  * Refresh families: starting one per sign-in (per device, or legacy), rotating its refresh token,
  * detecting replays (which end the family), and checking that an access token's family is live.
@@ -45,8 +43,8 @@ export const LAST_SEEN_INTERVAL_MS = 60_000;
 
 export class SessionService {
   private readonly cache: SessionCheckCache;
-  /** When this node last wrote each device's lastSeenAt (`userId:uid` → ms). */
-  private readonly touched = new Map<string, number>();
+  /** A device that makes a request with its access token is seen (`LastSeen`: at most once a minute per node). */
+  private readonly lastSeen: LastSeen;
 
   constructor(
     private readonly sessions: SessionStore,
@@ -59,6 +57,7 @@ export class SessionService {
     private readonly sessionEnds?: Pick<ChangeFeed, 'announceSessionEnd'>,
   ) {
     this.cache = new SessionCheckCache(clock, policy.sessionCacheSeconds * 1000);
+    this.lastSeen = new LastSeen(devices);
   }
 
   /** Starts a new family for the user (ending the device's, or the legacy, previous one). */
@@ -131,25 +130,8 @@ export class SessionService {
       }
       this.cache.remember(sid, userId, deviceUid);
     }
-    if (deviceUid !== null) await this.seen(userId, deviceUid, now);
+    if (deviceUid !== null) await this.lastSeen.seen(userId, deviceUid, now);
     return { userId, sessionId: sid, deviceUid, expiresAt: verified.claims.exp };
-  }
-
-  /**
-   * A device that syncs (or makes any authenticated request) is seen: its lastSeenAt moves, at
-   * most once a minute per node. Best effort: a failed write never fails the request.
-   */
-  private async seen(userId: number, deviceUid: string, now: Date): Promise<void> {
-    const key = `${userId}:${deviceUid}`;
-    const last = this.touched.get(key);
-    if (last !== undefined && now.getTime() - last < LAST_SEEN_INTERVAL_MS && now.getTime() >= last) return;
-    if (this.touched.size >= 10_000) this.touched.clear();
-    this.touched.set(key, now.getTime());
-    try {
-      await this.devices.touchDevice(userId, deviceUid, now.toISOString());
-    } catch {
-      // The next request after the interval tries again.
-    }
   }
 
   /** Ends a family whose refresh token was replayed, and tells `policy.onReplay`. */

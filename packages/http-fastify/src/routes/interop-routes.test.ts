@@ -1,5 +1,5 @@
 import type { AppPasswordService, DeviceStore } from '@calsync/domain';
-import { FixedClock } from '@calsync/testkit';
+import { FixedClock, ManualAuthClock } from '@calsync/testkit';
 import ICAL from 'ical.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,5 +78,44 @@ describe('app passwords', () => {
     expect(await appPasswords.authenticate('+15550007777', `${password}x`)).toBeNull();
     await devices.revokeDevice(phoneUserId, device.uid, '2026-01-02T00:00:00.000Z');
     expect(await appPasswords.authenticate('+15550007777', password)).toBeNull();
+  });
+});
+
+describe("an app password's device", () => {
+  it('is seen when a calendar app signs in with it: lastSeenAt in GET /api/auth/devices moves, at most once a minute', async () => {
+    const clock = new ManualAuthClock('2026-01-01T00:00:00.000Z');
+    const t = await build({ interop: true, clock });
+    try {
+      const web = await t.signIn('+15550008888', { uid: 'web-1', platform: 'web' });
+      const made = await t.app.inject({ method: 'POST', url: '/api/auth/app-passwords', headers: web, payload: { name: 'vdirsyncer' } });
+      const { password, device } = made.json().data;
+      const lastSeen = async (): Promise<string> => {
+        const listed = await t.app.inject({ method: 'GET', url: '/api/auth/devices', headers: web });
+        return listed.json().data.devices.find((d: { uid: string }) => d.uid === device.uid).lastSeenAt;
+      };
+      const basic = `Basic ${Buffer.from(`+15550008888:${password}`).toString('base64')}`;
+      const propfind = async () => {
+        const res = await t.app.inject({ method: 'PROPFIND', url: '/dav/', headers: { authorization: basic, depth: '0' }, payload: '<d:propfind xmlns:d="DAV:"><d:prop><d:current-user-principal/></d:prop></d:propfind>' });
+        expect(res.statusCode).toBe(207);
+      };
+      expect(await lastSeen()).toBe('2026-01-01T00:00:00.000Z');
+      clock.advanceSeconds(5);
+      await propfind();
+      expect(await lastSeen()).toBe('2026-01-01T00:00:05.000Z');
+      // Within the minute another request writes nothing; the first one after it moves the time again.
+      clock.advanceSeconds(30);
+      await propfind();
+      expect(await lastSeen()).toBe('2026-01-01T00:00:05.000Z');
+      clock.advanceSeconds(31);
+      await propfind();
+      expect(await lastSeen()).toBe('2026-01-01T00:01:06.000Z');
+      // A wrong password is no sighting.
+      clock.advanceSeconds(120);
+      const wrong = await t.app.inject({ method: 'PROPFIND', url: '/dav/', headers: { authorization: `Basic ${Buffer.from(`+15550008888:${password}x`).toString('base64')}`, depth: '0' } });
+      expect(wrong.statusCode).toBe(401);
+      expect(await lastSeen()).toBe('2026-01-01T00:01:06.000Z');
+    } finally {
+      await t.app.close();
+    }
   });
 });
