@@ -80,10 +80,11 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
 
   const wrote = (): void => scheduling.wrote();
   const eventCollection = createCollection<EventFields>('events', state, wrote, ready);
-  const events = Object.assign(eventCollection, occurrenceOperations(state, eventCollection, () => uuidv7(now())));
+  const reminderCollection = createCollection<ReminderFields>('reminders', state, wrote, ready);
+  const events = Object.assign(eventCollection, occurrenceOperations(state, { events: eventCollection, reminders: reminderCollection }, () => uuidv7(now())));
   const calendars = createCollection<CalendarFields>('calendars', state, wrote, ready);
   const tasks = createCollection<TaskFields>('tasks', state, wrote, ready);
-  const reminders = Object.assign(createCollection<ReminderFields>('reminders', state, wrote, ready), { onDue: notifications.onDue });
+  const reminders = Object.assign(reminderCollection, { onDue: notifications.onDue });
 
   return {
     async open() {

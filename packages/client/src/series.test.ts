@@ -65,6 +65,25 @@ describe('series through the SDK', () => {
     ]);
   });
 
+  it('"this and following" keeps the series\' reminders on the new part, and a moved override keeps its own, on both devices', async () => {
+    const a = await clientOf(service);
+    const b = await clientOf(service);
+    await signIn(service, a, '+15550001005');
+    await signIn(service, b, '+15550001005');
+    const cal = a.calendars.list()[0]!.uid;
+    const uid = await a.events.put({ calendarUid: cal, title: 'Gym', startTime: '2026-07-06T16:00:00.000Z', endTime: '2026-07-06T17:00:00.000Z', timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY' });
+    await a.reminders.put({ eventUid: uid, minutesBefore: 10 });
+    const override = await a.events.editOccurrence(uid, '2026-07-27T16:00:00.000Z', { title: 'Gym with Sam' });
+    await a.reminders.put({ eventUid: override, minutesBefore: 60 });
+    await a.sync();
+    const next = await a.events.editOccurrence(uid, '2026-07-20T16:00:00.000Z', { title: 'Gym (new place)' }, { scope: 'following' });
+    await a.sync();
+    await b.sync();
+    const movedOverride = b.events.list().find((e) => e.recurringEventUid === next)!.uid;
+    const minutes = (eventUid: string) => b.reminders.list().filter((r) => r.eventUid === eventUid).map((r) => r.minutesBefore);
+    expect({ old: minutes(uid), next: minutes(next), override: minutes(movedOverride), gone: minutes(override) }).toEqual({ old: [10], next: [10], override: [60], gone: [] });
+  });
+
   it('an all-day event stays on its date; a midnight-UTC instant is stored as that date', async () => {
     const a = await clientOf(service);
     await signIn(service, a, '+15550001004');

@@ -11,7 +11,7 @@ import {
 import type { FieldValues } from '@calsync/domain/rules';
 import type { Collection } from './collection.js';
 import type { LocalState } from './engine/local-state.js';
-import type { EventFields } from './records.js';
+import type { EventFields, ReminderFields } from './records.js';
 
 /** What `client.occurrences` is asked: a window, the viewer's zone (for all-day dates), and optionally some calendars. */
 export interface OccurrencesQuery {
@@ -62,29 +62,39 @@ function seriesOf(state: LocalState, uid: string): SeriesState {
   const series = events.get(seriesUid);
   if (series === undefined || typeof series.fields.rrule !== 'string') throw new RangeError(`event ${seriesUid} is not a recurring event`);
   const zone = state.records.calendars.get(String(series.fields.calendarUid))?.fields.timezone;
+  const overrides = [...events.values()].filter((e) => e.fields.recurringEventUid === seriesUid).map((e) => ({ uid: e.uid, fields: e.fields }));
+  const owners = new Set([seriesUid, ...overrides.map((o) => o.uid)]);
   return {
     series: { uid: series.uid, fields: series.fields },
-    overrides: [...events.values()].filter((e) => e.fields.recurringEventUid === seriesUid).map((e) => ({ uid: e.uid, fields: e.fields })),
+    overrides,
     calendarZone: typeof zone === 'string' ? zone : null,
+    reminders: [...state.records.reminders.values()].filter((r) => owners.has(String(r.fields.eventUid))).map((r) => ({ uid: r.uid, fields: r.fields })),
   };
 }
 
-/** Carries out a plan through the events collection: deletes first, then the writes, each through the outbox. */
-async function apply(events: Collection<EventFields>, plan: OccurrencePlan): Promise<void> {
-  for (const uid of plan.removes) await events.remove(uid);
-  for (const put of plan.puts) await events.put({ ...(put.fields as Partial<EventFields>), uid: put.uid });
+/** The collections a plan writes through. */
+interface PlanTargets {
+  readonly events: Collection<EventFields>;
+  readonly reminders: Collection<ReminderFields>;
 }
 
-/** The occurrence operations over `state`, writing through `events`; `newUid` names new series and overrides. */
-export function occurrenceOperations(state: LocalState, events: Collection<EventFields>, newUid: () => string): OccurrenceOperations {
+/** Carries out a plan: deletes first, then the event writes, then the reminders that follow them, each through the outbox. */
+async function apply({ events, reminders }: PlanTargets, plan: OccurrencePlan): Promise<void> {
+  for (const uid of plan.removes) await events.remove(uid);
+  for (const put of plan.puts) await events.put({ ...(put.fields as Partial<EventFields>), uid: put.uid });
+  for (const put of plan.reminders) await reminders.put({ ...(put.fields as Partial<ReminderFields>), uid: put.uid });
+}
+
+/** The occurrence operations over `state`, writing through `targets`; `newUid` names new series, overrides and reminders. */
+export function occurrenceOperations(state: LocalState, targets: PlanTargets, newUid: () => string): OccurrenceOperations {
   return {
     async editOccurrence(uid, occurrenceStart, patch, options = {}) {
       const plan = planOccurrenceEdit(seriesOf(state, uid), occurrenceStart, patch as FieldValues, options.scope ?? 'this', newUid);
-      await apply(events, plan);
+      await apply(targets, plan);
       return plan.target ?? uid;
     },
     async removeOccurrence(uid, occurrenceStart, options = {}) {
-      await apply(events, planOccurrenceRemoval(seriesOf(state, uid), occurrenceStart, options.scope ?? 'this'));
+      await apply(targets, planOccurrenceRemoval(seriesOf(state, uid), occurrenceStart, options.scope ?? 'this'));
     },
   };
 }

@@ -170,6 +170,72 @@ describe('this event and all events', () => {
     expect(month(one).map((o) => o.start.slice(5, 10))).toEqual(['07-06', '07-20', '07-27']);
     const rest = apply(events, planOccurrenceRemoval(stateOf(events, 's'), '2026-07-20T07:00:00.000Z', 'following'));
     expect(month(rest).map((o) => o.start.slice(5, 10))).toEqual(['07-06', '07-13']);
-    expect(planOccurrenceRemoval(stateOf(events, 's'), '2026-07-20T07:00:00.000Z', 'all')).toEqual({ puts: [], removes: ['s'], target: null });
+    expect(planOccurrenceRemoval(stateOf(events, 's'), '2026-07-20T07:00:00.000Z', 'all')).toEqual({ puts: [], removes: ['s'], target: null, reminders: [] });
+  });
+});
+
+describe('the end of a moved or split series', () => {
+  const ny = (startTime: string, endTime: string, rrule: string): FieldValues => ({
+    calendarUid: 'c', title: 'Weekly', startTime, endTime, allDay: false, timezone: 'America/New_York', rrule, exdate: null, recurringEventUid: null, originalStartTime: null,
+  });
+  const starts = (events: Map<string, FieldValues>, uid: string) =>
+    occurrences(events, Date.parse('2026-01-01T00:00:00Z'), Date.parse('2027-06-01T00:00:00Z')).filter((o) => o.seriesUid === uid).map((o) => o.start);
+
+  it('"this and following" moved half an hour later keeps the End date the user chose, and the first part ends on its last occurrence', () => {
+    // Mondays at 08:00 in New York, to 28 December: UNTIL is that day's last second (04:59:59Z on the 29th).
+    const events = new Map<string, FieldValues>([['s', ny('2026-11-30T13:00:00.000Z', '2026-11-30T14:00:00.000Z', 'FREQ=WEEKLY;BYDAY=MO;UNTIL=20261229T045959Z')]]);
+    const next = apply(events, planOccurrenceEdit(stateOf(events, 's'), '2026-12-21T13:00:00.000Z', { startTime: '2026-12-21T13:30:00.000Z', endTime: '2026-12-21T14:30:00.000Z' }, 'following', () => 'n'));
+    expect(next.get('n')?.rrule).toBe('FREQ=WEEKLY;BYDAY=MO;UNTIL=20261229T045959Z');
+    expect(starts(next, 'n')).toEqual(['2026-12-21T13:30:00.000Z', '2026-12-28T13:30:00.000Z']);
+    // The first part's last occurrence is 14 December at 08:00, and so is its UNTIL (not the 21st's eve).
+    expect(next.get('s')?.rrule).toBe('FREQ=WEEKLY;BYDAY=MO;UNTIL=20261214T130000Z');
+    expect(starts(next, 's')).toEqual(['2026-11-30T13:00:00.000Z', '2026-12-07T13:00:00.000Z', '2026-12-14T13:00:00.000Z']);
+    // Removing the following ones ends it the same way.
+    expect(apply(events, planOccurrenceRemoval(stateOf(events, 's'), '2026-12-21T13:00:00.000Z', 'following')).get('s')?.rrule).toBe('FREQ=WEEKLY;BYDAY=MO;UNTIL=20261214T130000Z');
+  });
+
+  it('an UNTIL at the last occurrence itself moves with a later move, so that occurrence stays', () => {
+    const events = new Map<string, FieldValues>([['s', ny('2026-03-02T14:00:00.000Z', '2026-03-02T15:00:00.000Z', 'FREQ=DAILY;UNTIL=20260306T140000Z')]]);
+    const next = apply(events, planOccurrenceEdit(stateOf(events, 's'), '2026-03-02T14:00:00.000Z', { startTime: '2026-03-02T15:00:00.000Z', endTime: '2026-03-02T16:00:00.000Z' }, 'all', () => 'unused'));
+    expect(next.get('s')?.rrule).toBe('FREQ=DAILY;UNTIL=20260306T150000Z');
+    expect(starts(next, 's').map((s) => s.slice(5, 16))).toEqual(['03-02T15:00', '03-03T15:00', '03-04T15:00', '03-05T15:00', '03-06T15:00']);
+  });
+
+  it('a move a day earlier keeps out the occurrence that would land on the old end; an all-day series moves its date UNTIL', () => {
+    const events = new Map<string, FieldValues>([['s', ny('2026-03-02T14:00:00.000Z', '2026-03-02T15:00:00.000Z', 'FREQ=DAILY;UNTIL=20260307T045959Z')]]);
+    const before = starts(events, 's');
+    const earlier = apply(events, planOccurrenceEdit(stateOf(events, 's'), '2026-03-02T14:00:00.000Z', { startTime: '2026-03-01T14:00:00.000Z', endTime: '2026-03-01T15:00:00.000Z' }, 'all', () => 'unused'));
+    expect(starts(earlier, 's')).toEqual(before.map((s) => new Date(Date.parse(s) - DAY_MS).toISOString()));
+    const allDay: FieldValues = { ...ny('2026-03-02', '2026-03-03', 'FREQ=WEEKLY;UNTIL=20260316'), allDay: true, timezone: null };
+    const days = new Map<string, FieldValues>([['s', allDay]]);
+    const later = apply(days, planOccurrenceEdit(stateOf(days, 's'), '2026-03-09', { startTime: '2026-03-10', endTime: '2026-03-11' }, 'all', () => 'unused'));
+    expect(later.get('s')?.rrule).toBe('FREQ=WEEKLY;UNTIL=20260317');
+    expect(starts(later, 's')).toEqual(['2026-03-03', '2026-03-10', '2026-03-17']);
+  });
+});
+
+describe('reminders of a split or re-keyed event', () => {
+  it('"this and following" gives the new series the reminders minutes before; a moved override keeps its own', () => {
+    const series: FieldValues = { calendarUid: 'c', title: 'Weekly', startTime: '2026-01-05T08:00:00.000Z', endTime: '2026-01-05T09:00:00.000Z', allDay: false, timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY', exdate: null, recurringEventUid: null, originalStartTime: null };
+    const override: FieldValues = { ...series, title: 'Offsite', startTime: '2026-07-13T07:00:00.000Z', endTime: '2026-07-13T08:00:00.000Z', rrule: null, recurringEventUid: 's', originalStartTime: '2026-07-13T07:00:00.000Z' };
+    const events = new Map<string, FieldValues>([['s', series], ['o', override]]);
+    const reminder = (uid: string, fields: FieldValues) => ({ uid, fields: { eventUid: null, taskUid: null, minutesBefore: null, remindAt: null, icalExtras: null, ...fields } });
+    const reminders = [
+      reminder('r-series', { eventUid: 's', minutesBefore: 10 }),
+      reminder('r-once', { eventUid: 's', remindAt: '2026-02-02T07:00:00.000Z' }),
+      reminder('r-override', { eventUid: 'o', minutesBefore: 60 }),
+      reminder('r-other', { eventUid: 'x', minutesBefore: 5 }),
+    ];
+    const uids = ['n', 'o2', 'r1', 'r2'];
+    const plan = planOccurrenceEdit({ ...stateOf(events, 's'), reminders }, '2026-07-06T07:00:00.000Z', { title: 'Renamed' }, 'following', () => uids.shift()!);
+    expect(plan.reminders.map((r) => [r.fields.eventUid, r.fields.minutesBefore, r.create])).toEqual(
+      expect.arrayContaining([['n', 10, true], ['o2', 60, true]]),
+    );
+    expect(plan.reminders).toHaveLength(2);
+    expect(new Set(plan.reminders.map((r) => r.uid))).toEqual(new Set(['r1', 'r2']));
+    // "All events" moving the times re-keys the override too: its reminder follows it.
+    const more = ['o3', 'r3'];
+    const all = planOccurrenceEdit({ ...stateOf(events, 's'), reminders }, '2026-07-06T07:00:00.000Z', { startTime: '2026-07-06T08:00:00.000Z', endTime: '2026-07-06T09:00:00.000Z' }, 'all', () => more.shift()!);
+    expect(all.reminders.map((r) => [r.uid, r.fields.eventUid, r.fields.minutesBefore])).toEqual([['r3', 'o3', 60]]);
   });
 });

@@ -3,7 +3,7 @@ import { parseIsoInstant } from '../records/datetime.js';
 import type { FieldValue, FieldValues } from '../records/types.js';
 import type { EventSource } from './occurrence.js';
 import { expandRule } from './rule-expansion.js';
-import { untilOf, untilText, utcUntil } from './until.js';
+import { untilLocalOf, untilOf, untilText, utcUntil, type UntilValue } from './until.js';
 import { instantOfLocal, localMsOf } from './zone.js';
 
 const DAY_MS = 86_400_000;
@@ -17,6 +17,8 @@ export interface SeriesState {
   readonly overrides: readonly EventSource[];
   /** The zone of the series' calendar (used when the series has none of its own). */
   readonly calendarZone: string | null;
+  /** The reminders of the series and of its overrides (their `eventUid` names one of them). */
+  readonly reminders?: readonly EventSource[];
 }
 
 /** One record write of a plan: a create carries every field; an update only the changed ones. */
@@ -33,6 +35,8 @@ export interface OccurrencePlan {
   readonly removes: readonly string[];
   /** The record that holds the edited occurrence afterwards (null after a removal). */
   readonly target: string | null;
+  /** Reminders to create after the event writes: those of a re-keyed override, and a split series' own. */
+  readonly reminders: readonly PlannedPut[];
 }
 
 /** The fields an override copies from its series when it is created. */
@@ -85,12 +89,38 @@ function withEnd(rule: string, end: { count?: number | null; until?: string | nu
   return parts.join(';');
 }
 
-/** The rule's UNTIL moved by `shift` local ms (a series moved in time keeps its last occurrence). */
+/** The rule's starts (local ms, ascending) in [from, to), at most `limit`. */
+function startsIn(t: SeriesTime, rule: string, from: number, to: number, limit = 1_000_000): number[] {
+  return expandRule({ rule, start: t.startLocal, toLocal: (i) => localMsOf(i, t.zone), from, to, limit });
+}
+
+/** An UNTIL of `form` that lets the series occur up to local `bound` (inclusive, whole seconds). */
+function untilAt(t: SeriesTime, form: UntilValue['form'], bound: number): string {
+  const day = Math.floor(bound / DAY_MS) * DAY_MS;
+  // A date means its whole day: kept for an all-day series (whose bounds are days) and for a bound at a day's last second.
+  if (form === 'date' && (t.allDay || bound === day + DAY_MS - 1000)) return untilText({ form, wall: day });
+  if (form === 'floating') return untilText({ form, wall: bound });
+  return utcUntil(instantOfLocal(bound, t.zone));
+}
+
+/**
+ * The rule of a series whose occurrences all move by `shift` local ms (an "all events" or "this and
+ * following" move), with an UNTIL that ends it after the same occurrences, each moved. The UNTIL
+ * stays as written while it does: a series that ends on 28 December, moved from 08:00 to 08:30,
+ * still ends on the 28th. It moves only as far as it must: later, to keep the last occurrence when
+ * that moved past it (an UNTIL written at the last occurrence itself, as many apps write it);
+ * earlier, to keep out the next one of the rule when that moved onto it.
+ */
 function shiftedUntil(t: SeriesTime, rule: string, shift: number): string {
   const value = untilOf(rule);
   if (value === null || shift === 0) return rule;
-  const wall = value.form === 'utc' ? instantOfLocal(localMsOf(value.wall, t.zone) + shift, t.zone) : value.wall + shift;
-  return withEnd(rule, { until: untilText({ form: value.form, wall }) });
+  const bound = untilLocalOf(value, (i) => localMsOf(i, t.zone));
+  if (shift > 0) {
+    const last = startsIn(t, rule, bound - shift + 1, bound + 1).at(-1);
+    return last === undefined ? rule : withEnd(rule, { until: untilAt(t, value.form, last + shift) });
+  }
+  const [next] = startsIn(t, withEnd(rule, {}), bound + 1, bound - shift + 1, 1);
+  return next === undefined ? rule : withEnd(rule, { until: untilAt(t, value.form, next + shift - 1000) });
 }
 
 function ruleCount(rule: string): number | null {
@@ -98,14 +128,19 @@ function ruleCount(rule: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
-/** UNTIL for a series that ends just before the occurrence at `local`: the day before (all-day), or a second before, in UTC. */
-function untilBefore(t: SeriesTime, local: number): string {
-  return t.allDay ? untilText({ form: 'date', wall: local - DAY_MS }) : utcUntil(instantOfLocal(local, t.zone) - 1000);
+/**
+ * UNTIL for a series that ends just before the occurrence at `local`: its last occurrence before
+ * that one (a date for all-day, else in UTC), so the series' end date is the day it last occurs
+ * on, not the day of the occurrence it no longer has.
+ */
+function untilBefore(t: SeriesTime, rule: string, local: number): string {
+  const last = startsIn(t, rule, t.startLocal, local).at(-1) ?? local - (t.allDay ? DAY_MS : 1000);
+  return t.allDay ? untilText({ form: 'date', wall: last }) : utcUntil(instantOfLocal(last, t.zone));
 }
 
 /** How many occurrences the rule gives from DTSTART up to (not including) `local`, exdates not subtracted (COUNT counts them). */
 function occurrencesBefore(t: SeriesTime, rule: string, local: number): number {
-  return expandRule({ rule, start: t.startLocal, toLocal: (i) => localMsOf(i, t.zone), from: t.startLocal, to: local, limit: 1_000_000 }).length;
+  return startsIn(t, rule, t.startLocal, local).length;
 }
 
 function exdateEntries(f: FieldValues): string[] {
@@ -201,9 +236,10 @@ function moveLater(
   shift: number,
   targetUid: string,
   newUid: () => string,
-): { puts: PlannedPut[]; removes: string[]; exdate: string[] } {
+): { puts: PlannedPut[]; removes: string[]; exdate: string[]; reminders: PlannedPut[] } {
   const puts: PlannedPut[] = [];
   const removes: string[] = [];
+  const reminders: PlannedPut[] = [];
   for (const o of state.overrides) {
     const original = typeof o.fields.originalStartTime === 'string' ? localOf(t, o.fields.originalStartTime) : null;
     if (original === null || original < fromLocal) continue;
@@ -213,14 +249,27 @@ function moveLater(
     const own = typeof o.fields.startTime === 'string' ? localOf(t, o.fields.startTime) : null;
     const end = typeof o.fields.endTime === 'string' ? localOf(t, o.fields.endTime) : null;
     const times = own === original && end !== null && shift !== 0 ? timeFields(t, own + shift, end + shift) : {};
-    puts.push(newOverride(targetUid, textOf(t, original + shift), o.fields, { ...rest, ...times }, newUid));
+    const put = newOverride(targetUid, textOf(t, original + shift), o.fields, { ...rest, ...times }, newUid);
+    puts.push(put);
+    reminders.push(...remindersFor(state, o.uid, put.uid, newUid));
   }
   const exdate: string[] = [];
   for (const x of exdateEntries(state.series.fields)) {
     const local = localOf(t, x);
     if (local !== null && local >= fromLocal) exdate.push(textOf(t, local + shift));
   }
-  return { puts, removes, exdate };
+  return { puts, removes, exdate, reminders };
+}
+
+/**
+ * Copies of the reminders of event `from` for event `to`, with new uids: `from` is going away (a
+ * re-keyed override) or ends where `to` goes on (a split series), and its reminders would not
+ * reach `to`'s occurrences. `relativeOnly` keeps a reminder at a fixed moment (remindAt) with `from`.
+ */
+function remindersFor(state: SeriesState, from: string, to: string, newUid: () => string, relativeOnly = false): PlannedPut[] {
+  return (state.reminders ?? [])
+    .filter((r) => r.fields.eventUid === from && !(relativeOnly && r.fields.minutesBefore == null))
+    .map((r) => ({ uid: newUid(), create: true, fields: { ...r.fields, eventUid: to } }));
 }
 
 /**
@@ -229,9 +278,11 @@ function moveLater(
  * - `this`: patches the occurrence's override, or creates one;
  * - `all`: patches the series; a move of the occurrence moves every occurrence by as much wall-clock
  *   time, exdates and overrides along with them;
- * - `following`: ends the series before the occurrence (UNTIL, or a COUNT of the occurrences before
- *   it) and starts a new series (`newUid`) there with the patch applied and the rest of the COUNT,
- *   moving later exdates and overrides to it; on the first occurrence it is `all`.
+ * - `following`: ends the series before the occurrence (UNTIL at its last occurrence before it, or a
+ *   COUNT of the occurrences before it) and starts a new series (`newUid`) there with the patch
+ *   applied and the rest of the COUNT, moving later exdates and overrides to it, and copying the
+ *   series' reminders that are minutes before an occurrence; on the first occurrence it is `all`.
+ * An override made again under a new key keeps its reminders (copied to it).
  * Pure: the SDK applies the plan through its outbox.
  */
 export function planOccurrenceEdit(
@@ -255,10 +306,10 @@ export function planOccurrenceEdit(
     const existing = overrideAt(state, t, local);
     if (existing !== undefined) {
       const changed = { ...plain, ...(patch.startTime !== undefined || patch.endTime !== undefined ? times : {}) };
-      return { puts: [{ uid: existing.uid, fields: changed, create: false }], removes: [], target: existing.uid };
+      return { puts: [{ uid: existing.uid, fields: changed, create: false }], removes: [], target: existing.uid, reminders: [] };
     }
     const put = newOverride(state.series.uid, textOf(t, local), sf, { ...times, ...plain }, newUid);
-    return { puts: [put], removes: [], target: put.uid };
+    return { puts: [put], removes: [], target: put.uid, reminders: [] };
   }
 
   const isFirst = local <= t.startLocal;
@@ -271,17 +322,17 @@ export function planOccurrenceEdit(
         if (rule !== '') seriesPatch.rrule = patch.rrule !== undefined ? patch.rrule : shiftedUntil(t, rule, shift);
         const later = moveLater(state, t, Number.NEGATIVE_INFINITY, shift, state.series.uid, newUid);
         seriesPatch.exdate = later.exdate.length > 0 ? later.exdate.join(',') : null;
-        return { puts: [{ uid: state.series.uid, fields: seriesPatch, create: false }, ...later.puts], removes: later.removes, target: state.series.uid };
+        return { puts: [{ uid: state.series.uid, fields: seriesPatch, create: false }, ...later.puts], removes: later.removes, target: state.series.uid, reminders: later.reminders };
       }
     }
     if (patch.rrule !== undefined) seriesPatch.rrule = patch.rrule;
-    return { puts: [{ uid: state.series.uid, fields: seriesPatch, create: false }], removes: [], target: state.series.uid };
+    return { puts: [{ uid: state.series.uid, fields: seriesPatch, create: false }], removes: [], target: state.series.uid, reminders: [] };
   }
 
   // This and following: the old series ends before the occurrence, a new one begins at it.
   const count = ruleCount(rule);
   const before = count === null ? 0 : occurrencesBefore(t, rule, local);
-  const oldRule = count === null ? withEnd(rule, { until: untilBefore(t, local) }) : withEnd(rule, { count: before });
+  const oldRule = count === null ? withEnd(rule, { until: untilBefore(t, rule, local) }) : withEnd(rule, { count: before });
   // A new repeat rule in the patch is the new series' own; else the old rule goes on.
   const newRule = patch.rrule !== undefined ? patch.rrule : count === null ? shiftedUntil(t, rule, shift) : withEnd(rule, { count: Math.max(1, count - before) });
   const uid = newUid();
@@ -295,7 +346,8 @@ export function planOccurrenceEdit(
     fields: { ...copied, ...plain, ...times, rrule: newRule, exdate: newRule !== null && later.exdate.length > 0 ? later.exdate.join(',') : null, recurringEventUid: null, originalStartTime: null },
   };
   const ended: PlannedPut = { uid: state.series.uid, create: false, fields: { rrule: oldRule, exdate: keptExdates.length > 0 ? keptExdates.join(',') : null } };
-  return { puts: [ended, next, ...later.puts], removes: later.removes, target: uid };
+  const reminders = [...remindersFor(state, state.series.uid, uid, newUid, true), ...later.reminders];
+  return { puts: [ended, next, ...later.puts], removes: later.removes, target: uid, reminders };
 }
 
 /**
@@ -310,19 +362,19 @@ export function planOccurrenceRemoval(state: SeriesState, occurrenceStart: strin
   const sf = state.series.fields;
   const local = localOf(t, occurrenceStart);
   if (local === null) throw new RangeError(`occurrenceStart ${occurrenceStart} is not an instant or date of this series`);
-  if (scope === 'all' || (scope === 'following' && local <= t.startLocal)) return { puts: [], removes: [state.series.uid], target: null };
+  if (scope === 'all' || (scope === 'following' && local <= t.startLocal)) return { puts: [], removes: [state.series.uid], target: null, reminders: [] };
   if (scope === 'this') {
     const key = textOf(t, local);
     const exdate = [...exdateEntries(sf).filter((x) => localOf(t, x) !== local), key].join(',');
     const existing = overrideAt(state, t, local);
-    return { puts: [{ uid: state.series.uid, fields: { exdate }, create: false }], removes: existing ? [existing.uid] : [], target: null };
+    return { puts: [{ uid: state.series.uid, fields: { exdate }, create: false }], removes: existing ? [existing.uid] : [], target: null, reminders: [] };
   }
   const rule = String(sf.rrule ?? '');
   const count = ruleCount(rule);
-  const oldRule = count === null ? withEnd(rule, { until: untilBefore(t, local) }) : withEnd(rule, { count: occurrencesBefore(t, rule, local) });
+  const oldRule = count === null ? withEnd(rule, { until: untilBefore(t, rule, local) }) : withEnd(rule, { count: occurrencesBefore(t, rule, local) });
   const keptExdates = exdateEntries(sf).filter((x) => (localOf(t, x) ?? Number.POSITIVE_INFINITY) < local);
   const removes = state.overrides
     .filter((o) => typeof o.fields.originalStartTime === 'string' && (localOf(t, o.fields.originalStartTime) ?? -1) >= local)
     .map((o) => o.uid);
-  return { puts: [{ uid: state.series.uid, fields: { rrule: oldRule, exdate: keptExdates.length > 0 ? keptExdates.join(',') : null }, create: false }], removes, target: null };
+  return { puts: [{ uid: state.series.uid, fields: { rrule: oldRule, exdate: keptExdates.length > 0 ? keptExdates.join(',') : null }, create: false }], removes, target: null, reminders: [] };
 }

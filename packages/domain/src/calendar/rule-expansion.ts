@@ -1,6 +1,6 @@
 import type { Options } from 'rrule';
 import { RRule, underBudget } from '../records/rrule.js';
-import { parseUntil, wallTime, type UntilValue } from './until.js';
+import { parseUntil, untilLocalOf, wallTime, type UntilValue } from './until.js';
 
 const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
@@ -44,16 +44,6 @@ function parseRule(rule: string): ParsedRule {
     PARSED.set(rule, parsed);
   }
   return parsed;
-}
-
-/**
- * UNTIL as a local time (ms, floating) for a series in `toLocal`'s zone: a UTC date-time is moved
- * into the zone; a floating date-time is taken as written; a date is its whole day (UNTIL is
- * inclusive; an all-day series' occurrences sit at 00:00, so they are in).
- */
-function untilLocal(value: UntilValue, toLocal: (instant: number) => number): number {
-  if (value.form === 'date') return value.wall + DAY_MS - 1000;
-  return value.form === 'utc' ? toLocal(value.wall) : value.wall;
 }
 
 /** rrule's weekday number (MO = 0 … SU = 6) of a local time. */
@@ -229,7 +219,7 @@ export interface RuleExpansion {
  */
 export function expandRule(input: RuleExpansion): number[] {
   const parsed = parseRule(input.rule);
-  const untilMs = parsed.until === null ? null : untilLocal(parsed.until, input.toLocal);
+  const untilMs = parsed.until === null ? null : untilLocalOf(parsed.until, input.toLocal);
   const series = `${input.rule}\u0000${input.start}\u0000${untilMs ?? ''}`;
   const starts: number[] = [];
   const take = (times: readonly number[]): void => {

@@ -63,6 +63,16 @@ export function rfcUntil(value: UntilValue, series: UntilSeries): string {
   return utcUntil(instantOfLocal(value.form === 'date' ? value.wall + DAY_MS - 1000 : value.wall, series.zone));
 }
 
+/**
+ * UNTIL as a local time (ms, floating) for a series in `toLocal`'s zone: a UTC date-time is moved
+ * into the zone; a floating date-time is taken as written; a date is its whole day (UNTIL is
+ * inclusive; an all-day series' occurrences sit at 00:00, so they are in).
+ */
+export function untilLocalOf(value: UntilValue, toLocal: (instant: number) => number): number {
+  if (value.form === 'date') return value.wall + DAY_MS - 1000;
+  return value.form === 'utc' ? toLocal(value.wall) : value.wall;
+}
+
 /** A rule's UNTIL read, or null when it has none (or one that is none of the three forms). */
 export function untilOf(rule: string): UntilValue | null {
   const part = rule.split(';').find((p) => p.startsWith('UNTIL='));
