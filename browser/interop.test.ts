@@ -1,5 +1,7 @@
 /// <reference lib="dom" />
 import { randomInt } from 'node:crypto';
+import AxeBuilder from '@axe-core/playwright';
+import { createSyncClient, MemoryStore } from '@calsync/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openScreen, signInWithPhone, syncNow, waitForStatus } from './lib/app-page.js';
@@ -31,6 +33,10 @@ const FILE = [
   'END:VCALENDAR',
   '',
 ].join('\r\n');
+
+/** Serious and critical axe violations in the list of calendars. */
+const axeProblems = async (page: Page) =>
+  (await new AxeBuilder({ page }).include('.plain-list').analyze()).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.html.slice(0, 120)).join(' | ')}`);
 
 /** Whether the page scrolls sideways (it must not, on a phone either). */
 const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
@@ -86,23 +92,69 @@ describe('import, subscription links and app passwords in Chromium', () => {
     expect(failures).toEqual([]);
   });
 
-  it('"Subscription link" gives a URL that serves the calendar as iCalendar, and "Stop sharing" ends it', async () => {
+  it('"Subscription link" gives a URL that serves the calendar; after a reload the screen says it is shared, "New link" replaces the link, and "Stop sharing" ends every link of the calendar', async () => {
+    const personal = (page: Page) => page.getByRole('listitem').filter({ has: page.getByRole('form', { name: 'Calendar Personal' }) });
+    const status = async (url: string) => (await fetch(url)).status;
     await openScreen(phone, 'Calendars');
-    const personal = phone.getByRole('listitem').filter({ has: phone.getByRole('form', { name: /^Calendar / }) }).first();
-    await personal.getByRole('button', { name: /^Subscription link of / }).click();
-    const link = phone.getByRole('textbox', { name: /^Subscription link of / });
+    await personal(phone).getByRole('button', { name: 'Subscription link of Personal' }).click();
+    const link = personal(phone).getByRole('textbox', { name: /^Subscription link of / });
     await link.waitFor();
-    const url = await link.inputValue();
-    expect(url).toMatch(/\/feeds\/[A-Za-z0-9_-]{32}\.ics$/);
+    const first = await link.inputValue();
+    expect(first).toMatch(/\/feeds\/[A-Za-z0-9_-]{32}\.ics$/);
     expect(await scrollsSideways(phone), (await sticksOut(phone)).join('; ')).toBe(false);
+    expect(await axeProblems(phone)).toEqual([]);
     await phone.screenshot({ path: screenshotPath('interop-calendars-phone'), fullPage: true });
-    const feed = await fetch(url);
+    const feed = await fetch(first);
     expect(feed.status).toBe(200);
     expect(feed.headers.get('content-type')).toBe('text/calendar; charset=utf-8');
     expect(await feed.text()).toContain('SUMMARY:Imported planning');
-    await phone.getByRole('button', { name: 'Stop sharing' }).click();
-    await link.waitFor({ state: 'detached' });
-    expect((await fetch(url)).status).toBe(404);
+
+    // After a reload the URL cannot be shown again (only a hash of its token is kept), but the
+    // screen says the calendar is shared, and a new link replaces the old one, which stops at once.
+    await phone.reload();
+    await openScreen(phone, 'Calendars');
+    await personal(phone).getByText(/^Shared by link since \w{3} \d{1,2}, \d{1,2}:\d{2}\s[AP]M$/).waitFor();
+    expect(await personal(phone).getByRole('button', { name: /^Subscription link of / }).count()).toBe(0);
+    expect(await scrollsSideways(phone), (await sticksOut(phone)).join('; ')).toBe(false);
+    expect(await axeProblems(phone)).toEqual([]);
+    await phone.screenshot({ path: screenshotPath('interop-shared-phone'), fullPage: true });
+    await personal(phone).getByRole('button', { name: 'New link for Personal' }).click();
+    await link.waitFor();
+    const second = await link.inputValue();
+    expect(second).not.toBe(first);
+    await personal(phone).getByText('The earlier link no longer works.', { exact: false }).waitFor();
+    expect(await scrollsSideways(phone), (await sticksOut(phone)).join('; ')).toBe(false);
+    await phone.screenshot({ path: screenshotPath('interop-new-link-phone'), fullPage: true });
+    expect([await status(first), await status(second)]).toEqual([404, 200]);
+
+    // Another app of the account makes a link of the same calendar through the API, which allows
+    // several (as this screen did before each click made one): "Stop sharing" ends them all.
+    const api = createSyncClient({ baseUrl: app.server.baseUrl, store: new MemoryStore(), device: { platform: 'test', name: 'script' }, periodicMs: 3_600_000, notifications: false });
+    try {
+      await api.open();
+      await api.auth.sendOtp(number);
+      await api.auth.verifyOtp(number, app.gateway.lastCode(number));
+      await api.sync();
+      const third = (await api.feeds.create(api.calendars.list().find((c) => c.name === 'Personal')!.uid)).url;
+      expect(await status(third)).toBe(200);
+      await desktop.reload();
+      await openScreen(desktop, 'Calendars');
+      await personal(desktop).getByText(/^Shared by 2 links since /).waitFor();
+      await desktop.screenshot({ path: screenshotPath('interop-shared-desktop'), fullPage: true });
+      await personal(desktop).getByRole('button', { name: 'Stop sharing Personal' }).click();
+      await personal(desktop).getByRole('button', { name: 'Subscription link of Personal' }).waitFor();
+      await personal(desktop).getByRole('status').filter({ hasText: 'Personal is no longer shared' }).waitFor();
+      expect([await status(first), await status(second), await status(third)]).toEqual([404, 404, 404]);
+      expect(await api.feeds.list()).toEqual([]);
+    } finally {
+      await api.close();
+    }
+    // The phone, reloaded, shows the calendar as not shared.
+    await phone.reload();
+    await openScreen(phone, 'Calendars');
+    await personal(phone).getByRole('button', { name: 'Subscription link of Personal' }).waitFor();
+    expect(await personal(phone).getByText(/^Shared by/).count()).toBe(0);
+    expect(failures).toEqual([]);
   });
 
   it('an app password made on the Devices screen signs a CalDAV app in, is listed as a device, can be renamed, and revoking it ends it', async () => {

@@ -18,5 +18,5 @@ export { RecordDeletedError } from './engine/outbox.js';
 export { MemoryStore } from './store/memory-store.js';
 export { IndexedDbStore, type IndexedDbStoreOptions } from './store/indexed-db-store.js';
 export type { LocalStore, MetaValue, OutboxError, OutboxItem, SentPayload, StoreContents, StoredRecord, StoreWrite } from './store/local-store.js';
-export type { WireConflict, WireDevice, WireProfileUpdate, WireResolveResponse, WireSignIn, WireUser } from './wire.js';
+export type { WireConflict, WireDevice, WireFeed, WireProfileUpdate, WireResolveResponse, WireSignIn, WireUser } from './wire.js';
 export type { ReminderEventWire as ReminderDue, ConflictEventWire as ConflictAlert } from '@calsync/wire';

@@ -8,6 +8,7 @@ export type {
   DeviceResult as WireDeviceResult,
   DeviceWire as WireDevice,
   ErrorEnvelopeWire as WireErrorEnvelope,
+  FeedWire as WireFeed,
   LogoutResult as WireLogout,
   MeResult as WireMe,
   RevokeResult as WireRevoke,

@@ -26,16 +26,19 @@ export interface InMemoryServiceOptions {
   readonly wrapSync?: (sync: SyncService, store: InMemorySyncStore) => SyncApi;
   /** The service's randomness (default: the CSPRNG), e.g. to fix how the uids it makes sort. */
   readonly random?: Random;
+  /** App passwords, subscription feeds and CalDAV too (off by default). */
+  readonly interop?: boolean;
 }
 
 /** Builds the in-memory service. */
-export async function startInMemoryService({ env = {}, wrapSync, random = cryptoRandom }: InMemoryServiceOptions = {}): Promise<InMemoryService> {
+export async function startInMemoryService({ env = {}, wrapSync, random = cryptoRandom, interop = false }: InMemoryServiceOptions = {}): Promise<InMemoryService> {
   const clock = new ManualAuthClock(new Date());
   const { app, sms, store: syncStore, sync } = await build({
     env: { RATE_LIMIT_MAX_REQUESTS: '1000000', AUTH_RATE_LIMIT_MAX_REQUESTS: '100000', OTP_MAX_SENDS_PER_HOUR: '1000', SMS_MAX_PER_IP_PER_HOUR: '1000000', SMS_MAX_PER_HOUR: '1000000', OTP_RESEND_SECONDS: '0', ...env, SESSION_CACHE_SECONDS: '0' },
     clock,
     tokens: new FakeTokenSigner(),
     random,
+    interop,
     ...(wrapSync ? { wrapSync } : {}),
   });
   const injectFetch = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {

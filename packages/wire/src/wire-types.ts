@@ -91,5 +91,7 @@ export type AppPasswordResultWire = Static<typeof interop.appPasswordResultSchem
 export type FeedBody = Static<typeof interop.feedBodySchema>;
 /** `data` of POST /api/feeds. */
 export type CreatedFeedWire = Static<typeof interop.createdFeedSchema>;
+/** A subscription feed as GET /api/feeds lists it (never its URL). */
+export type FeedWire = Static<typeof interop.feedSchema>;
 /** `data` of GET /api/feeds. */
 export type FeedListWire = Static<typeof interop.feedListSchema>;

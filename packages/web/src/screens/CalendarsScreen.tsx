@@ -1,9 +1,10 @@
 import { useId, useRef, useState, type ChangeEvent, type FormEvent } from 'react';
-import type { ImportIcsResult } from '@calsync/client';
+import type { ImportIcsResult, WireFeed } from '@calsync/client';
 import { client } from '../client.js';
 import { calendarBundle, confirmAndDelete } from '../deletion.js';
 import { errorMessage } from '../errors.js';
-import { useOnline, useRecords } from '../hooks.js';
+import { formatTime } from '../format.js';
+import { useOnline, useQuery, useRecords } from '../hooks.js';
 import type { CalendarRecord } from '../records.js';
 import { DEFAULT_COLOR } from '../recurrence.js';
 
@@ -54,9 +55,17 @@ function ImportIcs({ calendars }: { calendars: readonly CalendarRecord[] }) {
   );
 }
 
-/** Calendars: create, rename, colour, make default, delete (which deletes its events too). */
+/**
+ * Calendars: create, rename, colour, make default, delete (which deletes its events too), and
+ * share one read-only by a subscription link.
+ */
 export function CalendarsScreen() {
   const calendars = useRecords('calendars');
+  const online = useOnline();
+  // Which calendars are shared by link, from the server: a link's URL is never shown again, but
+  // that it is live is (GET /api/feeds), after a reload too. Asked again when the network is back
+  // and after each change this screen makes.
+  const feeds = useQuery(`feeds ${online}`, () => client.feeds.list());
   const [name, setName] = useState('');
   const [color, setColor] = useState('#2e7d32');
   const id = useId();
@@ -81,41 +90,80 @@ export function CalendarsScreen() {
         {[...calendars]
           .sort((a, b) => Number(b.isDefault ?? false) - Number(a.isDefault ?? false) || a.name.localeCompare(b.name))
           .map((c) => (
-            <CalendarRow key={c.uid} calendar={c} />
+            <CalendarRow key={c.uid} calendar={c} feeds={feeds.data} onFeedsChanged={feeds.refetch} />
           ))}
       </ul>
     </section>
   );
 }
 
-function CalendarRow({ calendar }: { calendar: CalendarRecord }) {
+/** "Shared by link since …" (the oldest live link: the calendar has been shared since then). */
+function sharedSince(links: readonly WireFeed[]): string {
+  const since = links.reduce((oldest, f) => (f.createdAt < oldest ? f.createdAt : oldest), links[0]!.createdAt);
+  return `Shared by ${links.length === 1 ? 'link' : `${links.length} links`} since ${formatTime(since)}`;
+}
+
+/**
+ * One calendar: name, colour, default, delete, and its subscription link. The screen treats a
+ * calendar as shared by one link: a new link ends the calendar's earlier ones (their URLs cannot be
+ * shown again), and "Stop sharing" ends every link of it, however many the API made.
+ */
+function CalendarRow({ calendar, feeds, onFeedsChanged }: { calendar: CalendarRecord; feeds: readonly WireFeed[] | undefined; onFeedsChanged: () => void }) {
   const online = useOnline();
   const [name, setName] = useState(calendar.name);
-  const [feed, setFeed] = useState<{ id: number; url: string } | null>(null);
+  // The link made here, shown this once, and how many earlier links it replaced.
+  const [made, setMade] = useState<{ url: string; replaced: number } | null>(null);
+  // The feed list as it was when sharing stopped: until the server answers again, none of it is live.
+  const [endedIn, setEndedIn] = useState<readonly WireFeed[] | undefined | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [feedNote, setFeedNote] = useState('');
   const [feedError, setFeedError] = useState('');
   const id = useId();
+  const links = feeds === undefined || feeds === endedIn ? [] : feeds.filter((f) => f.calendarUid === calendar.uid);
   const share = async (): Promise<void> => {
+    setBusy(true);
+    let replaced: number | null = null;
     try {
-      const made = await client.feeds.create(calendar.uid);
-      setFeed({ id: made.id, url: made.url });
+      // The earlier links end first: a failure leaves the calendar less shared, never an old link
+      // live beside a new one (or a new one made but not shown).
+      replaced = await client.feeds.removeAll(calendar.uid);
+      const feed = await client.feeds.create(calendar.uid);
+      setMade({ url: feed.url, replaced });
+      setFeedNote('');
       setFeedError('');
     } catch (err) {
-      setFeedError(online ? errorMessage(err) : 'A subscription link needs the network.');
+      const why = online ? errorMessage(err) : 'A subscription link needs the network.';
+      const ended = replaced === null || replaced === 0 ? '' : `The earlier ${replaced === 1 ? 'link no longer works' : 'links no longer work'}, but no new one could be made. `;
+      setFeedError(`${ended}${why}`);
+    } finally {
+      setBusy(false);
+      onFeedsChanged();
     }
   };
   const stopSharing = async (): Promise<void> => {
-    if (feed === null) return;
+    setBusy(true);
     try {
-      await client.feeds.remove(feed.id);
-      setFeed(null);
+      await client.feeds.removeAll(calendar.uid);
+      setEndedIn(feeds);
+      setMade(null);
+      setFeedNote(`${calendar.name} is no longer shared: its links stopped working.`);
+      setFeedError('');
     } catch (err) {
-      setFeedError(errorMessage(err));
+      setFeedError(online ? errorMessage(err) : 'Stopping sharing needs the network.');
+    } finally {
+      setBusy(false);
+      onFeedsChanged();
     }
   };
   const rename = (e: FormEvent): void => {
     e.preventDefault();
     if (name.trim() && name.trim() !== calendar.name) void client.calendars.put({ uid: calendar.uid, name: name.trim() });
   };
+  const stopButton = (
+    <button type="button" className="danger small" disabled={busy} onClick={() => void stopSharing()} aria-label={`Stop sharing ${calendar.name}`}>
+      Stop sharing
+    </button>
+  );
   return (
     <li>
       <form onSubmit={rename} className="calendar-row" aria-label={`Calendar ${calendar.name}`}>
@@ -139,26 +187,49 @@ function CalendarRow({ calendar }: { calendar: CalendarRecord }) {
             Make default
           </button>
         )}
-        <button type="button" className="secondary small" onClick={() => void share()} aria-label={`Subscription link of ${calendar.name}`}>
-          Subscription link
-        </button>
+        {made === null && links.length === 0 && (
+          <button type="button" className="secondary small" disabled={busy} onClick={() => void share()} aria-label={`Subscription link of ${calendar.name}`}>
+            Subscription link
+          </button>
+        )}
         {!calendar.isDefault && (
           <button type="button" className="danger small" onClick={() => void confirmAndDelete({ noun: 'calendar', name: calendar.name, main: 'calendars', bundle: calendarBundle(calendar.uid) }, () => client.calendars.remove(calendar.uid))} aria-label={`Delete calendar ${calendar.name}`}>
             Delete
           </button>
         )}
       </form>
-      {feed !== null && (
+      {made !== null ? (
         <div className="feed-link">
           <label htmlFor={`${id}-feed`}>Subscription link of {calendar.name} (read-only; anyone with the link can see this calendar)</label>
-          <input id={`${id}-feed`} readOnly value={feed.url} onFocus={(e) => e.target.select()} />
-          <button type="button" className="secondary small" onClick={() => void navigator.clipboard?.writeText(feed.url)}>
+          <input id={`${id}-feed`} readOnly value={made.url} onFocus={(e) => e.target.select()} aria-describedby={`${id}-once`} />
+          <button type="button" className="secondary small" onClick={() => void navigator.clipboard?.writeText(made.url)}>
             Copy
           </button>
-          <button type="button" className="danger small" onClick={() => void stopSharing()}>
-            Stop sharing
-          </button>
+          {stopButton}
+          <p id={`${id}-once`} className="hint">
+            Copy it now: it is shown only this once.{made.replaced > 0 && ` The earlier ${made.replaced === 1 ? 'link no longer works' : 'links no longer work'}.`}
+          </p>
         </div>
+      ) : (
+        links.length > 0 && (
+          <div className="feed-link">
+            <p className="feed-state">{sharedSince(links)}</p>
+            <button type="button" className="secondary small" disabled={busy} onClick={() => void share()} aria-label={`New link for ${calendar.name}`} aria-describedby={`${id}-replaces`}>
+              New link
+            </button>
+            {stopButton}
+            <p id={`${id}-replaces`} className="hint">
+              {links.length === 1
+                ? 'The link was shown only once, when it was made. A new link replaces it, and the old one stops working.'
+                : `Each link was shown only once, when it was made. A new link replaces ${links.length === 2 ? 'both' : `all ${links.length}`}, and they stop working.`}
+            </p>
+          </div>
+        )
+      )}
+      {feedNote && (
+        <p role="status" className="feed-note">
+          {feedNote}
+        </p>
       )}
       {feedError && (
         <p role="alert" className="error">
