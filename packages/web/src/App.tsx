@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useId, useState } from 'react';
+import { lazy, Suspense, useEffect, useId, useRef, useState } from 'react';
 import { useConflicts } from '@calsync/react';
 import { Navigate, NavLink, Route, Routes, useLocation, useNavigate } from 'react-router';
 import { client } from './client.js';
@@ -105,9 +105,15 @@ function TopBar() {
   );
 }
 
-/** A toast for each conflict this device hears of (its own push's, or another device's), with a way to the conflict centre. */
+/**
+ * A toast for each conflict this device hears of (its own push's, or another device's), with a way
+ * to the conflict centre; on the conflict centre itself, where the conflict shows in the list, the
+ * toast only says so.
+ */
 function ConflictToasts() {
   const navigate = useNavigate();
+  const path = useRef('');
+  path.current = useLocation().pathname;
   useEffect(
     () =>
       client.conflicts.subscribe((fresh) => {
@@ -118,13 +124,14 @@ function ConflictToasts() {
         const local = (collection && first ? client[collection].get(first.entityUid) : undefined) as { title?: unknown; name?: unknown } | undefined;
         const snapshot = first?.loserSnapshot as { title?: unknown; name?: unknown } | undefined;
         const name = [local?.title, local?.name, snapshot?.title, snapshot?.name].find((v): v is string => typeof v === 'string') ?? null;
+        const onScreen = path.current === '/conflicts';
         showToast({
           message:
             fresh.length === 1 && name !== null
-              ? `“${name}” was changed on two devices. Choose the version to keep.`
-              : `${fresh.length} changes met changes from another device. Choose the versions to keep.`,
+              ? `“${name}” was changed on two devices. Choose the version to keep${onScreen ? ' below' : ''}.`
+              : `${fresh.length} changes met changes from another device. Choose the versions to keep${onScreen ? ' below' : ''}.`,
           durationMs: 10_000,
-          action: { label: 'Review', run: () => void navigate('/conflicts') },
+          ...(onScreen ? {} : { action: { label: 'Review', run: () => void navigate('/conflicts') } }),
         });
       }),
     [navigate],

@@ -23,6 +23,17 @@ export function formatTime(value: string | number | Date | null | undefined): st
   return `${day.format(d)}, ${timeOfDay.format(d)}`;
 }
 
+/**
+ * When an event starts, for people: "Dec 8, 10:00 AM", or its date alone when it is all-day
+ * ("Dec 8", a date read as the same day everywhere); "from …" for a series.
+ */
+export function formatEventStart(e: { readonly startTime: string; readonly allDay?: boolean | null; readonly rrule?: string | null }): string {
+  const [y, m, d] = e.startTime.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(y, m - 1, d);
+  const at = e.allDay ? (y === new Date().getFullYear() ? dayOfYear : dayWithYear).format(date) : formatTime(e.startTime);
+  return e.rrule ? `from ${at}` : at;
+}
+
 /** A compact time for the status bar: "2:05 PM" today, "Nov 22, 2:05 PM" on another day. */
 export function formatShortTime(value: string | null | undefined): string {
   if (!value) return '';

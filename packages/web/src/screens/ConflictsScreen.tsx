@@ -61,7 +61,7 @@ function sidesOf(mine: ClientConflict['mine']): { current: string; losing: strin
   if (mine === 'current') return { current: "This device's version", losing: "The other device's version", keepCurrent: 'Keep mine', keepLosing: 'Keep theirs' };
   if (mine === 'loser') return { current: "The other device's version", losing: "This device's version", keepCurrent: 'Keep theirs', keepLosing: 'Keep mine' };
   // Neither side was written here (two other devices met): say which one the server kept.
-  return { current: 'Kept version', losing: 'Set-aside version', keepCurrent: 'Keep the kept version', keepLosing: 'Put back the set-aside version' };
+  return { current: 'Current version', losing: 'Set-aside version', keepCurrent: 'Keep the current version', keepLosing: 'Put back the set-aside version' };
 }
 
 /**

@@ -1,19 +1,23 @@
 import { useId, useState, type FormEvent } from 'react';
 import { client } from '../client.js';
 import { confirmAndDelete, reminderBundle } from '../deletion.js';
-import { formatTime, fromLocalInput, toLocalInput } from '../format.js';
+import { formatEventStart, formatTime, fromLocalInput, toLocalInput } from '../format.js';
 import { useRecords } from '../hooks.js';
-import type { ReminderRecord } from '../records.js';
+import type { EventRecord, ReminderRecord } from '../records.js';
 
 /** Reminders of events and tasks: minutes before, or at a fixed time. */
 export function RemindersScreen() {
   const reminders = useRecords('reminders');
   const events = useRecords('events');
   const tasks = useRecords('tasks');
-  const nameOf = (r: ReminderRecord): string =>
-    r.eventUid
-      ? `Event: ${events.find((e) => e.uid === r.eventUid)?.title ?? r.eventUid}`
+  // Two parts of a split series share a title: the start tells them apart.
+  const eventName = (e: EventRecord): string => `${e.title} (${formatEventStart(e)})`;
+  const nameOf = (r: ReminderRecord): string => {
+    const event = r.eventUid ? events.find((e) => e.uid === r.eventUid) : undefined;
+    return r.eventUid
+      ? `Event: ${event ? eventName(event) : r.eventUid}`
       : `Task: ${tasks.find((t) => t.uid === r.taskUid)?.title ?? r.taskUid ?? ''}`;
+  };
   const when = (r: ReminderRecord): string =>
     r.remindAt ? `at ${formatTime(r.remindAt)}` : `${r.minutesBefore ?? 0} minutes before`;
 
@@ -57,7 +61,7 @@ export function RemindersScreen() {
           <optgroup label="Events">
             {events.map((e) => (
               <option key={e.uid} value={`event:${e.uid}`}>
-                {e.title}
+                {eventName(e)}
               </option>
             ))}
           </optgroup>

@@ -76,7 +76,7 @@ export function RepeatEditor({
         </div>
       )}
       {repeat.freq !== '' && repeat.custom === null && (
-        <div className="ends" role="radiogroup" aria-label="Ends">
+        <div className="ends" role="radiogroup" aria-label="Repeat ends">
           <div className="end-choice">
             <label className="check">
               <input type="radio" name={`${id}-ends`} value="never" checked={repeat.ends === 'never'} onChange={() => set({ ends: 'never' })} /> Never
