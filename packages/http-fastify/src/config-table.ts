@@ -64,7 +64,7 @@ export const CONFIG_TABLE = {
   shutdownTimeoutMs: { name: 'SHUTDOWN_TIMEOUT_MS', type: 'integer', default: '10000', min: 100, max: 600000, description: 'How long shutdown may drain requests and close the database before the process exits anyway.' },
   rateLimit: {
     windowMs: { name: 'RATE_LIMIT_WINDOW_MS', type: 'integer', default: '900000', min: 1000, max: 86400000, description: 'Rate-limit window in milliseconds.' },
-    maxRequests: { name: 'RATE_LIMIT_MAX_REQUESTS', type: 'integer', default: '600', min: 1, max: 10000000, description: 'Requests per window per user on the sync and other protected routes.' },
+    maxRequests: { name: 'RATE_LIMIT_MAX_REQUESTS', type: 'integer', default: '600', min: 1, max: 10000000, description: 'Requests per window per user on the sync and other protected routes, and per IP on the subscription feeds (a counter of their own).' },
     authMaxRequests: { name: 'AUTH_RATE_LIMIT_MAX_REQUESTS', type: 'integer', default: '100', min: 1, max: 10000000, description: 'Requests per window per IP on the public auth routes.' },
   },
   jwt: {

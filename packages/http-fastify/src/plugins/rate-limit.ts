@@ -30,6 +30,13 @@ declare module 'fastify' {
     userRateLimit: LimitHook;
     /** onRequest of the public auth routes: AUTH_RATE_LIMIT_MAX_REQUESTS per window per IP, one counter for all of them. */
     authIpRateLimit: LimitHook;
+    /**
+     * onRequest of the public subscription feeds: RATE_LIMIT_MAX_REQUESTS per window per IP, a
+     * counter of their own. A calendar app polls its feeds on a timer, often from one address for
+     * many users (a provider's fetchers, a household's router): on the sign-in counter those polls
+     * would use up the sign-in requests of that address.
+     */
+    feedIpRateLimit: LimitHook;
   }
 }
 
@@ -63,6 +70,10 @@ export const rateLimitPlugin = fp<RateLimitPluginOptions>(
     app.decorate(
       'authIpRateLimit',
       app.rateLimit({ max: authMaxRequests, timeWindow: windowMs, keyGenerator: (request: FastifyRequest) => `auth-ip:${request.ip}` }) as LimitHook,
+    );
+    app.decorate(
+      'feedIpRateLimit',
+      app.rateLimit({ max: maxRequests, timeWindow: windowMs, keyGenerator: (request: FastifyRequest) => `feed-ip:${request.ip}` }) as LimitHook,
     );
   },
   { name: 'calsync-rate-limit' },

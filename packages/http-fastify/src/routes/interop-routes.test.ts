@@ -32,6 +32,23 @@ afterAll(async () => {
 });
 
 describe('subscription feeds', () => {
+  it('feed polls count apart from sign-in: an address that polls a feed can still sign in', async () => {
+    const t = await build({ interop: true, env: { AUTH_RATE_LIMIT_MAX_REQUESTS: '2', RATE_LIMIT_MAX_REQUESTS: '3' } });
+    try {
+      await t.sync.push(7, { calendars: [{ uid: 'cal', op: 'upsert', baseVersion: null, fields: { name: 'Home' } }] });
+      const { token } = await t.interop.feeds.create(7, 'cal');
+      const polls: number[] = [];
+      for (let i = 0; i < 4; i++) polls.push((await t.app.inject({ method: 'GET', url: `/feeds/${token}.ics` })).statusCode);
+      // The feeds' own limit (RATE_LIMIT_MAX_REQUESTS per IP) still holds.
+      expect(polls).toEqual([200, 200, 200, 429]);
+      const signIns: number[] = [];
+      for (let i = 0; i < 3; i++) signIns.push((await t.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken: 'x' } })).statusCode);
+      expect(signIns).toEqual([401, 401, 429]);
+    } finally {
+      await t.app.close();
+    }
+  });
+
   it('makes a feed whose URL answers the calendar as iCalendar with VTIMEZONE, RRULE, EXDATE, RECURRENCE-ID and VALARM, ETag and 304; revoking it makes the URL 404', async () => {
     const made = await app.inject({ method: 'POST', url: '/api/feeds', headers: user, payload: { calendarUid: 'cal' } });
     expect(made.statusCode).toBe(200);

@@ -90,7 +90,7 @@ export async function interopRoutes(parent: FastifyInstance, opts: InteropRoutes
   app.get(
     '/feeds/:file',
     {
-      onRequest: app.authIpRateLimit,
+      onRequest: app.feedIpRateLimit,
       onSend: privateCacheOnSend,
       schema: {
         ...operation('getFeed'),
