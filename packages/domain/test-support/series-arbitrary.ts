@@ -1,8 +1,12 @@
 import fc from 'fast-check';
 import { expandRule, instantOfLocal, isValidRrule, localMsOf, type FieldValues } from '../src/index.js';
 
-/** The zones the recurrence property runs in: both hemispheres, half- and quarter-hour offsets, a zone that dropped DST. */
-export const ORACLE_ZONES = ['America/New_York', 'Europe/Berlin', 'Australia/Sydney', 'Asia/Kolkata', 'Pacific/Chatham', 'America/Sao_Paulo', 'UTC'] as const;
+/**
+ * The zones the recurrence property runs in: both hemispheres, half- and quarter-hour offsets, a
+ * zone that dropped DST, and one whose changes fall on other days from year to year (Santiago:
+ * 11 September 2022, 8 September 2024, changes at midnight).
+ */
+export const ORACLE_ZONES = ['America/New_York', 'Europe/Berlin', 'Australia/Sydney', 'Asia/Kolkata', 'Pacific/Chatham', 'America/Sao_Paulo', 'America/Santiago', 'UTC'] as const;
 
 const DAY_MS = 86_400_000;
 const WEEKDAYS = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'] as const;
