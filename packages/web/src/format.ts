@@ -14,13 +14,17 @@ function asDate(value: string | number | Date): Date {
   return value instanceof Date ? value : new Date(value);
 }
 
+/** A day for people: "Nov 23" (the year only when it is not this year). */
+function formatDay(d: Date): string {
+  return (d.getFullYear() === new Date().getFullYear() ? dayOfYear : dayWithYear).format(d);
+}
+
 /** A date and time for people: "Nov 23, 9:00 AM" (the year only when it is not this year). */
 export function formatTime(value: string | number | Date | null | undefined): string {
   if (value === null || value === undefined || value === '') return '';
   const d = asDate(value);
   if (Number.isNaN(d.getTime())) return String(value);
-  const day = d.getFullYear() === new Date().getFullYear() ? dayOfYear : dayWithYear;
-  return `${day.format(d)}, ${timeOfDay.format(d)}`;
+  return `${formatDay(d)}, ${timeOfDay.format(d)}`;
 }
 
 /**
@@ -29,8 +33,7 @@ export function formatTime(value: string | number | Date | null | undefined): st
  */
 export function formatEventStart(e: { readonly startTime: string; readonly allDay?: boolean | null; readonly rrule?: string | null }): string {
   const [y, m, d] = e.startTime.slice(0, 10).split('-').map(Number) as [number, number, number];
-  const date = new Date(y, m - 1, d);
-  const at = e.allDay ? (y === new Date().getFullYear() ? dayOfYear : dayWithYear).format(date) : formatTime(e.startTime);
+  const at = e.allDay ? formatDay(new Date(y, m - 1, d)) : formatTime(e.startTime);
   return e.rrule ? `from ${at}` : at;
 }
 

@@ -1,4 +1,4 @@
-import { dateIn, instantOfLocal } from './zone.js';
+import { dateIn, instantOfLocal, localMsOf } from './zone.js';
 
 const DAY_MS = 86_400_000;
 
@@ -60,7 +60,7 @@ export function utcUntil(instant: number): string {
 export function rfcUntil(value: UntilValue, series: UntilSeries): string {
   if (series.allDay) return untilText({ form: 'date', wall: value.wall });
   if (value.form === 'utc') return untilText(value);
-  return utcUntil(instantOfLocal(value.form === 'date' ? value.wall + DAY_MS - 1000 : value.wall, series.zone));
+  return utcUntil(instantOfLocal(untilLocalOf(value, (instant) => localMsOf(instant, series.zone)), series.zone));
 }
 
 /**

@@ -103,6 +103,11 @@ function sharedSince(links: readonly WireFeed[]): string {
   return `Shared by ${links.length === 1 ? 'link' : `${links.length} links`} since ${formatTime(since)}`;
 }
 
+/** What a new link did to the `count` links before it: "The earlier link no longer works". */
+function earlierLinksEnded(count: number): string {
+  return `The earlier ${count === 1 ? 'link no longer works' : 'links no longer work'}`;
+}
+
 /**
  * One calendar: name, colour, default, delete, and its subscription link. The screen treats a
  * calendar as shared by one link: a new link ends the calendar's earlier ones (their URLs cannot be
@@ -133,7 +138,7 @@ function CalendarRow({ calendar, feeds, onFeedsChanged }: { calendar: CalendarRe
       setFeedError('');
     } catch (err) {
       const why = online ? errorMessage(err) : 'A subscription link needs the network.';
-      const ended = replaced === null || replaced === 0 ? '' : `The earlier ${replaced === 1 ? 'link no longer works' : 'links no longer work'}, but no new one could be made. `;
+      const ended = replaced === null || replaced === 0 ? '' : `${earlierLinksEnded(replaced)}, but no new one could be made. `;
       setFeedError(`${ended}${why}`);
     } finally {
       setBusy(false);
@@ -207,7 +212,7 @@ function CalendarRow({ calendar, feeds, onFeedsChanged }: { calendar: CalendarRe
           </button>
           {stopButton}
           <p id={`${id}-once`} className="hint">
-            Copy it now: it is shown only this once.{made.replaced > 0 && ` The earlier ${made.replaced === 1 ? 'link no longer works' : 'links no longer work'}.`}
+            Copy it now: it is shown only this once.{made.replaced > 0 && ` ${earlierLinksEnded(made.replaced)}.`}
           </p>
         </div>
       ) : (
