@@ -40,6 +40,9 @@ export async function signInWithPhone(page: Page, appUrl: string, gateway: Stand
  * the "Menu" button, which this opens; on a wide screen they are always shown.
  */
 export async function openMenu(page: Page): Promise<void> {
+  // The signed-in top bar first: right after a reload the app is still opening its store, and a
+  // Menu button not yet drawn is not visible, so the menu stayed shut (a CI run under load).
+  await page.locator('header.top-bar').waitFor();
   const menu = page.getByRole('button', { name: 'Menu', exact: true });
   if ((await menu.isVisible()) && (await menu.getAttribute('aria-expanded')) !== 'true') await menu.click();
 }
