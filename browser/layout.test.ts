@@ -155,7 +155,9 @@ describe('every screen at phone and desktop size', () => {
     await desktop.getByRole('button', { name: 'Add calendar' }).click();
     await desktop.getByRole('button', { name: 'Make default: Family' }).waitFor();
     await createEvent(desktop, 'Quarterly planning with the whole product and design team');
-    await createEvent(desktop, 'Standup', 'Daily');
+    // Weekly, not daily: a daily series made on the first of a month leaves that month no day
+    // without events, which the day list's test below needs.
+    await createEvent(desktop, 'Standup', 'Weekly');
     await openScreen(desktop, 'Tasks');
     await desktop.getByLabel('Task', { exact: true }).fill('Buy a present for the anniversary dinner on Saturday evening');
     await desktop.getByRole('button', { name: 'Add task' }).click();
@@ -187,14 +189,18 @@ describe('every screen at phone and desktop size', () => {
     for (const size of Object.keys(SIZES) as Size[]) {
       const page = pages[size];
       await openScreen(page, 'Calendar');
-      for (const view of ['Week', 'Agenda'] as const) {
+      // A phone's time grid is three days, a wider screen's the week.
+      const timeGrid = size === 'phone' ? '3 days' : 'Week';
+      expect(await page.getByRole('button', { name: size === 'phone' ? 'Week' : '3 days', exact: true }).count()).toBe(0);
+      for (const view of [timeGrid, 'Agenda'] as const) {
         await page.getByRole('button', { name: view, exact: true }).click();
         await expect.poll(() => page.getByRole('button', { name: view, exact: true }).getAttribute('aria-pressed')).toBe('true');
         problems.push(...(await check(page, size, `calendar ${view}`, '.calendar-screen')));
-        await page.screenshot({ path: screenshotPath(`calendar-${view.toLowerCase()}-${size}`), fullPage: true });
+        await page.screenshot({ path: screenshotPath(`calendar-${view.toLowerCase().replace(' ', '-')}-${size}`), fullPage: true });
       }
-      // The week view opens at 07:00: the 07:00 row is at the top of its scroller.
-      await page.getByRole('button', { name: 'Week', exact: true }).click();
+      // The time grid opens at 07:00: the 07:00 row is at the top of its scroller.
+      await page.getByRole('button', { name: timeGrid, exact: true }).click();
+      expect(await page.locator('.fc-timegrid .fc-col-header-cell').count()).toBe(size === 'phone' ? 3 : 7);
       const firstShown = await page.evaluate(() => {
         const scroller = document.querySelector('.fc-timegrid-body')?.closest('.fc-scroller');
         const slot = document.querySelector('.fc-timegrid-slot-lane[data-time="07:00:00"]');
@@ -282,23 +288,42 @@ describe('every screen at phone and desktop size', () => {
     expect(await dialog.getByLabel('Starts').inputValue()).toBe(`${emptyDate}T09:00`);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
-    // The week and the agenda open on the chosen day's week, not on today's: a day of this month in another row than today's.
+    // The three days start on the chosen day and the agenda opens on its week, not on today's: a
+    // day of this month in another row than today's.
     const away = phone.locator('.fc-daygrid-body tr:not(:has(.fc-day-today)) .fc-daygrid-day:not(.fc-day-other)').first();
     const awayDate = (await away.getAttribute('data-date'))!;
     await away.locator('.fc-daygrid-day-top').tap();
     await expect.poll(() => list.getByRole('heading').textContent()).toBe(await dayHeading(phone, awayDate));
-    await phone.getByRole('button', { name: 'Week', exact: true }).click();
-    await phone.locator(`.fc-timegrid .fc-col-header-cell[data-date="${awayDate}"]`).waitFor();
-    const weekTitle = await phone.locator('#calendar-title').textContent();
+    const columns = () => phone.locator('.fc-timegrid .fc-col-header-cell').evaluateAll((cells) => cells.map((c) => c.getAttribute('data-date')));
+    await phone.getByRole('button', { name: '3 days', exact: true }).click();
+    await expect.poll(columns).toEqual([0, 1, 2].map((n) => plusDays(awayDate, n)));
+    // Next and Previous move by the three days shown.
+    await phone.getByRole('button', { name: 'Next', exact: true }).click();
+    await expect.poll(columns).toEqual([3, 4, 5].map((n) => plusDays(awayDate, n)));
+    await phone.getByRole('button', { name: 'Previous', exact: true }).click();
+    await expect.poll(columns).toEqual([0, 1, 2].map((n) => plusDays(awayDate, n)));
     await phone.getByRole('button', { name: 'Month', exact: true }).click();
     await expect.poll(() => list.getByRole('heading').textContent()).toBe(await dayHeading(phone, awayDate));
     await phone.getByRole('button', { name: 'Agenda', exact: true }).click();
     await phone.locator('.fc-list').waitFor();
-    expect(await phone.locator('#calendar-title').textContent()).toBe(weekTitle);
+    // The agenda's week is the chosen day's (Monday to Sunday), named by its first and last day.
+    const weekday = (new Date(`${awayDate}T00:00:00Z`).getUTCDay() + 6) % 7;
+    const [monday, sunday] = [plusDays(awayDate, -weekday), plusDays(awayDate, 6 - weekday)].map((d) => Number(d.slice(8)));
+    expect(await phone.locator('#calendar-title').textContent()).toMatch(new RegExp(`\\b${monday}\\b.*\\b${sunday}\\b`));
     await phone.getByRole('button', { name: 'Month', exact: true }).click();
     await list.waitFor();
     // A mouse on a narrow window: a click on a day chooses it as a tap does, and opens no dialog.
     await openScreen(desktop, 'Calendar');
+    // A window that turns narrow while the week shows gets the three days, and the week again when wide.
+    const pressed = (name: string) => desktop.getByRole('button', { name, exact: true }).getAttribute('aria-pressed');
+    const shownColumns = () => desktop.locator('.fc-timegrid .fc-col-header-cell').count();
+    await desktop.getByRole('button', { name: 'Week', exact: true }).click();
+    await desktop.setViewportSize(SIZES.phone);
+    await expect.poll(() => pressed('3 days')).toBe('true');
+    await expect.poll(shownColumns).toBe(3);
+    await desktop.setViewportSize(SIZES.desktop);
+    await expect.poll(() => pressed('Week')).toBe('true');
+    await expect.poll(shownColumns).toBe(7);
     await desktop.getByRole('button', { name: 'Month', exact: true }).click();
     await desktop.setViewportSize(SIZES.phone);
     const narrowList = desktop.locator('.day-list');
@@ -435,4 +460,11 @@ async function chooseToRemind(page: Page, title: string): Promise<void> {
   const select = page.getByLabel('Remind me of');
   const value = await select.locator('option', { hasText: title }).first().getAttribute('value');
   await select.selectOption(value!);
+}
+
+/** The calendar date `n` days after `date` (both `YYYY-MM-DD`). */
+function plusDays(date: string, n: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + n);
+  return d.toISOString().slice(0, 10);
 }

@@ -16,13 +16,21 @@ import { EventDialog, type EventDraft } from './EventDialog.js';
 
 const PLUGINS = [dayGridPlugin, timeGridPlugin, listPlugin, interactionPlugin];
 
-/** The views of the view switcher, by the names of its buttons. */
-const VIEWS = [
+/**
+ * The views of the view switcher, by the names of its buttons. A phone gets three days where a
+ * wider screen gets the week: seven columns of a phone left about five letters of a title.
+ */
+const WIDE_VIEWS = [
   { view: 'dayGridMonth', label: 'Month' },
   { view: 'timeGridWeek', label: 'Week' },
   { view: 'listWeek', label: 'Agenda' },
 ] as const;
-type ViewName = (typeof VIEWS)[number]['view'];
+const NARROW_VIEWS = [WIDE_VIEWS[0], { view: 'timeGridThreeDay', label: '3 days' }, WIDE_VIEWS[2]] as const;
+type ViewName = (typeof WIDE_VIEWS)[number]['view'] | (typeof NARROW_VIEWS)[number]['view'];
+
+/** The time grid of the other width: the week and the three days stand in for each other. */
+const TIME_GRID_OF_OTHER_WIDTH: Partial<Record<ViewName, ViewName>> = { timeGridWeek: 'timeGridThreeDay', timeGridThreeDay: 'timeGridWeek' };
+const isTimeGrid = (view: ViewName): boolean => view in TIME_GRID_OF_OTHER_WIDTH;
 
 /** The browser's language, so FullCalendar's dates and times follow the user's locale like the rest of the app. */
 const LOCALE = typeof navigator === 'undefined' ? 'en' : navigator.language || 'en';
@@ -49,6 +57,7 @@ export function CalendarScreen() {
   const [day, setDay] = useState(() => localDate(new Date()));
   const narrow = useMediaQuery(NARROW_SCREEN);
   const dayList = narrow && view === 'dayGridMonth';
+  const views = narrow ? NARROW_VIEWS : WIDE_VIEWS;
   const calendarRef = useRef<FullCalendar>(null);
   const api = (): CalendarApi | undefined => calendarRef.current?.getApi();
   const zone = useMemo(() => viewerZone(), []);
@@ -65,10 +74,16 @@ export function CalendarScreen() {
   // The week view opens at 07:00. (FullCalendar's scrollTime is applied before the view gets its
   // fixed height, when there is nothing to scroll yet; so scroll once the view is laid out.)
   useEffect(() => {
-    if (view !== 'timeGridWeek') return;
+    if (!isTimeGrid(view)) return;
     const frame = requestAnimationFrame(() => api()?.scrollToTime('07:00:00'));
     return () => cancelAnimationFrame(frame);
   }, [view, range]);
+  // A window that turns narrow (or wide) while a time grid shows gets that width's time grid, on
+  // the same date: the three days start where the week did.
+  useEffect(() => {
+    const other = TIME_GRID_OF_OTHER_WIDTH[view];
+    if (other !== undefined && views.every((v) => v.view !== view)) api()?.changeView(other);
+  }, [view, views]);
   const onDatesSet = (arg: DatesSetArg): void => {
     const next = { from: arg.start.toISOString(), to: arg.end.toISOString() };
     setRange((r) => (r?.from === next.from && r.to === next.to ? r : next));
@@ -114,9 +129,10 @@ export function CalendarScreen() {
     openOccurrence((arg.event.extendedProps as { occurrence?: Occurrence }).occurrence);
   };
   /**
-   * Switches the view. From a phone's month the week and the agenda open on the week of the day
-   * chosen there (its list is what the user was looking at), and back to the month that day's
-   * month while the week shown holds it; otherwise the view opens on FullCalendar's own date.
+   * Switches the view. From a phone's month the three days start on the day chosen there (its list
+   * is what the user was looking at) and the agenda opens on that day's week; back to the month
+   * goes to that day's month while the days shown hold it; otherwise the view opens on
+   * FullCalendar's own date.
    */
   const showView = (next: ViewName): void => {
     const chosen = startOfDay(day).getTime();
@@ -156,7 +172,7 @@ export function CalendarScreen() {
           </button>
         </div>
         <div className="toolbar-group segmented" role="group" aria-label="View">
-          {VIEWS.map((v) => (
+          {views.map((v) => (
             <button key={v.view} type="button" className="secondary" aria-pressed={view === v.view} onClick={() => showView(v.view)}>
               {v.label}
             </button>
@@ -171,8 +187,9 @@ export function CalendarScreen() {
         headerToolbar={false}
         views={{
           dayGridMonth: { dayHeaderFormat: { weekday: 'short' }, dayCellContent: dayList ? namedDayNumber : undefined },
-          // Short day headers ("Mon 23"), so seven columns fit a phone; the day opens at 07:00.
+          // Short day headers ("Mon" over "23"), so the columns of a narrow window fit them; the day opens at 07:00.
           timeGridWeek: { dayHeaderContent: weekDayHeader, scrollTime: '07:00:00', slotLabelFormat: TIME_FORMAT },
+          timeGridThreeDay: { type: 'timeGrid', duration: { days: 3 }, dayHeaderContent: weekDayHeader, scrollTime: '07:00:00', slotLabelFormat: TIME_FORMAT },
           // One date per day in the agenda (no second, side date).
           listWeek: { listDayFormat: { weekday: 'long', month: 'long', day: 'numeric' }, listDaySideFormat: false },
         }}
@@ -189,8 +206,8 @@ export function CalendarScreen() {
         eventInteractive
         dayCellDidMount={prepareDayCell}
         dayCellClassNames={dayCellClassNames}
-        // The week view scrolls inside its own box (opening at 07:00); month and agenda grow with their content.
-        height={view === 'timeGridWeek' ? 'min(70vh, 44rem)' : 'auto'}
+        // A time grid scrolls inside its own box (opening at 07:00); month and agenda grow with their content.
+        height={isTimeGrid(view) ? 'min(70vh, 44rem)' : 'auto'}
         eventMinHeight={36}
         nowIndicator
         firstDay={1}
@@ -245,7 +262,7 @@ function actAsButton(name: HTMLElement): () => void {
 const weekdayName = new Intl.DateTimeFormat(LOCALE, { weekday: 'short' });
 const dayNumber = new Intl.DateTimeFormat(LOCALE, { day: 'numeric' });
 
-/** A week-view column header on two short lines, "Mon" over "23", so seven columns fit a phone. */
+/** A time-grid column header on two short lines, "Mon" over "23", so seven columns fit a narrow window. */
 function weekDayHeader(arg: DayHeaderContentArg) {
   return (
     <span className="week-day">
