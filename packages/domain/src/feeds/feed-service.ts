@@ -33,9 +33,15 @@ export class FeedService {
     return { feed, token };
   }
 
-  /** The user's live feeds (no tokens). */
-  list(userId: number): Promise<FeedRecord[]> {
-    return this.deps.feeds.listFeeds(userId);
+  /**
+   * The user's feeds that answer (no tokens): not revoked, of a live calendar. A deleted calendar's
+   * feeds answer 404 and are not listed; they answer again, and are listed, only if the calendar
+   * comes back (a conflict decided for the side that kept it).
+   */
+  async list(userId: number): Promise<FeedRecord[]> {
+    const [feeds, { calendars }] = await Promise.all([this.deps.feeds.listFeeds(userId), this.deps.sync.readObjects(userId, { allCalendars: true }, [])]);
+    const live = new Set(calendars.map((c) => c.uid));
+    return feeds.filter((f) => live.has(f.calendarUid));
   }
 
   /** Ends a feed: its URL answers 404 from now on. NOT_FOUND unless it is a live feed of the user. */

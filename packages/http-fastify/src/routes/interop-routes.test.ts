@@ -1,4 +1,4 @@
-import type { AppPasswordService, DeviceStore } from '@calsync/domain';
+import type { AppPasswordService, DeviceStore, PushItem, SyncService } from '@calsync/domain';
 import { FixedClock, ManualAuthClock } from '@calsync/testkit';
 import ICAL from 'ical.js';
 import type { FastifyInstance } from 'fastify';
@@ -8,6 +8,7 @@ import { build } from '../../test-support/index.js';
 let app: FastifyInstance;
 let appPasswords: AppPasswordService;
 let devices: DeviceStore;
+let sync: SyncService;
 const user = { authorization: 'Bearer user-7' };
 let phoneUserId = 0;
 
@@ -15,6 +16,7 @@ beforeAll(async () => {
   const clock = new FixedClock('2026-01-01T00:00:00.000Z');
   const t = await build({ standIns: ['sign-in'], interop: true, clock, engineClock: clock, seed: 21 });
   ({ app, devices } = t);
+  sync = t.sync;
   appPasswords = t.interop.appPasswords;
   phoneUserId = (await t.users.createPhoneUser({ phone: '+15550007777', name: 'Ada', now: '2026-01-01T00:00:00.000Z' })).user.id;
   await t.sync.push(7, {
@@ -75,6 +77,26 @@ describe('subscription feeds', () => {
     expect((await app.inject({ method: 'DELETE', url: `/api/feeds/${id}`, headers: user })).statusCode).toBe(200);
     expect((await app.inject({ method: 'GET', url: path })).statusCode).toBe(404);
     expect((await app.inject({ method: 'GET', url: '/feeds/not-a-token.ics' })).statusCode).toBe(404);
+  });
+
+  it('a deleted calendar\'s feeds answer 404 and are not listed; they come back with the calendar', async () => {
+    const write = async (item: Omit<PushItem, 'uid'>) => (await sync.push(7, { calendars: [{ uid: 'trip', ...item }] })).calendars[0]!;
+    const made = await write({ op: 'upsert', baseVersion: null, fields: { name: 'Trip' } });
+    const feed = (await app.inject({ method: 'POST', url: '/api/feeds', headers: user, payload: { calendarUid: 'trip' } })).json().data;
+    const path = new URL(feed.url).pathname;
+    const listed = async () => (await app.inject({ method: 'GET', url: '/api/feeds', headers: user })).json().data.feeds.map((f: { calendarUid: string }) => f.calendarUid);
+    expect(await listed()).toContain('trip');
+    expect(await write({ op: 'delete', baseVersion: made.status === 'created' ? made.version : null, fields: {} })).toMatchObject({ status: 'deleted' });
+    expect((await app.inject({ method: 'GET', url: path })).statusCode).toBe(404);
+    expect(await listed()).not.toContain('trip');
+    // Another device's edit, made before it heard of the delete, meets the tombstone as a
+    // conflict; restoring it brings the calendar back, and its feed with it.
+    const edit = await write({ op: 'upsert', baseVersion: made.status === 'created' ? made.version : null, fields: { name: 'Trip 2' } });
+    expect(edit).toMatchObject({ status: 'conflict' });
+    expect((await app.inject({ method: 'GET', url: path })).statusCode).toBe(404);
+    await sync.resolveConflict(7, (edit as { conflictId: number }).conflictId, 'restore');
+    expect((await app.inject({ method: 'GET', url: path })).statusCode).toBe(200);
+    expect(await listed()).toContain('trip');
   });
 
   it('refuses a feed of a calendar that is not the user\'s (404) and needs a bearer token', async () => {
