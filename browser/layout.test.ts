@@ -138,7 +138,7 @@ describe('every screen at phone and desktop size', () => {
         await page.getByRole('button', { name: 'Send code' }).click();
         const alert = page.getByRole('alert');
         await alert.waitFor();
-        expect(await alert.locator('p').allInnerTexts()).toEqual(['Enter the phone number with its country code, like +15550000001.', 'Details: VALIDATION_ERROR']);
+        expect(await alert.locator('p').allInnerTexts()).toEqual(['Enter the phone number with its country code, like +15550000001.', 'Details: VALIDATION_ERROR: Request validation failed']);
       }
       problems.push(...(await check(page, size, 'sign-in')));
       await page.screenshot({ path: screenshotPath(`sign-in-${size}`), fullPage: true });
@@ -442,6 +442,38 @@ describe('every screen at phone and desktop size', () => {
     await page.getByRole('button', { name: 'Add reminder' }).waitFor();
     expect(await page.getByLabel('Remind me of').inputValue()).toBe('');
     expect(await page.getByLabel('Minutes before', { exact: true }).inputValue()).toBe('15');
+    expect(failures).toEqual([]);
+  });
+
+  it('a task the SDK refuses keeps what was typed and says why', async () => {
+    const page = pages.desktop;
+    await openScreen(page, 'Tasks');
+    const long = 'Plan the move '.repeat(43); // 602 characters: a title holds 500
+    await page.getByLabel('Task', { exact: true }).fill(long);
+    await page.getByRole('button', { name: 'Add task' }).click();
+    await page.getByRole('alert').filter({ hasText: 'at most 500 characters' }).waitFor();
+    expect(await page.getByLabel('Task', { exact: true }).inputValue()).toBe(long);
+    expect(await page.locator('.task-list').getByText('Plan the move', { exact: false }).count()).toBe(0);
+    // No unhandled rejection reached the page.
+    expect(failures).toEqual([]);
+  });
+
+  it('a calendar renamed on another device shows its new name here, and Enter in its box does not send the old one back', async () => {
+    const { desktop, phone } = pages;
+    await openScreen(desktop, 'Calendars');
+    await openScreen(phone, 'Calendars');
+    await desktop.getByLabel('Name of Family', { exact: true }).waitFor();
+    await phone.getByLabel('Name of Family', { exact: true }).fill('Family (phone)');
+    await phone.getByRole('button', { name: 'Rename Family', exact: true }).click();
+    await waitForStatus(phone, /Synced/);
+    await syncNow(desktop);
+    const box = desktop.getByLabel('Name of Family (phone)', { exact: true });
+    await expect.poll(() => box.inputValue()).toBe('Family (phone)');
+    await box.press('Enter');
+    await syncNow(desktop);
+    await syncNow(phone);
+    expect(await phone.getByLabel('Name of Family (phone)', { exact: true }).inputValue()).toBe('Family (phone)');
+    expect(await desktop.getByLabel('Name of Family (phone)', { exact: true }).inputValue()).toBe('Family (phone)');
     expect(failures).toEqual([]);
   });
 });

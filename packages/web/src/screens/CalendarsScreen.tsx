@@ -2,6 +2,7 @@ import { useId, useRef, useState, type ChangeEvent, type FormEvent } from 'react
 import type { ImportIcsResult, WireFeed } from '@calsync/client';
 import { client } from '../client.js';
 import { calendarBundle, confirmAndDelete } from '../deletion.js';
+import { ErrorNote } from '../components/ErrorNote.js';
 import { errorMessage } from '../errors.js';
 import { formatTime } from '../format.js';
 import { useOnline, useQuery, useRecords } from '../hooks.js';
@@ -68,22 +69,30 @@ export function CalendarsScreen() {
   const feeds = useQuery(`feeds ${online}`, () => client.feeds.list());
   const [name, setName] = useState('');
   const [color, setColor] = useState('#2e7d32');
+  const [error, setError] = useState<unknown>(null);
   const id = useId();
-  const create = (e: FormEvent): void => {
+  const create = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
     if (!name.trim()) return;
-    void client.calendars.put({ name: name.trim(), color });
+    try {
+      await client.calendars.put({ name: name.trim(), color });
+    } catch (err) {
+      setError(err);
+      return;
+    }
+    setError(null);
     setName('');
   };
   return (
     <section aria-labelledby="calendars-title">
       <h1 id="calendars-title">Calendars</h1>
-      <form onSubmit={create} className="inline-form" aria-label="New calendar">
+      <form onSubmit={(e) => void create(e)} className="inline-form" aria-label="New calendar">
         <label htmlFor={`${id}-name`}>Calendar name</label>
         <input id={`${id}-name`} required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
         <label htmlFor={`${id}-color`}>Colour</label>
         <input id={`${id}-color`} type="color" value={color} onChange={(e) => setColor(e.target.value)} />
         <button type="submit">Add calendar</button>
+        {error !== null && <ErrorNote error={error} />}
       </form>
       <ImportIcs calendars={calendars} />
       <ul className="plain-list">
@@ -115,7 +124,11 @@ function earlierLinksEnded(count: number): string {
  */
 function CalendarRow({ calendar, feeds, onFeedsChanged }: { calendar: CalendarRecord; feeds: readonly WireFeed[] | undefined; onFeedsChanged: () => void }) {
   const online = useOnline();
-  const [name, setName] = useState(calendar.name);
+  // What is typed in the name box; until then (and after a rename) the box shows the calendar's
+  // name as it is now, renamed by another device included, so Enter never sends an old name back.
+  const [typed, setTyped] = useState<string | null>(null);
+  const name = typed ?? calendar.name;
+  const [renameError, setRenameError] = useState<unknown>(null);
   // The link made here, shown this once, and how many earlier links it replaced.
   const [made, setMade] = useState<{ url: string; replaced: number } | null>(null);
   // The feed list as it was when sharing stopped: until the server answers again, none of it is live.
@@ -160,9 +173,16 @@ function CalendarRow({ calendar, feeds, onFeedsChanged }: { calendar: CalendarRe
       onFeedsChanged();
     }
   };
-  const rename = (e: FormEvent): void => {
+  const rename = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
-    if (name.trim() && name.trim() !== calendar.name) void client.calendars.put({ uid: calendar.uid, name: name.trim() });
+    try {
+      if (name.trim() && name.trim() !== calendar.name) await client.calendars.put({ uid: calendar.uid, name: name.trim() });
+    } catch (err) {
+      setRenameError(err);
+      return;
+    }
+    setRenameError(null);
+    setTyped(null);
   };
   const stopButton = (
     <button type="button" className="danger small" disabled={busy} onClick={() => void stopSharing()} aria-label={`Stop sharing ${calendar.name}`}>
@@ -171,7 +191,7 @@ function CalendarRow({ calendar, feeds, onFeedsChanged }: { calendar: CalendarRe
   );
   return (
     <li>
-      <form onSubmit={rename} className="calendar-row" aria-label={`Calendar ${calendar.name}`}>
+      <form onSubmit={(e) => void rename(e)} className="calendar-row" aria-label={`Calendar ${calendar.name}`}>
         <input
           type="color"
           aria-label={`Colour of ${calendar.name}`}
@@ -181,7 +201,7 @@ function CalendarRow({ calendar, feeds, onFeedsChanged }: { calendar: CalendarRe
         <label htmlFor={`${id}-name`} className="visually-hidden">
           Name of {calendar.name}
         </label>
-        <input id={`${id}-name`} required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+        <input id={`${id}-name`} required maxLength={200} value={name} onChange={(e) => setTyped(e.target.value)} />
         <button type="submit" className="secondary small" aria-label={`Rename ${calendar.name}`}>
           Rename
         </button>
@@ -203,6 +223,7 @@ function CalendarRow({ calendar, feeds, onFeedsChanged }: { calendar: CalendarRe
           </button>
         )}
       </form>
+      {renameError !== null && <ErrorNote error={renameError} />}
       {made !== null ? (
         <div className="feed-link">
           <label htmlFor={`${id}-feed`}>Subscription link of {calendar.name} (read-only; anyone with the link can see this calendar)</label>

@@ -3,6 +3,7 @@ import { client } from '../client.js';
 import { confirmAndDelete, reminderBundle } from '../deletion.js';
 import { formatEventStart, formatTime, fromLocalInput, toLocalInput } from '../format.js';
 import { useRecords } from '../hooks.js';
+import { ErrorNote } from '../components/ErrorNote.js';
 import type { EventRecord, ReminderRecord } from '../records.js';
 
 /** Reminders of events and tasks: minutes before, or at a fixed time. */
@@ -26,8 +27,10 @@ export function RemindersScreen() {
   const [mode, setMode] = useState<'before' | 'at'>('before');
   const [minutes, setMinutes] = useState('15');
   const [at, setAt] = useState('');
+  const [error, setError] = useState<unknown>(null);
   const id = useId();
   const reset = (): void => {
+    setError(null);
     setEditing(null);
     setTarget('');
     setMode('before');
@@ -41,20 +44,26 @@ export function RemindersScreen() {
     setMinutes(String(r.minutesBefore ?? 15));
     setAt(toLocalInput(r.remindAt));
   };
-  const submit = (e: FormEvent): void => {
+  const submit = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
     const [kind, uid] = target.split(':', 2) as ['event' | 'task', string];
     if (!uid) return;
     const when = mode === 'before' ? { minutesBefore: Number(minutes), remindAt: null } : { remindAt: fromLocalInput(at), minutesBefore: null };
-    // What it reminds of is fixed once made (the server keeps it); an edit changes when.
-    void client.reminders.put(editing ? { uid: editing.uid, ...when } : { ...(kind === 'event' ? { eventUid: uid } : { taskUid: uid }), ...when });
+    try {
+      // What it reminds of is fixed once made (the server keeps it); an edit changes when.
+      await client.reminders.put(editing ? { uid: editing.uid, ...when } : { ...(kind === 'event' ? { eventUid: uid } : { taskUid: uid }), ...when });
+    } catch (err) {
+      // The form keeps its values, and says why they were refused.
+      setError(err);
+      return;
+    }
     reset();
   };
 
   return (
     <section aria-labelledby="reminders-title">
       <h1 id="reminders-title">Reminders</h1>
-      <form onSubmit={submit} className="form-grid narrow" aria-label={editing ? 'Edit reminder' : 'New reminder'}>
+      <form onSubmit={(e) => void submit(e)} className="form-grid narrow" aria-label={editing ? 'Edit reminder' : 'New reminder'}>
         <label htmlFor={`${id}-target`}>Remind me of</label>
         <select id={`${id}-target`} required value={target} disabled={editing !== null} onChange={(e) => setTarget(e.target.value)}>
           <option value="">Choose an event or a task</option>
@@ -97,6 +106,11 @@ export function RemindersScreen() {
             </button>
           )}
         </div>
+        {error !== null && (
+          <div className="span-2">
+            <ErrorNote error={error} />
+          </div>
+        )}
       </form>
       {reminders.length === 0 ? (
         <p className="hint">No reminders yet.</p>

@@ -3,6 +3,7 @@ import { client } from '../client.js';
 import { confirmAndDelete, taskBundle } from '../deletion.js';
 import { formatTime, fromLocalInput, toLocalInput } from '../format.js';
 import { useRecords } from '../hooks.js';
+import { ErrorNote } from '../components/ErrorNote.js';
 import type { TaskRecord } from '../records.js';
 
 /** Tasks with subtasks, due times and completion. */
@@ -74,22 +75,32 @@ function TaskItem({ task, all }: { task: TaskRecord; all: readonly TaskRecord[] 
   );
 }
 
-/** A new task or subtask, or (with `task`) an existing one edited; empty again after each save. */
+/**
+ * A new task or subtask, or (with `task`) an existing one edited; empty again after each save. A
+ * save the SDK refuses (a title over its length, say) keeps what was typed and says why.
+ */
 function TaskForm({ label, parentTaskUid, task, onDone }: { label: string; parentTaskUid?: string; task?: TaskRecord; onDone?: () => void }) {
   const [title, setTitle] = useState(task?.title ?? '');
   const [due, setDue] = useState(toLocalInput(task?.dueAt));
+  const [error, setError] = useState<unknown>(null);
   const id = useId();
-  const submit = (e: FormEvent): void => {
+  const submit = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
     if (!title.trim()) return;
     const fields = { title: title.trim(), dueAt: fromLocalInput(due) };
-    void client.tasks.put(task ? { uid: task.uid, ...fields } : { ...fields, ...(parentTaskUid ? { parentTaskUid } : {}) });
+    try {
+      await client.tasks.put(task ? { uid: task.uid, ...fields } : { ...fields, ...(parentTaskUid ? { parentTaskUid } : {}) });
+    } catch (err) {
+      setError(err);
+      return;
+    }
+    setError(null);
     setTitle('');
     setDue('');
     onDone?.();
   };
   return (
-    <form onSubmit={submit} className="inline-form" aria-label={label}>
+    <form onSubmit={(e) => void submit(e)} className="inline-form" aria-label={label}>
       <label htmlFor={`${id}-title`}>{parentTaskUid || task?.parentTaskUid ? 'Subtask' : 'Task'}</label>
       <input id={`${id}-title`} required autoFocus={task !== undefined} value={title} onChange={(e) => setTitle(e.target.value)} />
       <label htmlFor={`${id}-due`}>Due</label>
@@ -100,6 +111,7 @@ function TaskForm({ label, parentTaskUid, task, onDone }: { label: string; paren
           Cancel
         </button>
       )}
+      {error !== null && <ErrorNote error={error} />}
     </form>
   );
 }
