@@ -5,7 +5,7 @@ import { alarmComponent, isReminderAlarm, parseAlarms, type ParsedAlarm } from '
 import { componentFromExtras, extrasOf, setText, textOf } from './extras.js';
 import { readTime, timeOf, timeProperty, timesProperty } from './ical-time.js';
 import type { ObjectRecord, SkippedPart } from './object-types.js';
-import { ianaZoneOf } from './zones.js';
+import { canonicalZone, ianaZoneOf } from './zones.js';
 
 /*
  * A VEVENT is kept whole in `icalExtras` (its alarms aside: they are reminders), the properties the
@@ -26,10 +26,10 @@ export interface EventObject {
   readonly reminders: readonly ObjectRecord[];
 }
 
-/** The zone an event's times are written in: its own, else its calendar's; null for UTC. */
+/** The zone an event's times are written in: its own, else its calendar's; null for UTC (also spelled "Etc/UTC" or "utc"). */
 function writtenZone(fields: FieldValues, calendarZone: string | null): string | null {
   const zone = typeof fields.timezone === 'string' ? fields.timezone : calendarZone;
-  return zone === 'UTC' ? null : zone;
+  return zone === null || canonicalZone(zone) === 'UTC' ? null : zone;
 }
 
 function setTimes(c: ICAL.Component, fields: FieldValues, zone: string | null): void {
