@@ -150,6 +150,28 @@ describe('all-day events, overrides, exdates, the window', () => {
     expect(page.occurrences.map((o) => o.eventUid)).toEqual(['a', 'b', 'a', 'b', 'a']);
     expect(expandOccurrences([a, b], () => null, { from: '2026-03-01T00:00:00Z', to: '2026-04-01T00:00:00Z', calendarUids: ['other'] }).occurrences.every((o) => o.calendarUid === 'other')).toBe(true);
   });
+  it('over the limit, the events with the most occurrences give up their latest first: a minutely series hides no later event', () => {
+    const minutely = event('m', { startTime: '2026-12-10T00:00:00.000Z', endTime: '2026-12-10T00:01:00.000Z', rrule: 'FREQ=MINUTELY' });
+    const weekly = event('w', { startTime: '2026-12-01T09:00:00.000Z', endTime: '2026-12-01T10:00:00.000Z', rrule: 'FREQ=WEEKLY' });
+    const holiday = event('h', { startTime: '2026-12-24', endTime: '2026-12-25', allDay: true });
+    const daily = event('d', { startTime: '2026-12-01T12:00:00.000Z', endTime: '2026-12-01T12:30:00.000Z', rrule: 'FREQ=DAILY' });
+    const window = { from: '2026-12-01T00:00:00Z', to: '2027-01-01T00:00:00Z', limit: 100 };
+    const page = expandOccurrences([minutely, weekly, holiday, daily], () => null, window);
+    expect(page.truncated).toBe(true);
+    const count = (uid: string) => page.occurrences.filter((o) => o.eventUid === uid).length;
+    // The weekly series (5), the holiday (1) and the daily one (31) keep all theirs; the minutely
+    // series keeps what is left of the 100, its first ones.
+    expect([count('w'), count('h'), count('d'), count('m')]).toEqual([5, 1, 31, 63]);
+    expect(page.occurrences.filter((o) => o.eventUid === 'm').at(-1)?.start).toBe('2026-12-10T01:02:00.000Z');
+    const starts = page.occurrences.map((o) => o.start);
+    expect(starts).toEqual([...starts].sort());
+    // Two series over the limit share what the daily one leaves (69): 35 and 34, the odd one to the earlier.
+    const two = expandOccurrences([minutely, { ...minutely, uid: 'm2' }, daily], () => null, window);
+    expect([two.occurrences.filter((o) => o.eventUid === 'm').length, two.occurrences.filter((o) => o.eventUid === 'm2').length, two.occurrences.filter((o) => o.eventUid === 'd').length]).toEqual([35, 34, 31]);
+    // More events than the limit: the earliest.
+    const singles = Array.from({ length: 5 }, (_, i) => event(`s${i}`, { startTime: `2026-12-0${i + 1}T09:00:00.000Z`, endTime: `2026-12-0${i + 1}T10:00:00.000Z` }));
+    expect(expandOccurrences(singles, () => null, { ...window, limit: 3 }).occurrences.map((o) => o.eventUid)).toEqual(['s0', 's1', 's2']);
+  });
   it('an occurrence counts when it overlaps the window: one that ends at `from` does not', () => {
     const single = event('x', { startTime: '2026-03-02T09:00:00.000Z', endTime: '2026-03-02T10:00:00.000Z' });
     expect(expandOccurrences([single], () => null, { from: '2026-03-02T10:00:00Z', to: '2026-03-03T00:00:00Z' }).occurrences).toEqual([]);

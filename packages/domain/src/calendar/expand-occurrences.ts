@@ -203,5 +203,43 @@ export function expandOccurrences(
     }
   }
   placed.sort((a, b) => a.at - b.at || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
-  return { occurrences: placed.slice(0, w.limit).map(occurrenceOf), truncated: placed.length > w.limit };
+  if (placed.length <= w.limit) return { occurrences: placed.map(occurrenceOf), truncated: false };
+  return { occurrences: fairShare(placed, w.limit).map(occurrenceOf), truncated: true };
+}
+
+/**
+ * At most `limit` of `placed` (in start order), cut so that the events with the most occurrences
+ * give up their latest ones first: one event repeating every minute keeps its first occurrences and
+ * no longer hides every other event after them. The events cut keep the same number each (the
+ * largest that fits; what is left over goes to the earliest next ones), the others all of theirs.
+ * With more events than `limit`, the earliest `limit`.
+ */
+function fairShare(placed: readonly Placed[], limit: number): Placed[] {
+  const counts = new Map<string, number>();
+  for (const p of placed) counts.set(p.uid, (counts.get(p.uid) ?? 0) + 1);
+  const sorted = [...counts.values()].sort((a, b) => a - b);
+  let left = limit;
+  let cap = 0;
+  let spare = 0;
+  for (const [i, count] of sorted.entries()) {
+    const groups = sorted.length - i;
+    if (count * groups > left) {
+      cap = Math.floor(left / groups);
+      spare = left - cap * groups;
+      break;
+    }
+    left -= count;
+  }
+  if (cap === 0) return placed.slice(0, limit);
+  const kept = new Map<string, number>();
+  return placed.filter((p) => {
+    const n = kept.get(p.uid) ?? 0;
+    let keep = n < cap;
+    if (!keep && n === cap && spare > 0) {
+      spare--;
+      keep = true;
+    }
+    if (keep) kept.set(p.uid, n + 1);
+    return keep;
+  });
 }

@@ -62,12 +62,12 @@ export function CalendarScreen() {
   const api = (): CalendarApi | undefined => calendarRef.current?.getApi();
   const zone = useMemo(() => viewerZone(), []);
   const colors = useMemo(() => new Map(calendars.map((c) => [c.uid, c.color])), [calendars]);
-  const occurrences = useMemo(() => {
-    if (range === null) return [];
+  const { occurrences, truncated } = useMemo(() => {
+    if (range === null) return { occurrences: [], truncated: false };
     // `events` and `calendars` are read for their changes: the SDK answers from the same store.
     void events;
     void calendars;
-    return client.occurrences({ ...range, tz: zone }).occurrences;
+    return client.occurrences({ ...range, tz: zone });
   }, [range, events, calendars, zone]);
   const inputs = useMemo(() => occurrences.map((o) => toCalendarInput(o, colors.get(o.calendarUid))), [occurrences, colors]);
   const dayOccurrences = useMemo(() => (dayList ? occurrencesOn(occurrences, day) : []), [dayList, occurrences, day]);
@@ -213,6 +213,11 @@ export function CalendarScreen() {
         firstDay={1}
         dayMaxEvents={3}
       />
+      {truncated && (
+        <p className="hint" role="status">
+          Some repeating events have more occurrences here than can be shown (a series every minute, say): only their first ones are.
+        </p>
+      )}
       {dayList && <DayList day={day} occurrences={dayOccurrences} colors={colors} onOpen={openOccurrence} onNew={newEventOn} />}
       {draft && <EventDialog draft={draft} calendars={calendars} onClose={() => setDraft(null)} />}
     </section>
