@@ -17,20 +17,18 @@ import { EventDialog, type EventDraft } from './EventDialog.js';
 const PLUGINS = [dayGridPlugin, timeGridPlugin, listPlugin, interactionPlugin];
 
 /**
- * The views of the view switcher, by the names of its buttons. A phone gets three days where a
- * wider screen gets the week: seven columns of a phone left about five letters of a title.
+ * The views of the view switcher, by the names of its buttons. A phone also gets three days: seven
+ * columns of a phone leave about five letters of a title, three leave room for it.
  */
 const WIDE_VIEWS = [
   { view: 'dayGridMonth', label: 'Month' },
   { view: 'timeGridWeek', label: 'Week' },
   { view: 'listWeek', label: 'Agenda' },
 ] as const;
-const NARROW_VIEWS = [WIDE_VIEWS[0], { view: 'timeGridThreeDay', label: '3 days' }, WIDE_VIEWS[2]] as const;
-type ViewName = (typeof WIDE_VIEWS)[number]['view'] | (typeof NARROW_VIEWS)[number]['view'];
+const NARROW_VIEWS = [WIDE_VIEWS[0], WIDE_VIEWS[1], { view: 'timeGridThreeDay', label: '3 days' }, WIDE_VIEWS[2]] as const;
+type ViewName = (typeof NARROW_VIEWS)[number]['view'];
 
-/** The time grid of the other width: the week and the three days stand in for each other. */
-const TIME_GRID_OF_OTHER_WIDTH: Partial<Record<ViewName, ViewName>> = { timeGridWeek: 'timeGridThreeDay', timeGridThreeDay: 'timeGridWeek' };
-const isTimeGrid = (view: ViewName): boolean => view in TIME_GRID_OF_OTHER_WIDTH;
+const isTimeGrid = (view: ViewName): boolean => view === 'timeGridWeek' || view === 'timeGridThreeDay';
 
 /** The browser's language, so FullCalendar's dates and times follow the user's locale like the rest of the app. */
 const LOCALE = typeof navigator === 'undefined' ? 'en' : navigator.language || 'en';
@@ -78,12 +76,10 @@ export function CalendarScreen() {
     const frame = requestAnimationFrame(() => api()?.scrollToTime('07:00:00'));
     return () => cancelAnimationFrame(frame);
   }, [view, range]);
-  // A window that turns narrow (or wide) while a time grid shows gets that width's time grid, on
-  // the same date: the three days start where the week did.
+  // A window that turns wide while the three days show gets the week they are in.
   useEffect(() => {
-    const other = TIME_GRID_OF_OTHER_WIDTH[view];
-    if (other !== undefined && views.every((v) => v.view !== view)) api()?.changeView(other);
-  }, [view, views]);
+    if (!narrow && view === 'timeGridThreeDay') api()?.changeView('timeGridWeek');
+  }, [view, narrow]);
   const onDatesSet = (arg: DatesSetArg): void => {
     const next = { from: arg.start.toISOString(), to: arg.end.toISOString() };
     setRange((r) => (r?.from === next.from && r.to === next.to ? r : next));
@@ -130,8 +126,8 @@ export function CalendarScreen() {
   };
   /**
    * Switches the view. From a phone's month the three days start on the day chosen there (its list
-   * is what the user was looking at) and the agenda opens on that day's week; back to the month
-   * goes to that day's month while the days shown hold it; otherwise the view opens on
+   * is what the user was looking at), and the week and the agenda open on that day's week; back to
+   * the month goes to that day's month while the days shown hold it; otherwise the view opens on
    * FullCalendar's own date.
    */
   const showView = (next: ViewName): void => {

@@ -53,7 +53,7 @@ export function DevicesScreen() {
             <tr>
               <th scope="col">Device</th>
               <th scope="col">Platform</th>
-              <th scope="col">Signed in</th>
+              <th scope="col">First signed in</th>
               <th scope="col">Last seen</th>
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
@@ -74,7 +74,7 @@ export function DevicesScreen() {
                   )}
                 </td>
                 <td data-label="Platform">{d.platform}</td>
-                <td data-label="Signed in">{formatTime(d.createdAt)}</td>
+                <td data-label="First signed in">{formatTime(d.createdAt)}</td>
                 <td data-label="Last seen">{formatTime(d.lastSeenAt)}</td>
                 <td>
                   {renaming !== d.uid && (
