@@ -450,6 +450,35 @@ describe('outbox lifecycle', () => {
     expect(faulty.injected).toEqual({ 'drop-response': 1, duplicate: 1 });
   });
 
+  it('a sync() that joins a round pushes what was written before it was called, even while that round was pulling', async () => {
+    const store = new MemoryStore();
+    let release: () => void = () => undefined;
+    let pulled: () => void = () => undefined;
+    let paused = false;
+    const gate = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+      if (paused && String(input).includes('/api/sync/changes')) {
+        paused = false;
+        pulled();
+        await new Promise<void>((r) => (release = r));
+      }
+      return service.fetch(input, init);
+    }) as typeof fetch;
+    const a = await clientOf(service, { store, fetch: gate });
+    await signIn(service, a, '+15550001007');
+    paused = true;
+    const pulling = new Promise<void>((r) => (pulled = r));
+    const round = a.sync();
+    await pulling;
+    // Written while the round pulls: its pushes are over.
+    const t = await a.tasks.put({ title: 'written during the pull' });
+    const joined = a.sync();
+    expect(joined).toBe(round);
+    release();
+    await joined;
+    expect(a.status.pending).toBe(0);
+    expect(service.syncStore.snapshotRows(a.auth.user()!.id, 'tasks').map((r) => [r.uid, r.fields.title])).toEqual([[t, 'written during the pull']]);
+  });
+
   it('merges edits of one record into one pending item and keeps one item in flight per record', async () => {
     const store = new MemoryStore();
     let release: () => void = () => undefined;

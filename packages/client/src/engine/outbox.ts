@@ -106,6 +106,11 @@ function isFrozenPromotion(item: OutboxItem): boolean {
   return item.sent !== null && isPromotion(item);
 }
 
+/** Whether items never attempted wait to be pushed (written since the last push; not waiting for a pull). */
+export function hasFreshItems(state: LocalState): boolean {
+  return state.outbox.some((i) => i.state === 'pending' && i.attempts === 0 && !i.waitForPull);
+}
+
 /**
  * The next push batch: per record its first item that is not parked, unless an earlier answer for
  * that record is outstanding or it waits for a pull; at most `maxPerType` items per array, the

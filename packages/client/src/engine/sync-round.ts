@@ -5,7 +5,7 @@ import { recordKey, type OutboxItem } from '../store/local-store.js';
 import type { WireItemResult, WirePushBody } from '../wire.js';
 import { fetchNewConflicts, planOwnWrites, wroteVersion, type ClientConflict } from './conflict-feed.js';
 import { META, type LocalState } from './local-state.js';
-import { isPromotion, planPark, planPulled, planResults, planSend, planUnsent, selectBatch } from './outbox.js';
+import { hasFreshItems, isPromotion, planPark, planPulled, planResults, planSend, planUnsent, selectBatch } from './outbox.js';
 import { planPullPage, planSnapshotEnd } from './pull-apply.js';
 import { planRekey } from './rekey.js';
 import { uuidv7 } from '../uid.js';
@@ -26,26 +26,34 @@ export interface RoundContext {
 /** Push requests one round sends at most; what is left goes in the next round. */
 const MAX_PUSHES_PER_ROUND = 50;
 
+/** Push-then-pull passes one round makes at most: writes made during a pass get up to two more. */
+const PUSH_CYCLES_PER_ROUND = 3;
+
 /**
  * One sync round as the protocol prescribes it: a bootstrap pull first when the device has no
  * cursor (never push before the first pull), then push the outbox (one item per record per
  * request, more requests while answers unblock later items; a pull after a default change when
- * calendar edits wait behind it), then pull every page.
+ * calendar edits wait behind it), then pull every page; what was written meanwhile is pushed and
+ * pulled in the same round (at most `PUSH_CYCLES_PER_ROUND` passes).
  */
 export async function runRound(ctx: RoundContext): Promise<void> {
   // Never push before the first pull; nor before pulling the demotions an answered default
   // change of this device caused (an earlier round's pull may have failed): a calendar edited or
   // deleted here since would otherwise go out with the version from before the demotion.
   if (ctx.state.text(META.cursor) === undefined || ctx.state.meta.get(META.demotionsUnpulled) === true) await pullAll(ctx);
-  for (let i = 0; i < MAX_PUSHES_PER_ROUND; i++) {
-    const batch = selectBatch(ctx.state, ctx.maxBatchItems);
-    if (batch.length === 0) break;
-    await pushBatch(ctx, batch);
-    // A default change demoted other calendars on the server: pull their new versions before any
-    // other calendar edit goes out (selectBatch held those back).
-    if (batch.some(isPromotion) && selectBatch(ctx.state, ctx.maxBatchItems).some((item) => item.type === 'calendars')) await pullAll(ctx);
+  // Writes made while the round ran (after its pushes, during its pull) go out in it too, so a
+  // `sync()` that joined the round covers the writes made before it was called.
+  for (let cycle = 0; cycle === 0 || (cycle < PUSH_CYCLES_PER_ROUND && hasFreshItems(ctx.state)); cycle++) {
+    for (let i = 0; i < MAX_PUSHES_PER_ROUND; i++) {
+      const batch = selectBatch(ctx.state, ctx.maxBatchItems);
+      if (batch.length === 0) break;
+      await pushBatch(ctx, batch);
+      // A default change demoted other calendars on the server: pull their new versions before any
+      // other calendar edit goes out (selectBatch held those back).
+      if (batch.some(isPromotion) && selectBatch(ctx.state, ctx.maxBatchItems).some((item) => item.type === 'calendars')) await pullAll(ctx);
+    }
+    await pullAll(ctx);
   }
-  await pullAll(ctx);
   // A push of this round made a conflict, or the pull reported an unresolved conflict newer than
   // the feed's mark (another device's push made it): list the new conflicts, so every device hears
   // of them in this round.

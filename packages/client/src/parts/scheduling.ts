@@ -1,5 +1,6 @@
 import type { SyncClientOptions } from '../client-options.js';
 import type { LocalState } from '../engine/local-state.js';
+import { hasFreshItems } from '../engine/outbox.js';
 import { SyncRunner, type SyncReason } from '../engine/sync-runner.js';
 import type { ApiError } from '../http/api-error.js';
 import type { StatusCell } from '../status.js';
@@ -54,7 +55,7 @@ export function schedulingPart(input: SchedulingInput): Scheduling {
     round: input.round,
     exclusive: (fn) => fn(),
     mayRun: () => input.opened() && tabs.leader && input.signedIn(),
-    hasPushable: () => state.outbox.some((i) => i.state === 'pending' && i.attempts === 0 && !i.waitForPull),
+    hasPushable: () => hasFreshItems(state),
     random: input.random,
     onState: ({ syncing, error, ok }: { syncing: boolean; error: ApiError | Error | null; ok: boolean }) => {
       if (syncing) {
