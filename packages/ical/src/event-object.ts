@@ -1,6 +1,7 @@
 import ICAL from 'ical.js';
 import { withRfcUntil } from '@calsync/domain/calendar';
 import { asAllDayDate, isValidRrule, parseIsoInstant, type FieldValue, type FieldValues } from '@calsync/domain/records';
+import { clipText } from './clip.js';
 import { alarmComponent, isReminderAlarm, parseAlarms, type ParsedAlarm } from './alarms.js';
 import { componentFromExtras, extrasOf, setText, textOf } from './extras.js';
 import { readTime, timeOf, timeProperty, timesProperty } from './ical-time.js';
@@ -15,9 +16,6 @@ import { canonicalZone, ianaZoneOf } from './zones.js';
  */
 
 const DAY_MS = 86_400_000;
-
-/** Text limits of the event fields (clipped with a note in `skipped` when longer). */
-const LIMITS: Readonly<Record<string, number>> = { title: 500, description: 10_000, location: 1000 };
 
 /** One iCalendar object of events: a single event or a series, its overrides, and their alarms (reminders). */
 export interface EventObject {
@@ -171,10 +169,7 @@ export interface ParsedEventObject {
 }
 
 function clipped(name: string, value: string | null, uid: string, skipped: SkippedPart[]): string | null {
-  const limit = LIMITS[name] ?? Number.POSITIVE_INFINITY;
-  if (value === null || value.length <= limit) return value;
-  skipped.push({ uid, reason: `${name} longer than ${limit} characters: the rest was left out` });
-  return value.slice(0, limit);
+  return clipText('events', name, value, uid, skipped);
 }
 
 /** The event fields of one VEVENT (`icalExtras` only when `withExtras`). */

@@ -2,6 +2,7 @@ import ICAL from 'ical.js';
 import type { FieldValues } from '@calsync/domain/records';
 import { alarmComponent, isReminderAlarm, parseAlarms, type ParsedAlarm } from './alarms.js';
 import { cloneComponent, componentFromExtras, extrasOf, setText, textOf } from './extras.js';
+import { clipText } from './clip.js';
 import { readTime, timeOf, timeProperty } from './ical-time.js';
 import type { ObjectRecord, SkippedPart } from './object-types.js';
 import { recordUidFor } from './uids.js';
@@ -41,7 +42,7 @@ export function taskComponent(object: TaskObject): ICAL.Component {
   c.removeAllProperties('x-calsync-href');
   if (!c.hasProperty('uid')) c.addPropertyWithValue('uid', object.root.uid);
   if (!c.hasProperty('dtstamp')) c.addProperty(timeProperty('dtstamp', object.root.updatedAt ?? '1970-01-01T00:00:00.000Z', null));
-  const kept = taskFieldsOf(c, 'UTC');
+  const kept = taskFieldsOf(c, 'UTC', object.root.uid, []);
   const changed = (field: string) => (kept[field] ?? null) !== (f[field] ?? null);
   if (changed('title') || !c.hasProperty('summary')) setText(c, 'summary', f.title);
   if (changed('notes')) setText(c, 'description', f.notes);
@@ -68,7 +69,7 @@ export function taskComponent(object: TaskObject): ICAL.Component {
 }
 
 /** The task fields a VTODO's properties say (the parent and the kept text aside). */
-function taskFieldsOf(c: ICAL.Component, floatingZone: string): FieldValues {
+function taskFieldsOf(c: ICAL.Component, floatingZone: string, icalUid: string, skipped: SkippedPart[]): FieldValues {
   const read = (t: { value: ICAL.Time; tzid: string | null } | null): string | null => {
     if (t === null) return null;
     const r = readTime(t.value, t.tzid, floatingZone);
@@ -78,8 +79,8 @@ function taskFieldsOf(c: ICAL.Component, floatingZone: string): FieldValues {
   const status = String(c.getFirstPropertyValue('status') ?? '').toUpperCase();
   const completedAt = timeOf(c, 'completed');
   return {
-    title: (textOf(c, 'summary') ?? '(no title)').slice(0, 500),
-    notes: textOf(c, 'description')?.slice(0, 10_000) ?? null,
+    title: clipText('tasks', 'title', textOf(c, 'summary') ?? '(no title)', icalUid, skipped),
+    notes: clipText('tasks', 'notes', textOf(c, 'description'), icalUid, skipped),
     dueAt: read(timeOf(c, 'due')),
     completed: status === 'COMPLETED' || completedAt !== null,
     completedAt: read(completedAt),
@@ -92,13 +93,12 @@ export function parseTaskObject(c: ICAL.Component, floatingZone: string): Parsed
   const icalUid = textOf(c, 'uid') ?? '';
   const skipped: SkippedPart[] = [];
   const parent = parentRelations(c)[0]?.getFirstValue();
-  if ((textOf(c, 'summary') ?? '').length > 500) skipped.push({ uid: icalUid, reason: 'title longer than 500 characters: the rest was left out' });
   const withoutParent = cloneComponent(c);
   for (const p of parentRelations(withoutParent)) withoutParent.removeProperty(p);
   return {
     icalUid,
     fields: {
-      ...taskFieldsOf(c, floatingZone),
+      ...taskFieldsOf(c, floatingZone, icalUid, skipped),
       parentTaskUid: typeof parent === 'string' && parent.length > 0 ? recordUidFor(parent) : null,
       icalExtras: extrasOf(withoutParent, isReminderAlarm),
     },

@@ -435,9 +435,12 @@ export class DavObjects {
    * PUT of a calendar object: the text is read (one UID: an event with its overrides in a calendar
    * collection, a task in the tasks collection), compared with the records, and the difference
    * pushed as this app password's device. Preconditions: If-None-Match: * on an existing object and
-   * an If-Match other than its ETag answer 412. Returns whether it was created and the new ETag.
+   * an If-Match other than its ETag answer 412. Returns whether it was created and the new ETag,
+   * which is null when what is stored differs from the text (a part calsync does not keep, a text
+   * clipped to its field): RFC 4791, 5.3.4 then forbids an ETag in the answer, and the app reads
+   * the object back.
    */
-  async put(collection: string, name: string, text: string, conditions: { ifMatch?: string; ifNoneMatch?: string }): Promise<{ created: boolean; etag: string; written: string | null }> {
+  async put(collection: string, name: string, text: string, conditions: { ifMatch?: string; ifNoneMatch?: string }): Promise<{ created: boolean; etag: string | null; written: string | null }> {
     // One read for the usual case: the record the name derives from, the record the text's UID
     // derives from (for newUid, when the name is no UID: `<uuid>.ics` with UID `…@host`), and the
     // calendars (the collection exists, its zone).
@@ -469,10 +472,11 @@ export class DavObjects {
     }
     const uid = found?.root.uid ?? (await this.newUid(collection, object.icalUid, named, hint === null ? [] : [recordUidFor(hint)]));
     const writes = planObject(withHref(object, uid, name), found, uid, collection);
-    if (writes.length === 0) return { created: false, etag: `"${found!.version}"`, written: null };
+    const asSent = parsed.skipped.length === 0;
+    if (writes.length === 0) return { created: false, etag: asSent ? `"${found!.version}"` : null, written: null };
     // The push's versions are the newest of the object: they are its new ETag, no second read needed.
     const written = await this.pushWrites(writes, found);
-    return { created: found === null, etag: `"${written}"`, written: uid };
+    return { created: found === null, etag: asSent ? `"${written}"` : null, written: uid };
   }
 
   /**
@@ -611,5 +615,6 @@ export function icalUidHint(text: string): string | null {
 
 /** Whether an If-Match header names `etag` (or is `*`). */
 function matchesEtag(header: string, etag: string): boolean {
-  return header.split(',').some((t) => t.trim() === '*' || t.trim().replace(/^W\//, '') === etag);
+  // If-Match compares strongly (RFC 9110, 13.1.1): a weak tag matches nothing.
+  return header.split(',').some((t) => t.trim() === '*' || t.trim() === etag);
 }

@@ -107,6 +107,26 @@ describe('CalDAV', () => {
     expect((await dav('PUT', href, SERIES, { 'if-match': etag })).headers.etag).toBe(etag);
     expect((await dav('PUT', href, SERIES, { 'if-none-match': '*' })).statusCode).toBe(412);
     expect((await dav('PUT', href, SERIES, { 'if-match': '"1"' })).statusCode).toBe(412);
+    // If-Match compares strongly: the same tag marked weak matches nothing.
+    expect((await dav('PUT', href, SERIES, { 'if-match': `W/${etag}` })).statusCode).toBe(412);
+  });
+
+  it('clips a text longer than its field on a code point, never inside an emoji, and then answers no ETag (what is stored is not what was sent)', async () => {
+    const href = `/dav/calendars/${w.userId}/home/long-1.ics`;
+    // 9,999 letters and an emoji: the 10,000-unit limit of a description falls inside the emoji.
+    const description = `${'a'.repeat(9_999)}\u{1F600}tail`;
+    const text = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', 'BEGIN:VEVENT', 'UID:long-1@example.org', 'DTSTAMP:20260101T000000Z', 'DTSTART:20260310T090000Z', 'DTEND:20260310T100000Z', 'SUMMARY:Long notes', `DESCRIPTION:${description}`, 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
+    const put = await dav('PUT', href, text, { 'if-none-match': '*' });
+    expect(put.statusCode).toBe(201);
+    expect(put.headers.etag).toBeUndefined();
+    const got = await dav('GET', href);
+    expect(got.statusCode).toBe(200);
+    const stored = (await w.sync.readObjects(w.userId, { calendarUid: 'home' })).roots.find((r) => r.fields.title === 'Long notes');
+    expect(stored?.fields.description).toBe('a'.repeat(9_999));
+    // The same text again changes nothing and still differs from what is stored: no ETag either.
+    const again = await dav('PUT', href, text, { 'if-match': String(got.headers.etag) });
+    expect(again.statusCode).toBe(204);
+    expect(again.headers.etag).toBeUndefined();
   });
 
   it('refuses a UID that is stored under another resource name (no-uid-conflict), whether or not the text names it plainly', async () => {

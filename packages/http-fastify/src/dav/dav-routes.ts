@@ -273,7 +273,8 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
         ...(typeof ifNoneMatch === 'string' ? { ifNoneMatch } : {}),
       });
       if (out.written !== null) written?.add(identity.userId, collection, out.written);
-      return reply.code(out.created ? 201 : 204).header('etag', out.etag).send();
+      if (out.etag !== null) reply.header('etag', out.etag);
+      return reply.code(out.created ? 201 : 204).send();
     }
     if (method === 'DELETE') {
       const ifMatch = request.headers['if-match'];
