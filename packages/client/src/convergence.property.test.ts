@@ -288,7 +288,16 @@ describe('N clients with faults', () => {
         const rows = new Set(service.syncStore.snapshotRows(userId, 'calendars').map((r) => r.uid));
         expect([...made].filter((uid) => !deleted.has(uid) && !rows.has(uid))).toEqual([]);
         for (const d of devices) {
-          expect(d.client.status).toMatchObject({ pending: 0, failed: 0, signedIn: true });
+          expect(d.client.status).toMatchObject({ pending: 0, signedIn: true });
+          // A create made here under a parent another device deleted is parked, never dropped:
+          // every failed item is one, which the server never had.
+          const failed = d.client.outbox.failed();
+          expect(failed).toHaveLength(d.client.status.failed);
+          for (const f of failed) {
+            expect(f).toMatchObject({ op: 'upsert', error: { code: 'UNKNOWN_REFERENCE', retryable: false } });
+            expect(f.error?.message).toContain('was deleted on another device');
+            expect(service.syncStore.snapshotRows(userId, f.type).some((r) => r.uid === f.uid)).toBe(false);
+          }
           for (const type of RECORD_TYPES) expect(view(d.client, type)).toEqual(serverView(userId, type));
         }
         // No device ends in a conflict with its own earlier write: both sides of every conflict

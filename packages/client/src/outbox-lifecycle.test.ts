@@ -38,6 +38,30 @@ describe('outbox lifecycle', () => {
     expect(a.events.get(ev)?.version).toMatch(/^[0-9]+$/);
   });
 
+  it('a subtask made here under a task another device deleted meanwhile is parked as failed, saying what it was, not dropped', async () => {
+    const a = await clientOf(service);
+    const b = await clientOf(service);
+    await signIn(service, a, '+15550001008');
+    await signIn(service, b, '+15550001008');
+    const parent = await a.tasks.put({ title: 'Move house' });
+    await a.sync();
+    await b.sync();
+    // B, not syncing (offline), adds a subtask with a reminder; A deletes the task meanwhile.
+    const child = await b.tasks.put({ title: 'Book the van', parentTaskUid: parent });
+    const reminder = await b.reminders.put({ taskUid: child, remindAt: '2030-01-07T09:00:00.000Z' });
+    await a.tasks.remove(parent);
+    await a.sync();
+    await b.sync();
+    await b.sync();
+    expect(b.status).toMatchObject({ pending: 0, failed: 2 });
+    const failed = b.outbox.failed();
+    expect(failed.map((f) => [f.type, f.uid])).toEqual([['tasks', child], ['reminders', reminder]]);
+    expect(failed[0]?.error).toEqual({ code: 'UNKNOWN_REFERENCE', retryable: false, message: 'the task "Book the van" was made here while its parent task was deleted on another device, so the server cannot take it; it is kept on this device only' });
+    // Gone from the view with its parent, and never on the server.
+    expect(b.tasks.list()).toEqual([]);
+    expect(service.syncStore.snapshotRows(a.auth.user()!.id, 'tasks').find((r) => r.uid === child)).toBeUndefined();
+  });
+
   it('parks a non-retryable per-item error at once (an item an older client left in the store)', async () => {
     const store = new MemoryStore();
     const a = await clientOf(service, { store });

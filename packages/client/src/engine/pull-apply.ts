@@ -11,14 +11,14 @@ import { underQueuedDelete, withDescendants } from './references.js';
  * with a delete queued here stays gone, and so does one below it (a subtask of a task deleted here:
  * the local delete took it, and the server's cascade will once the delete arrives). A tombstone removes the record and its local descendants;
  * an edit queued for a record the server knew is kept, so its push records a conflict that keeps
- * the edit (nothing written is lost silently); a create that never left, under a deleted parent,
- * is dropped, as the server's cascade would have deleted it.
+ * the edit (nothing written is lost silently); a create that never reached the server, under a
+ * deleted parent, leaves the view with its parent but is parked as failed in the outbox, naming
+ * what it was, so the user hears of it and its fields stay on the device (`orphaned`).
  */
 export function planPullPage(state: LocalState, page: WirePullResponse): StoreWrite {
   const putRecords = new Map<string, StoredRecord>();
   const deleted = new Map<string, { type: StoredRecord['type']; uid: string }>();
   const putOutbox = new Map<number, OutboxItem>();
-  const deleteOutbox = new Set<number>();
   const queuedDeletes = new Set(state.outbox.filter((i) => i.op === 'delete').map((i) => recordKey(i.type, i.uid)));
   const deleteQueued = (type: RecordType, uid: string): boolean => queuedDeletes.has(recordKey(type, uid));
   // A parent no longer here (the local delete took it) is looked up in the page itself, indexed
@@ -44,7 +44,7 @@ export function planPullPage(state: LocalState, page: WirePullResponse): StoreWr
           putRecords.delete(recordKey(r.type, r.uid));
           for (const item of itemsOf(state, r.type, r.uid)) {
             if (item.op !== 'upsert') continue;
-            if (r.version === null && item.sent === null && item.state !== 'inflight') deleteOutbox.add(item.seq);
+            if (r.version === null && item.sent === null && item.state !== 'inflight') putOutbox.set(item.seq, orphaned(item, type, r.type));
             else putOutbox.set(item.seq, { ...(putOutbox.get(item.seq) ?? item), baseVersion: r.version ?? item.baseVersion });
           }
         }
@@ -76,9 +76,24 @@ export function planPullPage(state: LocalState, page: WirePullResponse): StoreWr
   return {
     deleteRecords: [...deleted.values()],
     putRecords: [...putRecords.values()],
-    putOutbox: [...putOutbox.values()].filter((i) => !deleteOutbox.has(i.seq)),
-    deleteOutbox: [...deleteOutbox],
+    putOutbox: [...putOutbox.values()],
   };
+}
+
+/** What a record is called, and what its parent is, in a failed item's message. */
+const NOUN: Readonly<Record<RecordType, string>> = { calendars: 'calendar', events: 'event', tasks: 'task', reminders: 'reminder' };
+const PARENT_NOUN: Readonly<Record<RecordType, string>> = { ...NOUN, tasks: 'parent task' };
+
+/**
+ * A create that never reached the server, whose parent (of type `parentType`) another device
+ * deleted: the server would refuse it (UNKNOWN_REFERENCE) however often it went, so it is parked at
+ * once with a message that says what it was and why, instead of being dropped unseen.
+ */
+function orphaned(item: OutboxItem, parentType: RecordType, type: RecordType): OutboxItem {
+  const name = [item.patch.title, item.patch.name].find((v): v is string => typeof v === 'string');
+  const what = `${NOUN[type]}${name === undefined ? '' : ` "${name}"`}`;
+  const message = `the ${what} was made here while its ${PARENT_NOUN[parentType]} was deleted on another device, so the server cannot take it; it is kept on this device only`;
+  return { ...item, state: 'failed', waitForPull: false, attempts: item.attempts + 1, lastError: { code: 'UNKNOWN_REFERENCE', message, retryable: false } };
 }
 
 /**
