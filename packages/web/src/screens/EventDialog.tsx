@@ -146,6 +146,23 @@ export function EventDialog({ draft, calendars, onClose }: { draft: EventDraft; 
   return (
     <Dialog title={existing ? 'Edit event' : 'New event'} onClose={onClose}>
       <form onSubmit={(e) => void save(e)} className="form-grid">
+        {/* First, so the choice is seen before anything is changed (at 1280×800 it was below the fold, under the description). */}
+        {seriesUid !== null && (
+          <fieldset className="span-2 scope">
+            <legend>Apply to</legend>
+            {(
+              [
+                ['this', 'This event'],
+                ['following', 'This and following events'],
+                ['all', 'All events'],
+              ] as const
+            ).map(([value, label]) => (
+              <label key={value} className="check">
+                <input type="radio" name={`${id}-scope`} value={value} checked={scope === value} onChange={() => setScope(value)} /> {label}
+              </label>
+            ))}
+          </fieldset>
+        )}
         <label htmlFor={`${id}-title`}>Title</label>
         <input id={`${id}-title`} required autoFocus value={title} onChange={(e) => setTitle(e.target.value)} />
         <label htmlFor={`${id}-calendar`}>Calendar</label>
@@ -189,22 +206,6 @@ export function EventDialog({ draft, calendars, onClose }: { draft: EventDraft; 
         <input id={`${id}-location`} value={location} onChange={(e) => setLocation(e.target.value)} />
         <label htmlFor={`${id}-description`}>Description</label>
         <textarea id={`${id}-description`} rows={3} value={description} onChange={(e) => setDescription(e.target.value)} />
-        {seriesUid !== null && (
-          <fieldset className="span-2 scope">
-            <legend>Apply to</legend>
-            {(
-              [
-                ['this', 'This event'],
-                ['following', 'This and following events'],
-                ['all', 'All events'],
-              ] as const
-            ).map(([value, label]) => (
-              <label key={value} className="check">
-                <input type="radio" name={`${id}-scope`} value={value} checked={scope === value} onChange={() => setScope(value)} /> {label}
-              </label>
-            ))}
-          </fieldset>
-        )}
         {error && (
           <p role="alert" className="error span-2">
             {error}
