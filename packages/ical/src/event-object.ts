@@ -168,10 +168,6 @@ export interface ParsedEventObject {
   readonly skipped: readonly SkippedPart[];
 }
 
-function clipped(name: string, value: string | null, uid: string, skipped: SkippedPart[]): string | null {
-  return clipText('events', name, value, uid, skipped);
-}
-
 /** The event fields of one VEVENT (`icalExtras` only when `withExtras`). */
 function eventFields(c: ICAL.Component, icalUid: string, floatingZone: string, skipped: SkippedPart[], fallbackTitle: string | null, withExtras = true): FieldValues | null {
   const start = timeOf(c, 'dtstart');
@@ -193,11 +189,11 @@ function eventFields(c: ICAL.Component, icalUid: string, floatingZone: string, s
     endValue = s.allDay ? new Date(Date.parse(`${s.value}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10) : s.value;
   }
   if (s.allDay ? endValue < s.value : Date.parse(endValue) < Date.parse(s.value)) endValue = s.value;
-  const title = clipped('title', textOf(c, 'summary') ?? fallbackTitle ?? '(no title)', icalUid, skipped);
+  const title = clipText('events', 'title', textOf(c, 'summary') ?? fallbackTitle ?? '(no title)', icalUid, skipped);
   return {
     title,
-    description: clipped('description', textOf(c, 'description'), icalUid, skipped),
-    location: clipped('location', textOf(c, 'location'), icalUid, skipped),
+    description: clipText('events', 'description', textOf(c, 'description'), icalUid, skipped),
+    location: clipText('events', 'location', textOf(c, 'location'), icalUid, skipped),
     startTime: s.value,
     endTime: endValue,
     allDay: s.allDay,

@@ -3,7 +3,20 @@ import { isValidTimezone } from '@calsync/domain/records';
 import { tzlib_get_ical_block } from 'timezones-ical-library';
 import { findIana } from 'windows-iana';
 
-const VTIMEZONES = new Map<string, ICAL.Component | null>();
+/**
+ * `fn` remembered by its argument, in a map cleared when it holds `max` names: zone names and TZIDs
+ * are few, but a stored zone may be spelt in any casing, so the map must not grow without bound.
+ */
+function remembered<T>(fn: (key: string) => T, max = 1000): (key: string) => T {
+  const known = new Map<string, T>();
+  return (key) => {
+    if (known.has(key)) return known.get(key) as T;
+    const value = fn(key);
+    if (known.size >= max) known.clear();
+    known.set(key, value);
+    return value;
+  };
+}
 
 /**
  * The VTIMEZONE of an IANA zone (its current rules, from timezones-ical-library, as calendar
@@ -14,15 +27,18 @@ const VTIMEZONES = new Map<string, ICAL.Component | null>();
  * written.
  */
 export function vtimezoneOf(zone: string): ICAL.Component | null {
-  let component = VTIMEZONES.get(zone);
-  if (component === undefined) {
-    const canonical = canonicalZone(zone);
-    component = canonical === 'UTC' ? null : (libraryVtimezone(zone) ?? (canonical === null ? null : libraryVtimezone(canonical)));
-    component?.updatePropertyWithValue('tzid', zone);
-    VTIMEZONES.set(zone, component);
-  }
+  const component = storedVtimezone(zone);
   return component === null ? null : new ICAL.Component(structuredClone(component.toJSON()));
 }
+
+/** `vtimezoneOf`'s component, read once a name (callers get copies). */
+const storedVtimezone = remembered((zone: string): ICAL.Component | null => {
+  const canonical = canonicalZone(zone);
+  if (canonical === 'UTC') return null;
+  const component = libraryVtimezone(zone) ?? (canonical === null ? null : libraryVtimezone(canonical));
+  component?.updatePropertyWithValue('tzid', zone);
+  return component;
+});
 
 function libraryVtimezone(zone: string): ICAL.Component | null {
   try {
@@ -33,41 +49,22 @@ function libraryVtimezone(zone: string): ICAL.Component | null {
   }
 }
 
-/** The name the runtime reads `zone` as ("europe/berlin" → "Europe/Berlin", "Etc/UTC" → "UTC"), or null for no zone. */
-export function canonicalZone(zone: string): string | null {
-  let canonical = CANONICAL.get(zone);
-  if (canonical === undefined) {
-    try {
-      canonical = new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
-    } catch {
-      canonical = null;
-    }
-    if (CANONICAL.size >= 1000) CANONICAL.clear();
-    CANONICAL.set(zone, canonical);
+/** The name the runtime reads `zone` as ("europe/berlin" → "Europe/Berlin", "Etc/UTC" → "UTC"), or null for no zone (asked for every event written). */
+export const canonicalZone = remembered((zone: string): string | null => {
+  try {
+    return new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return null;
   }
-  return canonical;
-}
-
-/** `canonicalZone` by name (every event written asks; zones are few). */
-const CANONICAL = new Map<string, string | null>();
+});
 
 /**
  * The IANA zone a TZID names: an IANA name itself (also with the `/mozilla.org/…/` or
  * `/citadel.org/…/` prefixes some producers add), a Windows name (Outlook's "W. Europe Standard
- * Time"), else null (the times are then read through the object's own VTIMEZONE).
+ * Time"), else null (the times are then read through the object's own VTIMEZONE). Every time
+ * property of every object written or read asks; TZIDs are few.
  */
-export function ianaZoneOf(tzid: string): string | null {
-  let zone = IANA_OF.get(tzid);
-  if (zone === undefined) {
-    zone = ianaZoneOfUncached(tzid);
-    if (IANA_OF.size >= 1000) IANA_OF.clear();
-    IANA_OF.set(tzid, zone);
-  }
-  return zone;
-}
-
-/** `ianaZoneOf` by TZID (every time property of every object written or read asks; TZIDs are few). */
-const IANA_OF = new Map<string, string | null>();
+export const ianaZoneOf = remembered(ianaZoneOfUncached);
 
 function ianaZoneOfUncached(tzid: string): string | null {
   const stripped = tzid.replace(/^\/[^/]+\.(org|com)\/[^/]+\//, '').replace(/^\//, '');

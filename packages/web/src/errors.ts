@@ -44,3 +44,19 @@ export function errorMessage(err: unknown): string {
   if (code === null && err instanceof TypeError) return MESSAGES.NETWORK_ERROR as string;
   return 'Something went wrong. Try again; if it keeps happening, the details below help.';
 }
+
+/**
+ * Runs a save the SDK may refuse (it checks every write before it queues it): the refusal goes to
+ * `setError`, for an ErrorNote, and the answer is false, so the form keeps what was typed; a save
+ * that went through clears the error and answers true.
+ */
+export async function saved(save: () => Promise<unknown>, setError: (error: unknown) => void): Promise<boolean> {
+  try {
+    await save();
+  } catch (error) {
+    setError(error);
+    return false;
+  }
+  setError(null);
+  return true;
+}

@@ -43,7 +43,8 @@ export async function runRound(ctx: RoundContext): Promise<void> {
   if (ctx.state.text(META.cursor) === undefined || ctx.state.meta.get(META.demotionsUnpulled) === true) await pullAll(ctx);
   // Writes made while the round ran (after its pushes, during its pull) go out in it too, so a
   // `sync()` that joined the round covers the writes made before it was called.
-  for (let cycle = 0; cycle === 0 || (cycle < PUSH_CYCLES_PER_ROUND && hasFreshItems(ctx.state)); cycle++) {
+  let passes = 0;
+  do {
     for (let i = 0; i < MAX_PUSHES_PER_ROUND; i++) {
       const batch = selectBatch(ctx.state, ctx.maxBatchItems);
       if (batch.length === 0) break;
@@ -53,7 +54,7 @@ export async function runRound(ctx: RoundContext): Promise<void> {
       if (batch.some(isPromotion) && selectBatch(ctx.state, ctx.maxBatchItems).some((item) => item.type === 'calendars')) await pullAll(ctx);
     }
     await pullAll(ctx);
-  }
+  } while (++passes < PUSH_CYCLES_PER_ROUND && hasFreshItems(ctx.state));
   // A push of this round made a conflict, or the pull reported an unresolved conflict newer than
   // the feed's mark (another device's push made it): list the new conflicts, so every device hears
   // of them in this round.

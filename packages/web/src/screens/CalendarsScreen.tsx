@@ -3,7 +3,7 @@ import type { ImportIcsResult, WireFeed } from '@calsync/client';
 import { client } from '../client.js';
 import { calendarBundle, confirmAndDelete } from '../deletion.js';
 import { ErrorNote } from '../components/ErrorNote.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, saved } from '../errors.js';
 import { formatTime } from '../format.js';
 import { useOnline, useQuery, useRecords } from '../hooks.js';
 import type { CalendarRecord } from '../records.js';
@@ -74,14 +74,7 @@ export function CalendarsScreen() {
   const create = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
     if (!name.trim()) return;
-    try {
-      await client.calendars.put({ name: name.trim(), color });
-    } catch (err) {
-      setError(err);
-      return;
-    }
-    setError(null);
-    setName('');
+    if (await saved(() => client.calendars.put({ name: name.trim(), color }), setError)) setName('');
   };
   return (
     <section aria-labelledby="calendars-title">
@@ -175,14 +168,11 @@ function CalendarRow({ calendar, feeds, onFeedsChanged }: { calendar: CalendarRe
   };
   const rename = async (e: FormEvent): Promise<void> => {
     e.preventDefault();
-    try {
-      if (name.trim() && name.trim() !== calendar.name) await client.calendars.put({ uid: calendar.uid, name: name.trim() });
-    } catch (err) {
-      setRenameError(err);
-      return;
-    }
-    setRenameError(null);
-    setTyped(null);
+    const next = name.trim();
+    const write = async (): Promise<void> => {
+      if (next && next !== calendar.name) await client.calendars.put({ uid: calendar.uid, name: next });
+    };
+    if (await saved(write, setRenameError)) setTyped(null);
   };
   const stopButton = (
     <button type="button" className="danger small" disabled={busy} onClick={() => void stopSharing()} aria-label={`Stop sharing ${calendar.name}`}>

@@ -4,6 +4,7 @@ import { confirmAndDelete, reminderBundle } from '../deletion.js';
 import { formatEventStart, formatTime, fromLocalInput, toLocalInput } from '../format.js';
 import { useRecords } from '../hooks.js';
 import { ErrorNote } from '../components/ErrorNote.js';
+import { saved } from '../errors.js';
 import type { EventRecord, ReminderRecord } from '../records.js';
 
 /** Reminders of events and tasks: minutes before, or at a fixed time. */
@@ -49,15 +50,8 @@ export function RemindersScreen() {
     const [kind, uid] = target.split(':', 2) as ['event' | 'task', string];
     if (!uid) return;
     const when = mode === 'before' ? { minutesBefore: Number(minutes), remindAt: null } : { remindAt: fromLocalInput(at), minutesBefore: null };
-    try {
-      // What it reminds of is fixed once made (the server keeps it); an edit changes when.
-      await client.reminders.put(editing ? { uid: editing.uid, ...when } : { ...(kind === 'event' ? { eventUid: uid } : { taskUid: uid }), ...when });
-    } catch (err) {
-      // The form keeps its values, and says why they were refused.
-      setError(err);
-      return;
-    }
-    reset();
+    // What it reminds of is fixed once made (the server keeps it); an edit changes when.
+    if (await saved(() => client.reminders.put(editing ? { uid: editing.uid, ...when } : { ...(kind === 'event' ? { eventUid: uid } : { taskUid: uid }), ...when }), setError)) reset();
   };
 
   return (

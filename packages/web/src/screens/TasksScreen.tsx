@@ -4,6 +4,7 @@ import { confirmAndDelete, taskBundle } from '../deletion.js';
 import { formatTime, fromLocalInput, toLocalInput } from '../format.js';
 import { useRecords } from '../hooks.js';
 import { ErrorNote } from '../components/ErrorNote.js';
+import { saved } from '../errors.js';
 import type { TaskRecord } from '../records.js';
 
 /** Tasks with subtasks, due times and completion. */
@@ -88,13 +89,7 @@ function TaskForm({ label, parentTaskUid, task, onDone }: { label: string; paren
     e.preventDefault();
     if (!title.trim()) return;
     const fields = { title: title.trim(), dueAt: fromLocalInput(due) };
-    try {
-      await client.tasks.put(task ? { uid: task.uid, ...fields } : { ...fields, ...(parentTaskUid ? { parentTaskUid } : {}) });
-    } catch (err) {
-      setError(err);
-      return;
-    }
-    setError(null);
+    if (!(await saved(() => client.tasks.put(task ? { uid: task.uid, ...fields } : { ...fields, ...(parentTaskUid ? { parentTaskUid } : {}) }), setError))) return;
     setTitle('');
     setDue('');
     onDone?.();
