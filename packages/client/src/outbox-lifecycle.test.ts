@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryStore, type OutboxItem } from './index.js';
-import { clientOf, FaultyFetch, signIn, startInMemoryService, type InMemoryService } from '../test-support/index.js';
+import { clientOf, FaultyFetch, signIn, startInMemoryService, twoDevicesWithTask, type InMemoryService } from '../test-support/index.js';
 
 const times = { startTime: '2030-01-07T09:00:00.000Z', endTime: '2030-01-07T10:00:00.000Z' };
 let service: InMemoryService;
@@ -39,13 +39,7 @@ describe('outbox lifecycle', () => {
   });
 
   it('a subtask made here under a task another device deleted meanwhile is parked as failed, saying what it was, not dropped', async () => {
-    const a = await clientOf(service);
-    const b = await clientOf(service);
-    await signIn(service, a, '+15550001008');
-    await signIn(service, b, '+15550001008');
-    const parent = await a.tasks.put({ title: 'Move house' });
-    await a.sync();
-    await b.sync();
+    const { a, b, uid: parent } = await twoDevicesWithTask(service, '+15550001008', 'Move house');
     // B, not syncing (offline), adds a subtask with a reminder; A deletes the task meanwhile.
     const child = await b.tasks.put({ title: 'Book the van', parentTaskUid: parent });
     const reminder = await b.reminders.put({ taskUid: child, remindAt: '2030-01-07T09:00:00.000Z' });
