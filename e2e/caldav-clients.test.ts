@@ -108,7 +108,7 @@ describe('Python caldav (python3-caldav) and tsdav against CalDAV on PGlite', ()
     }
   });
 
-  it('tsdav: discovery, calendars, create with TZID/RRULE/override read back equal, time-range fetch, and sync-collection after an SDK write', async () => {
+  it('tsdav: discovery, calendars, create with TZID/RRULE/override read back equal, time-range fetch, and sync-collection after an SDK write and an SDK move', async () => {
     const client = await createDAVClient({ serverUrl: account.base, credentials: { username: account.phone, password: account.password }, authMethod: 'Basic', defaultAccountType: 'caldav' });
     const calendars = await client.fetchCalendars();
     const personal = calendars.find((c) => c.displayName === 'Personal')!;
@@ -135,6 +135,21 @@ describe('Python caldav (python3-caldav) and tsdav against CalDAV on PGlite', ()
     expect(hrefs).toHaveLength(1);
     const fresh = await client.fetchCalendarObjects({ calendar: personal, objectUrls: [new URL(hrefs[0]!, account.base).href] });
     expect(fresh[0]!.data).toContain('SUMMARY:From the SDK');
+
+    // The SDK moves that event to a new calendar: tsdav sees Personal changed (CTag), and its
+    // sync-collection from the last token reports the event's href gone; the new calendar has it.
+    const seen = (await client.fetchCalendars()).find((c) => c.url === personal.url)!;
+    const work = await account.sdk.calendars.put({ name: 'Work' });
+    const fromSdk = account.sdk.events.list().find((e) => e.title === 'From the SDK')!;
+    await account.sdk.events.put({ uid: fromSdk.uid, calendarUid: work });
+    await account.sdk.sync();
+    expect((await client.isCollectionDirty({ collection: seen })).isDirty).toBe(true);
+    const left = await client.syncCollection({ url: personal.url, props: { 'd:getetag': {} }, syncLevel: 1, syncToken: seen.syncToken as string });
+    expect(left.filter((r) => (r.href ?? '').endsWith('.ics')).map((r) => [new URL(r.href!, account.base).pathname, r.status])).toEqual([[new URL(hrefs[0]!, account.base).pathname, 404]]);
+    const workCalendar = (await client.fetchCalendars()).find((c) => c.displayName === 'Work')!;
+    const inWork = await client.fetchCalendarObjects({ calendar: workCalendar });
+    expect(inWork.map((o) => o.data as string).filter((d) => d.includes('SUMMARY:From the SDK'))).toHaveLength(1);
+    expect((await client.fetchCalendarObjects({ calendar: personal })).filter((o) => (o.data as string).includes('SUMMARY:From the SDK'))).toEqual([]);
   });
 });
 

@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
-import { eventWindowBounds, type ChangesSince, type ConflictRecord, type CollectionVersions, type EventWindowRead, type ListedObject, type ObjectChanges, type ObjectListing, type ObjectRows, type ObjectScope, type RecordRow, type RecordType, type SyncStore, type SyncUnitOfWork } from '@calsync/domain';
+import { eventWindowBounds, type ChangesSince, type ConflictRecord, type CollectionVersions, type Departure, type EventWindowRead, type ListedObject, type ObjectChanges, type ObjectListing, type ObjectRows, type ObjectScope, type RecordRow, type RecordType, type SyncStore, type SyncUnitOfWork } from '@calsync/domain';
 import { rawPart, withBatchConnection, type Statement } from './batch-connection.js';
 import { CONFLICT_COLUMNS, conflictFromSql } from './conflict-mapping.js';
 import { objectRowsFrom, PostgresUnitOfWork, UNIT_PLANNER_SETTINGS } from './postgres-unit-of-work.js';
 import { occurrenceSourceFromSql, recordFromSql, type SqlRecordRow } from './record-mapping.js';
-import { collectionVersionsQuery, eventWindowQuery, newestVersionQuery, readObjectListingQuery, readObjectsChangedSinceQuery, readObjectsQuery } from './record-queries.js';
+import { collectionVersionsQuery, DEPARTED, departureFromSql, eventWindowQuery, newestVersionQuery, readObjectListingQuery, readObjectsChangedSinceQuery, readObjectsQuery } from './record-queries.js';
 import type { DB } from './schema.js';
 
 /**
@@ -54,22 +54,30 @@ export class PostgresSyncStore implements SyncStore {
   /** Like `readObjects`: one round trip, no lock. */
   async readObjectsChangedSince(userId: number, scope: ObjectScope, since: bigint): Promise<ObjectChanges> {
     const rows = await this.#readAlone(userId, readObjectsChangedSinceQuery(userId, scope, since));
-    const newest = rows.find((r) => r.t === null)?.n;
-    return { ...objectRowsFrom(rows), newestVersion: BigInt(typeof newest === 'string' ? newest : '0') };
+    const first = rows.find((r) => r.t === null);
+    const [newest, purged] = [first?.n, (first?.rec as { p?: unknown } | undefined)?.p];
+    return {
+      ...objectRowsFrom(rows),
+      newestVersion: BigInt(typeof newest === 'string' ? newest : '0'),
+      purgedThrough: BigInt(typeof purged === 'string' ? purged : '0'),
+    };
   }
 
   /** Like `readObjects`: one round trip, no lock; only uids, versions and the extras asked for travel. */
   async readObjectListing(userId: number, scope: ObjectScope, extrasHolding: string): Promise<ObjectListing> {
     const calendars: RecordRow[] = [];
     const listed: { id: number; object: ListedObject }[] = [];
+    const departures: Departure[] = [];
     for (const r of await this.#readAlone(userId, readObjectListingQuery(userId, scope, extrasHolding))) {
       if (r.t === 'calendars') calendars.push(recordFromSql('calendars', r.rec as SqlRecordRow));
+      else if (r.t === DEPARTED) departures.push(departureFromSql(r));
       else listed.push({ id: Number(r.id), object: { uid: String(r.uid), deleted: r.del === true, version: BigInt(String(r.v)), icalExtras: typeof r.x === 'string' ? r.x : null } });
     }
-    // As `readObjects`: in id order, whatever order the branches came in.
+    // As `readObjects`: in id order, whatever order the branches came in (departures by uid).
     calendars.sort((a, b) => a.id - b.id);
     listed.sort((a, b) => a.id - b.id);
-    return { calendars, objects: listed.map((l) => l.object) };
+    departures.sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+    return { calendars, objects: listed.map((l) => l.object), departures };
   }
 
   /**

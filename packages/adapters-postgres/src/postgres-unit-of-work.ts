@@ -33,6 +33,8 @@ import { encodeAlert, encodeChange, notifyAllQuery } from './notify/change-paylo
 import { receiptFromSql, saveReceiptsQuery } from './receipt-queries.js';
 import { recordFromSql, referenceColumn, type SqlRecordRow } from './record-mapping.js';
 import {
+  DEPARTED,
+  departureFromSql,
   liveReferencingQuery,
   lockRowsAndReceiptsQuery,
   readAllChangesQuery,
@@ -43,14 +45,18 @@ import {
   type ReserveCounts,
 } from './record-queries.js';
 import type { DB } from './schema.js';
-import { insertRowsQuery, planWriteStatements, updateRowsQuery } from './set-based-writes.js';
+import { departuresQuery, insertRowsQuery, planWriteStatements, updateRowsQuery } from './set-based-writes.js';
 import { rawPart, type BatchConnection, type BatchPart, type Statement } from './batch-connection.js';
 
 /** The answer of `readObjectsQuery`: its rows by type (an event with a recurring event uid is an override), each list in id order. */
 export function objectRowsFrom(raw: readonly Readonly<Record<string, unknown>>[]): ObjectRows {
-  const rows: ObjectRows = { calendars: [], roots: [], overrides: [], reminders: [] };
+  const rows: ObjectRows = { calendars: [], roots: [], overrides: [], reminders: [], departures: [] };
   for (const r of raw) {
     if (r.t === null) continue;
+    if (r.t === DEPARTED) {
+      rows.departures.push(departureFromSql(r.rec as Readonly<Record<string, unknown>>));
+      continue;
+    }
     const type = r.t as RecordType;
     const row = recordFromSql(type, r.rec as SqlRecordRow);
     if (type === 'calendars') rows.calendars.push(row);
@@ -58,8 +64,9 @@ export function objectRowsFrom(raw: readonly Readonly<Record<string, unknown>>[]
     else if (type === 'events' && row.fields.recurringEventUid != null) rows.overrides.push(row);
     else rows.roots.push(row);
   }
-  // The statement leaves the order to the planner: id order here.
-  for (const list of Object.values(rows) as RecordRow[][]) list.sort((a, b) => a.id - b.id);
+  // The statement leaves the order to the planner: id order here (departures by uid).
+  for (const list of [rows.calendars, rows.roots, rows.overrides, rows.reminders]) list.sort((a, b) => a.id - b.id);
+  rows.departures.sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
   return rows;
 }
 
@@ -283,6 +290,8 @@ export class PostgresUnitOfWork implements SyncUnitOfWork {
       if (statement.kind === 'insert') this.#write(insertRowsQuery(this.userId, statement.type, rows), 'rows');
       else this.#write(updateRowsQuery(this.userId, statement.type, rows));
     }
+    const departures = departuresQuery(this.userId, writes);
+    if (departures !== null) this.#write(departures);
   }
 
   async saveReceipts(receipts: readonly PushReceipt[]): Promise<void> {

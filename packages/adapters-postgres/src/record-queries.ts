@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { FIELD_TABLES, perRecordType, RECORD_TYPES, type ObjectScope, type ReceiptKey, type RecordType } from '@calsync/domain';
+import { FIELD_TABLES, perRecordType, RECORD_TYPES, type Departure, type ObjectScope, type ReceiptKey, type RecordType } from '@calsync/domain';
 import { SQL_TYPE_OF_KIND, ident } from './record-columns.js';
 import { fixedStatement, type Statement } from './batch-connection.js';
 import { matchingReceiptsText, receiptKeyArrays } from './receipt-queries.js';
@@ -280,12 +280,33 @@ export function readAllChangesQuery(userId: number, after: Readonly<Record<Recor
  * an override). Two fixed texts per scope (all roots, or some), each prepared once.
  */
 export function readObjectsQuery(userId: number, scope: ObjectScope, rootUids?: readonly string[]): RawBuilder<SqlRecordRow> {
-  return objectsStatement(userId, scope, rootUids === undefined ? sql`` : sql`and uid = any(cast(${[...rootUids]} as text[]))`, null);
+  const filter = (column: RawBuilder<unknown>) => (rootUids === undefined ? sql`` : sql`and ${column} = any(cast(${[...rootUids]} as text[]))`);
+  return objectsStatement(userId, scope, filter(sql`uid`), null, filter(sql`x.uid`));
+}
+
+/** The `t` of a departure's row in the object reads (`rec` holds its `uid`, version `v` as text and the root's extras `x`). */
+export const DEPARTED = 'departed';
+
+/** A departure as the object reads' `rec` holds it. */
+export function departureFromSql(rec: Readonly<Record<string, unknown>>): Departure {
+  return { uid: String(rec.uid), version: BigInt(String(rec.v)), icalExtras: typeof rec.x === 'string' ? rec.x : null };
 }
 
 /**
- * `readObjectsChangedSince` in one statement: first a row with `t` = null and the user's newest
- * version in `n`, then what `readObjectsQuery` answers for the roots of which the root, an
+ * The departures from a calendar's scope (none for other scopes) as rows (`t` = DEPARTED, and `n`
+ * null when `withN`), filtered by `filter` on `x` (event_departures), with the root's extras read
+ * by one (user_id, uid) probe.
+ */
+function departuresBranch(userId: number, scope: ObjectScope, filter: RawBuilder<unknown>, withN: boolean): RawBuilder<unknown> {
+  if (!('calendarUid' in scope)) return sql``;
+  return sql` union all select cast(${DEPARTED} as text) as t, json_build_object('uid', x.uid, 'v', cast(x.version as text), 'x', e.ical_extras) as rec${withN ? sql`, cast(null as text) as n` : sql``}
+    from event_departures x left join lateral (select e.ical_extras from events e where e.user_id = ${userId} and e.uid = x.uid limit 1) as e on true
+    where x.user_id = ${userId} and x.calendar_uid = ${scope.calendarUid} ${filter}`;
+}
+
+/**
+ * `readObjectsChangedSince` in one statement: first a row with `t` = null, the user's newest
+ * version in `n` and purge horizon in `rec.p`, then what `readObjectsQuery` answers for the roots of which the root, an
  * override or a reminder has a version above `since`. The changed rows are found through each
  * table's (user_id, version) index; a changed reminder or override leads to its root by uid.
  */
@@ -299,7 +320,7 @@ export function readObjectsChangedSinceQuery(userId: number, scope: ObjectScope,
           union all select e.root from reminders x
             cross join lateral (select coalesce(e.recurring_event_uid, e.uid) as root from events e where e.user_id = ${userId} and e.uid = x.event_uid limit 1) as e
             where x.user_id = ${userId} and x.version > ${after} and x.event_uid is not null`;
-  return objectsStatement(userId, scope, sql`and uid = any(array(${changedRoots}))`, newestVersionQuery(userId));
+  return objectsStatement(userId, scope, sql`and uid = any(array(${changedRoots}))`, newestVersionQuery(userId), sql`and x.version > ${after}`);
 }
 
 /** The condition on an event root's calendar of an events scope (none for every calendar). */
@@ -313,10 +334,20 @@ function inCalendar(scope: Exclude<ObjectScope, { tasks: true }>): RawBuilder<un
  * user's rows (their reference indexes hold live rows only); `exists (select 1 from r)` is a
  * one-time filter that skips those scans when no root matched (a PUT of a new object).
  */
-function objectsStatement(userId: number, scope: ObjectScope, rootsFilter: RawBuilder<unknown>, newest: RawBuilder<unknown> | null): RawBuilder<SqlRecordRow> {
+function objectsStatement(
+  userId: number,
+  scope: ObjectScope,
+  rootsFilter: RawBuilder<unknown>,
+  newest: RawBuilder<unknown> | null,
+  departuresFilter: RawBuilder<unknown>,
+): RawBuilder<SqlRecordRow> {
   const n = newest === null ? sql`` : sql`, cast(null as text) as n`;
   const branch = (type: RecordType, from: RawBuilder<unknown>) => sql`select cast(${type} as text) as t, ${sql.raw(RECORD_JSON[type])} as rec${n} from ${from}`;
-  const first = newest === null ? sql`` : sql`select cast(null as text) as t, cast(null as json) as rec, (${newest}) as n union all `;
+  const first =
+    newest === null
+      ? sql``
+      : sql`select cast(null as text) as t, json_build_object('p', (select cast(coalesce(max(purged_through), 0) as text) from sync_purge_horizons where user_id = ${userId})) as rec,
+          (${newest}) as n union all `;
   const calendars = branch('calendars', sql`calendars where user_id = ${userId} and deleted is null`);
   if ('tasks' in scope) {
     return sql<SqlRecordRow>`with r as (select * from tasks where user_id = ${userId} ${rootsFilter}),
@@ -326,7 +357,7 @@ function objectsStatement(userId: number, scope: ObjectScope, rootsFilter: RawBu
   return sql<SqlRecordRow>`with r as (select * from events where user_id = ${userId} ${inCalendar(scope)} and recurring_event_uid is null ${rootsFilter}),
     o as (select * from events where user_id = ${userId} and exists (select 1 from r) and recurring_event_uid = any(array(select uid from r))),
     m as (select * from reminders where user_id = ${userId} and exists (select 1 from r) and event_uid = any(array(select uid from r union all select uid from o)))
-    ${first}${calendars} union all ${branch('events', sql`r`)} union all ${branch('events', sql`o`)} union all ${branch('reminders', sql`m`)}`;
+    ${first}${calendars} union all ${branch('events', sql`r`)} union all ${branch('events', sql`o`)} union all ${branch('reminders', sql`m`)}${departuresBranch(userId, scope, departuresFilter, newest !== null)}`;
 }
 
 /**
@@ -357,7 +388,16 @@ export function readObjectListingQuery(userId: number, scope: ObjectScope, extra
     m as (select coalesce(o.root, x.event_uid) as root, x.version from reminders x left join o on o.uid = x.event_uid
       where x.user_id = ${userId} and exists (select 1 from r) and x.event_uid = any(array(select uid from r union all select uid from o))),
     v as (select root, max(version) as v from (select root, version from o union all select root, version from m) as a group by root)
-    ${calendars} union all ${listed}`;
+    ${calendars} union all ${listed}${departedListing(userId, scope, extrasHolding)}`;
+}
+
+/** The departures of a calendar's scope (none for other scopes) as rows of `readObjectListingQuery`: `t` = DEPARTED, `uid`, `v`, `x`. */
+function departedListing(userId: number, scope: ObjectScope, extrasHolding: string): RawBuilder<unknown> {
+  if (!('calendarUid' in scope)) return sql``;
+  return sql` union all select cast(${DEPARTED} as text), cast(null as json), cast(null as bigint), x.uid, true, cast(x.version as text),
+      case when strpos(e.ical_extras, ${extrasHolding}) > 0 then e.ical_extras end
+    from event_departures x left join lateral (select e.ical_extras from events e where e.user_id = ${userId} and e.uid = x.uid limit 1) as e on true
+    where x.user_id = ${userId} and x.calendar_uid = ${scope.calendarUid}`;
 }
 
 /**
@@ -386,6 +426,8 @@ export function collectionVersionsQuery(userId: number): RawBuilder<{ c: string 
       select cast(null as text), m.version from reminders m
         cross join lateral (select 1 from tasks t where t.user_id = ${userId} and t.uid = m.task_uid limit 1) as t
         where m.user_id = ${userId} and m.task_uid is not null
+      union all
+      select d.calendar_uid, d.version from event_departures d where d.user_id = ${userId}
     ) as x
     where c is null or exists (select 1 from calendars k where k.user_id = ${userId} and k.uid = x.c and k.deleted is null)
     group by c`;

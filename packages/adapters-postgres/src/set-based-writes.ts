@@ -136,3 +136,29 @@ export function updateRowsQuery(userId: number, type: RecordType, rows: readonly
     userId,
   ]);
 }
+
+/**
+ * The departures of a write batch's moved root events (`RowWrite.leaves`) in one statement: each
+ * is kept (or its version and time raised) under the calendar it leaves, and any departure of it
+ * from the calendar it arrives at is dropped (it is back there). Null when no write moves a root.
+ */
+export function departuresQuery(userId: number, writes: readonly RowWrite[]): Statement | null {
+  const moves = writes.filter((w): w is RowWrite & { leaves: string } => w.leaves !== undefined);
+  if (moves.length === 0) return null;
+  return fixedStatement(DEPARTURES_TEXT, [
+    moves.map((w) => w.row.uid),
+    moves.map((w) => w.leaves),
+    moves.map((w) => String(w.row.fields.calendarUid)),
+    moves.map((w) => w.row.version.toString()),
+    moves.map((w) => w.row.updatedAt),
+    userId,
+  ]);
+}
+
+const DEPARTURES_TEXT = `with k as (
+    select * from unnest(cast($1 as text[]), cast($2 as text[]), cast($3 as text[]), cast($4 as text[]), cast($5 as text[])) as k(uid, left_uid, arrived_uid, version, at)),
+  back as (
+    delete from event_departures x using k where x.user_id = cast($6 as integer) and x.calendar_uid = k.arrived_uid and x.uid = k.uid)
+  insert into event_departures (user_id, calendar_uid, uid, version, departed_at)
+  select cast($6 as integer), k.left_uid, k.uid, cast(k.version as bigint), cast(k.at as timestamptz) from k
+  on conflict (user_id, calendar_uid, uid) do update set version = excluded.version, departed_at = excluded.departed_at`;

@@ -58,7 +58,7 @@ export class RecordingSyncApi implements SyncApi {
 
   async readObjects(userId: number, scope: ObjectScope): Promise<ObjectRows> {
     this.record('readObjects', userId, scope);
-    return { calendars: [], roots: [], overrides: [], reminders: [] };
+    return { calendars: [], roots: [], overrides: [], reminders: [], departures: [] };
   }
 
   async listConflicts(userId: number, query: { afterId?: number; limit?: number }): Promise<ConflictPage> {

@@ -34,6 +34,8 @@ interface UserData {
   readonly rows: Record<RecordType, Map<string, RecordRow>>;
   readonly conflicts: Map<number, ConflictRecord>;
   readonly receipts: Map<string, PushReceipt>;
+  /** Departures of root events from calendars (`RowWrite.leaves`): per calendar uid, the version of each root's last move out. */
+  readonly departures: Map<string, Map<string, bigint>>;
 }
 
 function emptyUser(): UserData {
@@ -41,6 +43,7 @@ function emptyUser(): UserData {
     rows: perRecordType(() => new Map()),
     conflicts: new Map(),
     receipts: new Map(),
+    departures: new Map(),
   };
 }
 
@@ -73,6 +76,7 @@ function copyUser(d: UserData): UserData {
     rows: perRecordType((type) => new Map(d.rows[type])),
     conflicts: new Map(d.conflicts),
     receipts: new Map(d.receipts),
+    departures: new Map([...d.departures].map(([calendar, left]) => [calendar, new Map(left)])),
   };
 }
 
@@ -178,7 +182,10 @@ export class InMemorySyncStore implements SyncStore {
       roots: all.roots.filter((r) => changed.has(r.uid)),
       overrides: all.overrides.filter((r) => changed.has(ownerOf.get(r.uid)!)),
       reminders: all.reminders.filter((r) => changed.has(reminderOwner(r)!)),
+      departures: all.departures.filter((x) => x.version > since),
       newestVersion,
+      // This store has no retention (no RetentionStore runs on it): nothing was ever purged.
+      purgedThrough: 0n,
     };
   }
 
@@ -203,7 +210,8 @@ export class InMemorySyncStore implements SyncStore {
       const extras = r.fields.icalExtras;
       return { uid: r.uid, deleted: r.deleted !== null, version: highest.get(r.uid)!, icalExtras: typeof extras === 'string' && extras.includes(extrasHolding) ? extras : null };
     });
-    return { calendars: all.calendars, objects };
+    const departures = all.departures.map((x) => ({ ...x, icalExtras: x.icalExtras !== null && x.icalExtras.includes(extrasHolding) ? x.icalExtras : null }));
+    return { calendars: all.calendars, objects, departures };
   }
 
   /** The newest version of what is committed, then the window unless the version is `unlessVersion`. */
@@ -232,7 +240,7 @@ export class InMemorySyncStore implements SyncStore {
   }
 
   async readCollectionVersions(userId: number): Promise<CollectionVersions> {
-    const highest = (rows: ObjectRows): bigint => [...rows.roots, ...rows.overrides, ...rows.reminders].reduce((v, r) => (r.version > v ? r.version : v), 0n);
+    const highest = (rows: ObjectRows): bigint => [...rows.roots, ...rows.overrides, ...rows.reminders, ...rows.departures].reduce((v, r) => (r.version > v ? r.version : v), 0n);
     const tasks = await this.readObjects(userId, { tasks: true });
     const calendars = new Map<string, bigint>();
     for (const c of tasks.calendars) {
@@ -357,7 +365,14 @@ export class InMemorySyncStore implements SyncStore {
         const field = type === 'tasks' ? 'taskUid' : 'eventUid';
         const reminders = byId(d.rows.reminders.values()).filter((r) => owners.has(String(r.fields[field])));
         const calendars = byId(d.rows.calendars.values()).filter((r) => r.deleted === null);
-        return { calendars, roots, overrides, reminders };
+        const left = 'calendarUid' in scope ? [...(d.departures.get(scope.calendarUid) ?? [])] : [];
+        const departures = left
+          .filter(([uid]) => wanted === null || wanted.has(uid))
+          .map(([uid, version]) => {
+            const extras = d.rows.events.get(uid)?.fields.icalExtras;
+            return { uid, version, icalExtras: typeof extras === 'string' ? extras : null };
+          });
+        return { calendars, roots, overrides, reminders, departures };
       },
     };
   }
@@ -374,6 +389,11 @@ export class InMemorySyncStore implements SyncStore {
       if (!existing) throw new Error(`update of a missing row ${w.row.type}/${w.row.uid}`);
       if (existing.id !== w.row.id) throw new Error(`update of ${w.row.type}/${w.row.uid} addressed id ${w.row.id}, not this user's row ${existing.id}`);
       row = { ...w.row, fields: { ...w.row.fields }, id: existing.id, createdAt: existing.createdAt };
+      if (w.leaves !== undefined) {
+        const from = d.departures.get(w.leaves) ?? new Map<string, bigint>();
+        d.departures.set(w.leaves, from.set(row.uid, row.version));
+        d.departures.get(String(row.fields.calendarUid))?.delete(row.uid);
+      }
     }
     if (isLiveDefaultCalendar(row)) {
       for (const other of table.values()) {

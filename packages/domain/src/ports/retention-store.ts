@@ -2,7 +2,8 @@
  * What the maintenance job removes, each by its own rule (`before` is an ISO instant):
  * - `receipts`: idempotency receipts stored before `before` (a retry of such a push is decided like a new push);
  * - `tombstones`: deleted records whose `deleted` is before `before` and that no other row of the
- *   user references (a referenced one goes in a later run, after its children);
+ *   user references (a referenced one goes in a later run, after its children), and departures of
+ *   events from calendars (`Departure`) made before `before`;
  * - `conflicts`: conflict records resolved before `before` (unresolved ones stay until the user decides);
  * - `sessions`: refresh families revoked before `before` or whose every refresh token expired
  *   before it, and refresh tokens that expired before it;
@@ -20,10 +21,11 @@ export type RetentionKind = (typeof RETENTION_KINDS)[number];
  * `runRetentionStoreContract` in testkit, on PGlite and PostgreSQL):
  * - `purge` removes at most `limit` rows of its kind, only rows its rule names, and answers how many
  *   went; 0 means none is left to remove now;
- * - tombstones are removed under the owning user's per-user lock (the one `SyncStore` units of work
- *   take), in transactions of at most `limit` rows of one user, and in the same transaction the
- *   user's purge horizon (`ChangesSince.purgedThrough`) rises to the highest version removed: a pull
- *   never sees a tombstone gone without the horizon that says so;
+ * - tombstones (and departures) are removed under the owning user's per-user lock (the one
+ *   `SyncStore` units of work take), in transactions of at most `limit` rows of one user, and in
+ *   the same transaction the user's purge horizon (`ChangesSince.purgedThrough`) rises to the
+ *   highest version removed: a reader never sees a tombstone or departure gone without the horizon
+ *   that says so;
  * - `exclusively` runs `work` only while no other caller anywhere (any node on the same database)
  *   runs work through it, and answers `{ ran: false }` without running it otherwise.
  */

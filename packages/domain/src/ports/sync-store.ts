@@ -11,6 +11,25 @@ import type { NotificationSettings } from './user-store.js';
 export interface RowWrite {
   readonly kind: 'insert' | 'update';
   readonly row: RecordRow;
+  /**
+   * Set on an update of a root event (no override) whose calendar changes: the calendar it leaves
+   * (`movedEventOf`). The store keeps a departure of the root from that calendar at the row's new
+   * version, and drops any departure it kept of the root from the calendar it arrives at (so a
+   * root is never both in a calendar and departed from it).
+   */
+  readonly leaves?: string;
+}
+
+/**
+ * A root event that left a calendar for another of the user's (a move), as that calendar's
+ * readers see it: an object gone from the collection at `version`, the version of its last move
+ * out. Kept as long as a tombstone is (`RetentionStore` removes both together).
+ */
+export interface Departure {
+  readonly uid: string;
+  readonly version: bigint;
+  /** The root's `icalExtras` now (where it lives or lies deleted), so a reader can name the object as its collection listed it; null when it has none. */
+  readonly icalExtras: string | null;
 }
 
 /** What `SyncUnitOfWork.reserve` is asked to draw: versions, new row ids per type, conflict ids (each 0 when absent). */
@@ -101,12 +120,16 @@ export interface ObjectRows {
   readonly overrides: RecordRow[];
   /** Live and tombstoned reminders of `roots` and `overrides`. */
   readonly reminders: RecordRow[];
+  /** For a calendar's scope, the roots that left it for another calendar and are not back (with `rootUids`, of those uids only); empty for other scopes. */
+  readonly departures: Departure[];
 }
 
 /** The answer of `SyncStore.readObjectsChangedSince`: the objects that changed, and the user's newest version in the same snapshot. */
 export interface ObjectChanges extends ObjectRows {
   /** The highest version of any of the user's rows (0n when none), as `SyncStore.newestVersion`. */
   readonly newestVersion: bigint;
+  /** The user's purge horizon (`ChangesSince.purgedThrough`): a reader whose `since` is below it may have missed a delete or a departure. */
+  readonly purgedThrough: bigint;
 }
 
 /** One object of `SyncStore.readObjectListing`: what a listing of a collection says of it, without its rows. */
@@ -127,11 +150,13 @@ export interface ObjectListing {
   readonly calendars: RecordRow[];
   /** Every root of the scope, live and tombstones, in id order. */
   readonly objects: ListedObject[];
+  /** As `ObjectRows.departures`, with `icalExtras` only when they contain the text the read was asked for. */
+  readonly departures: Departure[];
 }
 
 /** The answer of `SyncStore.readCollectionVersions`. */
 export interface CollectionVersions {
-  /** Per live calendar with any object, the highest version of its roots, their overrides and the reminders of both, tombstones included (absent: 0n). */
+  /** Per live calendar with any object or departure, the highest version of its roots, their overrides, the reminders of both (tombstones included) and its departures (absent: 0n). */
   readonly calendars: ReadonlyMap<string, bigint>;
   /** The same over the user's tasks and their reminders. */
   readonly tasks: bigint;
@@ -284,9 +309,10 @@ export interface SyncStore {
   /**
    * `readObjects` of only the objects that changed after version `since`: the roots in `scope` of
    * which the root, an override or a reminder (live or tombstone) has a version above `since`,
-   * each whole (all its overrides and reminders), so its ETag is right; with the user's newest
-   * version, read in the same snapshot, lock-free like `readObjects`. A sync-collection from a
-   * token reads what changed (through the version indexes), not the collection.
+   * each whole (all its overrides and reminders), so its ETag is right, and the departures with a
+   * version above `since`; with the user's newest version and purge horizon, read in the same
+   * snapshot, lock-free like `readObjects`. A sync-collection from a token reads what changed
+   * (through the version indexes), not the collection.
    */
   readObjectsChangedSince(userId: number, scope: ObjectScope, since: bigint): Promise<ObjectChanges>;
   /**

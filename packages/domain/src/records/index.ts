@@ -10,3 +10,4 @@ export * from './event-rules.js';
 export * from './snapshot.js';
 export * from './default-calendar.js';
 export * from './per-record-type.js';
+export * from './calendar-move.js';

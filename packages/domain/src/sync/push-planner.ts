@@ -196,8 +196,8 @@ export class PushPlanner {
     const version = (v: bigint): bigint => (v < 0n ? reserved!.versions[Number(-v) - 1]! : v);
     const idMap = new Map<number, number>();
     const takeId = reserved === null ? null : reservedIdTaker(reserved.rowIds);
-    const writes: RowWrite[] = changed.map(({ row, existed }) => {
-      if (existed) return { kind: 'update', row: { ...row, version: version(row.version) } };
+    const writes: RowWrite[] = changed.map(({ row, existed, leaves }) => {
+      if (existed) return leaves === undefined ? { kind: 'update', row: { ...row, version: version(row.version) } } : { kind: 'update', row: { ...row, version: version(row.version) }, leaves };
       const id = takeId!(row.type);
       idMap.set(row.id, id);
       return { kind: 'insert', row: { ...row, id, version: version(row.version) } };

@@ -1,11 +1,19 @@
 import { referenceFields } from '../records/field-tables.js';
 import { UID_PATTERN } from '../records/field-validation.js';
 import { isLiveDefaultCalendar } from '../records/default-calendar.js';
+import { calendarLeft } from '../records/calendar-move.js';
 import { perRecordType } from '../records/per-record-type.js';
 import type { RecordRow, RecordType } from '../records/types.js';
 import type { SyncUnitOfWork } from '../ports/sync-store.js';
 import { childLinks } from '../rules/references.js';
 import type { RowChange, RowView } from './row-view.js';
+
+/** A row a plan changed: its final state, whether the store held it, and the calendar it leaves (`calendarLeft`). */
+export interface ChangedRow {
+  readonly row: RecordRow;
+  readonly existed: boolean;
+  readonly leaves: string | undefined;
+}
 
 /**
  * The store's rows a plan has loaded, with every change decided so far laid over them. New rows
@@ -192,14 +200,14 @@ export class RowOverlay implements RowView {
    * the default flag away from a stored default calendar (the partial unique index allows one live
    * default), then everything else in first-change order (so inserts get ids in decision order).
    */
-  changedRows(): { readonly row: RecordRow; readonly existed: boolean }[] {
+  changedRows(): ChangedRow[] {
     const isLiveDefault = (r: RecordRow | null): boolean => r !== null && isLiveDefaultCalendar(r);
-    const first: { row: RecordRow; existed: boolean }[] = [];
-    const rest: { row: RecordRow; existed: boolean }[] = [];
+    const first: ChangedRow[] = [];
+    const rest: ChangedRow[] = [];
     for (const { type, uid } of this.#touched) {
       const row = this.#rows[type].get(uid)!;
       const origin = this.#origin[type].get(uid) ?? null;
-      const entry = { row: row!, existed: origin !== null };
+      const entry = { row: row!, existed: origin !== null, leaves: calendarLeft(origin, row!) };
       (isLiveDefault(origin) && !isLiveDefault(row) ? first : rest).push(entry);
     }
     return [...first, ...rest];

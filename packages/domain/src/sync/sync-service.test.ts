@@ -306,6 +306,39 @@ describe.each(['whole', 'item by item'] as const)('push %s', (mode) => {
     });
   });
 
+  describe('moves between calendars', () => {
+    const evAt = (uid: string, calendarUid: string, baseVersion: string, extra: Record<string, unknown> = {}) =>
+      up(uid, { calendarUid, title: `ev ${uid}`, startTime: T0, endTime: T1, ...extra }, baseVersion);
+    const departures = async (store: InMemorySyncStore, calendarUid: string) =>
+      (await store.readObjects(U, { calendarUid })).departures.map((d) => [d.uid, d.version]);
+
+    it('an event moved to another calendar departs from the one it left at the move; its overrides, other fields and new rows leave none', async () => {
+      const { svc, store } = setup();
+      await svc.push(U, { calendars: [cal('home'), cal('work')], events: [ev('e', 'home', { rrule: 'FREQ=DAILY;COUNT=3' }), ev('f', 'home')] });
+      await svc.push(U, { events: [ev('e-x', 'home', { recurringEventUid: 'e', originalStartTime: T0 })] });
+      await one(svc, 'events', evAt('f', 'home', '4', { title: 'renamed' }));
+      await one(svc, 'events', evAt('e-x', 'work', '5', { recurringEventUid: 'e', originalStartTime: T0 }));
+      expect([await departures(store, 'home'), await departures(store, 'work')]).toEqual([[], []]);
+      const { result } = await one(svc, 'events', evAt('e', 'work', '3', { rrule: 'FREQ=DAILY;COUNT=3' }));
+      expect(await departures(store, 'home')).toEqual([['e', BigInt((result as { version: string }).version)]]);
+      expect(await departures(store, 'work')).toEqual([]);
+    });
+
+    it('a stale edit that moves an event back, and the restore of what it overwrote, each leave the departure of that write', async () => {
+      const { svc, store } = setup();
+      await svc.push(U, { calendars: [cal('home'), cal('work')], events: [ev('e', 'home')] });
+      await one(svc, 'events', evAt('e', 'work', '3')); // moved to work: v4
+      expect(await departures(store, 'home')).toEqual([['e', 4n]]);
+      // An offline edit from before the move arrives: it wins, so the event is home again (v5) and the move is the loser.
+      const { result } = await one(svc, 'events', evAt('e', 'home', '3', { title: 'offline edit' }));
+      expect(row(store, 'events', 'e')?.fields.calendarUid).toBe('home');
+      expect([await departures(store, 'home'), await departures(store, 'work')]).toEqual([[], [['e', 5n]]]);
+      const restored = await svc.resolveConflict(U, (result as { conflictId: number }).conflictId, 'restore');
+      expect(row(store, 'events', 'e')?.fields.calendarUid).toBe('work');
+      expect([await departures(store, 'home'), await departures(store, 'work')]).toEqual([[['e', BigInt(restored.record!.version)]], []]);
+    });
+  });
+
   describe('conflicts', () => {
     async function withConflicts(n: number) {
       const ctx = setup();

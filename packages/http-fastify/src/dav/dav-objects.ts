@@ -1,4 +1,4 @@
-import { RECORD_TYPES, type CollectionVersions, type KeptRender, type ObjectRows, type ObjectScope, type PushChangeset, type PushItem, type RecordRow, type RecordType, type RenderStore, type SyncApi } from '@calsync/domain';
+import { RECORD_TYPES, type CollectionVersions, type Departure, type KeptRender, type ObjectRows, type ObjectScope, type PushChangeset, type PushItem, type RecordRow, type RecordType, type RenderStore, type SyncApi } from '@calsync/domain';
 import { parseCalendar, planEventObject, planTaskObject, recordUidFor, renderCalendar, type ObjectWrite, type ParsedObject } from '@calsync/ical';
 import { calendarZoneOf, eventObjectOf, groupObjects, taskObjectOf, type IcalObject } from '../ical/objects.js';
 
@@ -31,10 +31,10 @@ function stemOf(name: string): string {
   return name.endsWith('.ics') ? name.slice(0, -4) : name;
 }
 
-/** The highest version of any row of a scope (the collection's CTag and sync token). */
+/** The highest version of any row of a scope and of its departures (the collection's CTag and sync token). */
 export function collectionVersion(rows: ObjectRows): bigint {
   let v = 0n;
-  for (const r of [...rows.roots, ...rows.overrides, ...rows.reminders]) if (r.version > v) v = r.version;
+  for (const r of [...rows.roots, ...rows.overrides, ...rows.reminders, ...rows.departures]) if (r.version > v) v = r.version;
   return v;
 }
 
@@ -62,9 +62,15 @@ export interface Listing {
   readonly version: bigint;
 }
 
-/** The members of a collection read whole. */
+/** The members of a collection read whole: its objects, and the events that moved to another calendar as members gone at the move. */
 export function membersOf(coll: Collection): Member[] {
-  return coll.objects.map((o) => ({ name: hrefNameOf(o.root), deleted: o.root.deleted !== null, version: o.version, object: o }));
+  const members: Member[] = coll.objects.map((o) => ({ name: hrefNameOf(o.root), deleted: o.root.deleted !== null, version: o.version, object: o }));
+  return [...members, ...coll.rows.departures.map(departedMember)];
+}
+
+/** A departure (an event moved to another calendar) as a member of the calendar it left: gone since the move, under the name it was listed by. */
+function departedMember(d: Departure): Member {
+  return { name: hrefName(d.uid, d.icalExtras), deleted: true, version: d.version, object: null };
 }
 
 /** Why a write was refused: a precondition (412), a text that is no calendar object of this collection (403/415), or bad input (400). */
@@ -269,23 +275,25 @@ export class DavObjects {
     if (collection !== TASKS && !read.calendars.some((c) => c.uid === collection)) return null;
     // The highest version of every row of the scope: the highest of its objects'.
     let version = 0n;
-    const members = read.objects.map((o): Member => {
-      if (o.version > version) version = o.version;
-      return { name: hrefName(o.uid, o.icalExtras), deleted: o.deleted, version: o.version, object: null };
-    });
+    const members = [
+      ...read.objects.map((o): Member => ({ name: hrefName(o.uid, o.icalExtras), deleted: o.deleted, version: o.version, object: null })),
+      ...read.departures.map(departedMember),
+    ];
+    for (const m of members) if (m.version > version) version = m.version;
     return { calendars: read.calendars, members, version };
   }
 
   /**
-   * The objects of a collection that changed after version `since`, each whole, and the user's
-   * newest version (one read of the changes, not of the collection); null when the collection does
-   * not exist, undefined when the sync engine offers no such read (then read the collection).
+   * The objects of a collection that changed after version `since`, each whole, with the
+   * departures since, the user's newest version and purge horizon (one read of the changes, not of
+   * the collection); null when the collection does not exist, undefined when the sync engine offers
+   * no such read (then read the collection).
    */
-  async changedSince(collection: string, since: bigint): Promise<{ within: Collection; newest: bigint } | null | undefined> {
+  async changedSince(collection: string, since: bigint): Promise<{ within: Collection; newest: bigint; purgedThrough: bigint } | null | undefined> {
     if (this.sync.readObjectsChangedSince === undefined) return undefined;
     const rows = await this.sync.readObjectsChangedSince(this.userId, scopeOf(collection), since);
     if (collection !== TASKS && !rows.calendars.some((c) => c.uid === collection)) return null;
-    return { within: this.toCollection(collection, rows), newest: rows.newestVersion };
+    return { within: this.toCollection(collection, rows), newest: rows.newestVersion, purgedThrough: rows.purgedThrough };
   }
 
   private toCollection(collection: string, rows: ObjectRows): Collection {

@@ -411,6 +411,52 @@ describe('CalDAV', () => {
     expect((await dav('GET', `${base}lunch.ics`)).statusCode).toBe(404);
   });
 
+  it('shows an event moved to another calendar through the sync API gone from the one it left: CTag, sync-collection 404 under its listed name, listings', async () => {
+    const home = `/dav/calendars/${w.userId}/`;
+    const event = (uid: string) =>
+      ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:x', 'BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20260101T000000Z', 'SUMMARY:Moved', 'DTSTART:20260601T110000Z', 'DTEND:20260601T120000Z', 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
+    await w.sync.push(w.userId, { calendars: [{ uid: 'work', op: 'upsert', baseVersion: null, fields: { name: 'Work' } }] });
+    expect((await dav('PUT', `${home}home/standup-1.ics`, SERIES)).statusCode).toBe(201);
+    expect((await dav('PUT', `${home}home/0F3A-named.ics`, event('named@example.org'))).statusCode).toBe(201);
+    const syncReport = (collection: string, token: string) =>
+      dav('REPORT', `${home}${collection}/`, `<d:sync-collection xmlns:d="DAV:"><d:sync-token>${token}</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>`);
+    const tokenOf = (body: string) => /<d:sync-token>([^<]+)<\/d:sync-token>/.exec(body)![1]!;
+    const ctag = async (collection: string) => /<cs:getctag>(\d+)<\/cs:getctag>/.exec((await dav('PROPFIND', `${home}${collection}/`, propfind('<cs:getctag/>'), { depth: '0' })).body)![1];
+    const before = { home: tokenOf((await syncReport('home', '')).body), work: tokenOf((await syncReport('work', '')).body), ctag: await ctag('home') };
+
+    // The SDK or the web client moves both events to work.
+    const pulled = (await w.sync.pull(w.userId, { limit: 100 })).events.filter((e) => e.recurringEventUid === null);
+    await w.sync.push(w.userId, { events: pulled.map((e) => ({ uid: e.uid, op: 'upsert' as const, baseVersion: e.version, fields: { calendarUid: 'work' } })) });
+    const moved = await w.sync.pull(w.userId, { limit: 100 });
+    const newest = moved.events.map((e) => BigInt(e.version)).reduce((a, b) => (a > b ? a : b));
+
+    expect(await ctag('home')).toBe(String(newest));
+    expect(await ctag('home')).not.toBe(before.ctag);
+    const left = await syncReport('home', before.home);
+    expect(left.body).toMatch(/standup-1\.ics<\/d:href><d:status>HTTP\/1.1 404 Not Found/);
+    expect(left.body).toMatch(/0F3A-named\.ics<\/d:href><d:status>HTTP\/1.1 404 Not Found/);
+    expect(tokenOf(left.body)).toBe(`urn:calsync:sync:${newest}`);
+    expect((await syncReport('home', tokenOf(left.body))).body).not.toContain('.ics');
+    const arrived = await syncReport('work', before.work);
+    expect(arrived.body).toMatch(/standup-1\.ics<\/d:href><d:propstat>/);
+    expect(arrived.body).toMatch(/0F3A-named\.ics<\/d:href><d:propstat>/);
+    // Listings of home name neither; a fresh sync of home lists nothing; GET there is 404 and in work 200.
+    expect((await dav('PROPFIND', `${home}home/`, propfind('<d:getetag/>'), { depth: '1' })).body).not.toContain('.ics');
+    expect((await syncReport('home', '')).body).not.toContain('.ics');
+    expect((await dav('GET', `${home}home/0F3A-named.ics`)).statusCode).toBe(404);
+    expect((await dav('GET', `${home}work/0F3A-named.ics`)).statusCode).toBe(200);
+
+    // Once retention removes departures (or tombstones) past a token, that token is refused, so the app syncs afresh (RFC 6578 3.2).
+    const changedSince = w.sync.readObjectsChangedSince.bind(w.sync);
+    Object.defineProperty(w.sync, 'readObjectsChangedSince', {
+      configurable: true,
+      value: async (...args: Parameters<typeof changedSince>) => ({ ...(await changedSince(...args)), purgedThrough: newest }),
+    });
+    const refused = await syncReport('home', before.home);
+    expect([refused.statusCode, refused.body]).toEqual([403, expect.stringContaining('<d:valid-sync-token/>')]);
+    expect((await syncReport('home', tokenOf(left.body))).statusCode).toBe(207);
+  });
+
   it('makes, renames, recolours and deletes calendars with MKCALENDAR, PROPPATCH and DELETE', async () => {
     const url = `/dav/calendars/${w.userId}/trips/`;
     const made = await dav('MKCALENDAR', url, '<c:mkcalendar xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:set><d:prop><d:displayname>Trips</d:displayname></d:prop></d:set></c:mkcalendar>');

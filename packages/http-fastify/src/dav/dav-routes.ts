@@ -221,6 +221,8 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
         if (since !== null && since !== 'invalid') {
           const changed = await objects.changedSince(collection, since);
           if (changed === null) return reply.code(404).send();
+          // Retention removed deletes (or departures) after this token: the app must sync afresh (RFC 6578 3.2).
+          if (changed !== undefined && since < changed.purgedThrough) return xml(reply, 403, el(d('error'), [el(d('valid-sync-token'))]));
           if (changed !== undefined) return syncCollection(reply, objects, membersOf(changed.within), changed.within, collection, identity.userId, since, changed.newest, reportBody);
         }
         // From no token and without calendar data (how calendar apps list): names and ETags only.

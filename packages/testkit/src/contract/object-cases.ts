@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { insertRows, insertsOf, newRow, nextVersions, noUids, sampleFields, type StoreHarness } from './fixtures.js';
+import { insertRows, insertsOf, newRow, nextVersions, noUids, rowsOf, sampleFields, type StoreHarness } from './fixtures.js';
 
 /** `readObjects`: the rows of iCalendar objects, tombstones included. */
 export function objectCases(harness: () => StoreHarness): void {
@@ -172,7 +172,8 @@ export function objectCases(harness: () => StoreHarness): void {
           const extras = r.fields.icalExtras;
           return { uid: r.uid, deleted: r.deleted !== null, version: highest.get(r.uid)!, icalExtras: typeof extras === 'string' && extras.includes(holding) ? extras : null };
         });
-        return { calendars: rows.calendars, objects };
+        const departures = rows.departures.map((x) => ({ ...x, icalExtras: x.icalExtras !== null && x.icalExtras.includes(holding) ? x.icalExtras : null }));
+        return { calendars: rows.calendars, objects, departures };
       };
       for (const scope of [{ calendarUid: 'l-home' }, { calendarUid: 'l-work' }, { calendarUid: 'l-empty' }, { calendarUid: 'l-none' }, { tasks: true as const }]) {
         for (const holding of ['X-MARK:', 'X-NOWHERE:']) expect(await store.readObjectListing(user, scope, holding)).toEqual(await expected(scope, holding));
@@ -193,6 +194,70 @@ export function objectCases(harness: () => StoreHarness): void {
         ['l-task-2', false],
       ]);
       expect((await store.readObjectListing(other, { calendarUid: 'l-home' }, 'X-MARK:')).objects.map((o) => o.uid)).toEqual(['l-other']);
+    });
+
+    it('keeps a departure of a root event moved to another calendar: the calendar it left lists it gone at the move, until it comes back', async () => {
+      const { store, createUser } = harness();
+      const user = await createUser();
+      const other = await createUser();
+      const marked = 'BEGIN:VEVENT\r\nX-MARK:moved name.ics\r\nEND:VEVENT';
+      const event = (uid: string, calendarUid: string, extra: Record<string, string | null> = {}) => ({
+        type: 'events' as const,
+        uid,
+        fields: { ...sampleFields('events', { calendarUid }), rrule: null, exdate: null, ...extra },
+      });
+      await insertRows(store, user, [
+        { type: 'calendars', uid: 'd-home', fields: sampleFields('calendars') },
+        { type: 'calendars', uid: 'd-work', fields: sampleFields('calendars') },
+        event('d-mover', 'd-home', { icalExtras: marked }),
+        event('d-stay', 'd-home'),
+      ]);
+      await insertRows(store, other, [{ type: 'calendars', uid: 'd-home', fields: sampleFields('calendars') }]);
+      const move = async (uid: string, to: string, leaves: string, fail = false) =>
+        store.inUserTransaction(user, async (uow) => {
+          const [row] = await rowsOf(uow, 'events', [uid]);
+          const [version] = await nextVersions(uow, 1);
+          await uow.applyWrites([{ kind: 'update', row: { ...row!, version: version!, fields: { ...row!.fields, calendarUid: to } }, leaves }]);
+          if (fail) throw new Error('rolled back');
+          return version!;
+        });
+      const before = await store.newestVersion(user);
+      expect((await store.readObjects(user, { calendarUid: 'd-home' })).departures).toEqual([]);
+
+      // A unit that fails leaves no departure.
+      await expect(move('d-mover', 'd-work', 'd-home', true)).rejects.toThrow('rolled back');
+      expect((await store.readObjects(user, { calendarUid: 'd-home' })).departures).toEqual([]);
+
+      const moved = await move('d-mover', 'd-work', 'd-home');
+      const home = await store.readObjects(user, { calendarUid: 'd-home' });
+      expect(home.roots.map((r) => r.uid)).toEqual(['d-stay']);
+      expect(home.departures).toEqual([{ uid: 'd-mover', version: moved, icalExtras: marked }]);
+      expect(await store.inUserTransaction(user, (uow) => uow.readObjects({ calendarUid: 'd-home' }))).toEqual(home);
+      expect((await store.readObjects(user, { calendarUid: 'd-home' }, ['d-mover'])).departures).toEqual(home.departures);
+      expect((await store.readObjects(user, { calendarUid: 'd-home' }, ['d-stay'])).departures).toEqual([]);
+      // Only a calendar's scope has departures; the calendar it went to has the root, and another user's calendar of that uid nothing.
+      const work = await store.readObjects(user, { calendarUid: 'd-work' });
+      expect([work.roots.map((r) => r.uid), work.departures]).toEqual([['d-mover'], []]);
+      expect((await store.readObjects(user, { allCalendars: true })).departures).toEqual([]);
+      expect((await store.readObjects(other, { calendarUid: 'd-home' })).departures).toEqual([]);
+      // Changed since: the departure while `since` is below the move; the listing with the extras asked for; the CTag at the move.
+      expect((await store.readObjectsChangedSince(user, { calendarUid: 'd-home' }, before)).departures).toEqual(home.departures);
+      expect((await store.readObjectsChangedSince(user, { calendarUid: 'd-home' }, moved)).departures).toEqual([]);
+      expect((await store.readObjectsChangedSince(user, { calendarUid: 'd-home' }, before)).purgedThrough).toBe(0n);
+      expect((await store.readObjectListing(user, { calendarUid: 'd-home' }, 'X-MARK:')).departures).toEqual(home.departures);
+      expect((await store.readObjectListing(user, { calendarUid: 'd-home' }, 'X-NOWHERE:')).departures).toEqual([{ uid: 'd-mover', version: moved, icalExtras: null }]);
+      expect((await store.readCollectionVersions(user)).calendars.get('d-home')).toBe(moved);
+
+      // Back home: no departure from home, one from work at the later move.
+      const back = await move('d-mover', 'd-home', 'd-work');
+      expect((await store.readObjects(user, { calendarUid: 'd-home' })).departures).toEqual([]);
+      expect((await store.readObjects(user, { calendarUid: 'd-work' })).departures).toEqual([{ uid: 'd-mover', version: back, icalExtras: marked }]);
+      const versions = await store.readCollectionVersions(user);
+      expect([versions.calendars.get('d-home'), versions.calendars.get('d-work')]).toEqual([back, back]);
+      // Away again: the departure from home is the newer move's.
+      const again = await move('d-mover', 'd-work', 'd-home');
+      expect((await store.readObjects(user, { calendarUid: 'd-home' })).departures).toEqual([{ uid: 'd-mover', version: again, icalExtras: marked }]);
+      expect((await store.readObjects(user, { calendarUid: 'd-work' })).departures).toEqual([]);
     });
 
     it("the store's read outside a unit of work sees what is committed, and nothing of a unit that failed", async () => {

@@ -99,6 +99,38 @@ export function runRetentionStoreContract(name: string, open: () => Promise<Rete
       expect((await changes(other)).purgedThrough).toBeGreaterThan(after.purgedThrough);
     });
 
+    it('removes departures of moved events with the tombstones of their time, and raises the purge horizon an object read answers', async () => {
+      const { store, retention } = h();
+      const user = await newUser();
+      await insertRows(store, user, [
+        { type: 'calendars', uid: 'dp-home', fields: sampleFields('calendars') },
+        { type: 'calendars', uid: 'dp-work', fields: sampleFields('calendars') },
+        { type: 'events', uid: 'dp-old', fields: { ...sampleFields('events', { calendarUid: 'dp-home' }), rrule: null, exdate: null } },
+        { type: 'events', uid: 'dp-new', fields: { ...sampleFields('events', { calendarUid: 'dp-home' }), rrule: null, exdate: null } },
+      ]);
+      const move = (uid: string, at: string) =>
+        store.inUserTransaction(user, async (uow) => {
+          const [row] = (await uow.prefetch({ ...perRecordType(() => []), events: [uid] }, [])).rows.events;
+          const [version] = (await uow.reserve({ versions: 1 })).versions;
+          await uow.applyWrites([{ kind: 'update', row: { ...row!, version: version!, updatedAt: at, fields: { ...row!.fields, calendarUid: 'dp-work' } }, leaves: 'dp-home' }]);
+          return version!;
+        });
+      const old = await move('dp-old', DELETED);
+      const recent = await move('dp-new', AFTER_DELETED);
+      const departed = async () => (await store.readObjects(user, { calendarUid: 'dp-home' })).departures.map((d) => d.uid);
+      expect(await departed()).toEqual(['dp-new', 'dp-old']);
+      await purgeAll(retention, 'tombstones', DELETED);
+      expect(await departed()).toEqual(['dp-new', 'dp-old']);
+      expect(await purgeAll(retention, 'tombstones', AFTER_DELETED)).toBeGreaterThanOrEqual(1);
+      expect(await departed()).toEqual(['dp-new']);
+      const read = await store.readObjectsChangedSince(user, { calendarUid: 'dp-home' }, 0n);
+      expect(read.purgedThrough).toBe(old);
+      expect(read.departures.map((d) => d.version)).toEqual([recent]);
+      expect((await changes(user)).purgedThrough).toBe(old);
+      // The events themselves live on in the calendar they went to.
+      expect((await store.readObjects(user, { calendarUid: 'dp-work' })).roots.map((r) => r.uid)).toEqual(['dp-old', 'dp-new']);
+    });
+
     it('removes at most the limit of tombstones in one call', async () => {
       const { store, retention } = h();
       const user = await newUser();
