@@ -294,14 +294,18 @@ export function departureFromSql(rec: Readonly<Record<string, unknown>>): Depart
 
 /**
  * The departures from a calendar's scope (none for other scopes) as rows (`t` = DEPARTED, and `n`
- * null when `withN`), filtered by `filter` on `x` (event_departures), with the root's extras read
- * by one (user_id, uid) probe.
+ * null when `withN`), filtered by `filter` on `x` (`departuresOf`).
  */
 function departuresBranch(userId: number, scope: ObjectScope, filter: RawBuilder<unknown>, withN: boolean): RawBuilder<unknown> {
   if (!('calendarUid' in scope)) return sql``;
   return sql` union all select cast(${DEPARTED} as text) as t, json_build_object('uid', x.uid, 'v', cast(x.version as text), 'x', e.ical_extras) as rec${withN ? sql`, cast(null as text) as n` : sql``}
-    from event_departures x left join lateral (select e.ical_extras from events e where e.user_id = ${userId} and e.uid = x.uid limit 1) as e on true
-    where x.user_id = ${userId} and x.calendar_uid = ${scope.calendarUid} ${filter}`;
+    ${departuresOf(userId, scope.calendarUid)} ${filter}`;
+}
+
+/** `from` and `where` of the departures from a calendar (`x`), with the root's current row (`e`, for its extras) by one (user_id, uid) probe. */
+function departuresOf(userId: number, calendarUid: string): RawBuilder<unknown> {
+  return sql`from event_departures x left join lateral (select e.ical_extras from events e where e.user_id = ${userId} and e.uid = x.uid limit 1) as e on true
+    where x.user_id = ${userId} and x.calendar_uid = ${calendarUid}`;
 }
 
 /**
@@ -396,8 +400,7 @@ function departedListing(userId: number, scope: ObjectScope, extrasHolding: stri
   if (!('calendarUid' in scope)) return sql``;
   return sql` union all select cast(${DEPARTED} as text), cast(null as json), cast(null as bigint), x.uid, true, cast(x.version as text),
       case when strpos(e.ical_extras, ${extrasHolding}) > 0 then e.ical_extras end
-    from event_departures x left join lateral (select e.ical_extras from events e where e.user_id = ${userId} and e.uid = x.uid limit 1) as e on true
-    where x.user_id = ${userId} and x.calendar_uid = ${scope.calendarUid}`;
+    ${departuresOf(userId, scope.calendarUid)}`;
 }
 
 /**

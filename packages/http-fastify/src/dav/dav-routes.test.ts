@@ -428,7 +428,7 @@ describe('CalDAV', () => {
     const pulled = (await w.sync.pull(w.userId, { limit: 100 })).events.filter((e) => e.recurringEventUid === null);
     await w.sync.push(w.userId, { events: pulled.map((e) => ({ uid: e.uid, op: 'upsert' as const, baseVersion: e.version, fields: { calendarUid: 'work' } })) });
     const moved = await w.sync.pull(w.userId, { limit: 100 });
-    const newest = moved.events.map((e) => BigInt(e.version)).reduce((a, b) => (a > b ? a : b));
+    const newest = moved.events.map((e) => BigInt(e.version!)).reduce((a, b) => (a > b ? a : b));
 
     expect(await ctag('home')).toBe(String(newest));
     expect(await ctag('home')).not.toBe(before.ctag);
