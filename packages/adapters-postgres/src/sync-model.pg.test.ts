@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { CursorCodec, RECORD_TYPES, SyncService, type SyncStore } from '@calsync/domain';
-import { FixedClock, InMemorySyncStore, itemByItem, SEED_CHANGESET, smallChangesetArb } from '@calsync/testkit';
+import { FixedClock, InMemorySyncStore, itemByItem, SEED_CHANGESET, smallChangesetArb, propertyRuns } from '@calsync/testkit';
 import { PostgresSyncStore } from './postgres-sync-store.js';
 import { recordFromSql } from './record-mapping.js';
 import { recordQuery } from './record-queries.js';
@@ -25,7 +25,7 @@ import { expectSameRows, type SyncModel, type SyncReal } from '../test-support/m
 // system handed out (`DrawnNumbers`): the SQL store draws a push's likely reservation ahead, with
 // its prefetch, and does not hand out all of it.
 const kinds = announceDatabaseKinds('sync-model.pg.test.ts');
-const RUNS = Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
+const RUNS = propertyRuns();
 const USERS = [1, 2] as const;
 
 const changesetArb = smallChangesetArb(['1', '2', '3', '4', '5', '6', '7', '8'], 3);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { RECORD_TYPES, type FieldValue, type RecordType } from '@calsync/domain/rules';
 import type { Random } from '@calsync/domain';
-import { cryptoRandom, isoInstantArb } from '@calsync/testkit';
+import { cryptoRandom, isoInstantArb, propertyRuns } from '@calsync/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore, type SyncClient } from './index.js';
 import { CheckingSyncApi, clientOf, FaultyFetch, signIn, startInMemoryService, type Fault, type InMemoryService } from '../test-support/index.js';
@@ -12,7 +12,7 @@ import { CheckingSyncApi, clientOf, FaultyFetch, signIn, startInMemoryService, t
 // the server's state, with no acknowledged write lost (checked around every push) and nothing
 // duplicated. FC_RUNS multiplies the run count.
 
-const RUNS = Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
+const RUNS = propertyRuns();
 // A fresh seed each run (CI included), printed here and named by fast-check in a failure;
 // FC_SEED=<n> replays one. A conflict whose two sides one device wrote is a failure (see the
 // N-device property's last check).

@@ -1,3 +1,4 @@
+import { propertyRuns } from '@calsync/testkit';
 import { announceDatabaseKinds, openTestDatabase, type TestDatabase } from '@calsync/adapters-postgres/test-support';
 import { FIELD_TABLES, RECORD_TYPES, type RecordType } from '@calsync/domain';
 import fc from 'fast-check';
@@ -9,7 +10,7 @@ import { build, type TestApp } from '../test-support/index.js';
 // huge and negative numbers, unknown keys, deep nesting. The one assertion that matters: no 5xx,
 // and every answer is the envelope. FC_RUNS multiplies the number of requests.
 
-const RUNS = Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
+const RUNS = propertyRuns();
 
 const hostileString = fc.oneof(
   fc.string({ maxLength: 12 }),

@@ -12,3 +12,4 @@ export * from './notify/stand-in-fcm.js';
 export * from './notify/event-stream-reader.js';
 export * from './http/write-all-then-read.js';
 export * from './reminders/index.js';
+export * from './property-runs.js';

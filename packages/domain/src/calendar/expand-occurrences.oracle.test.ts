@@ -1,3 +1,4 @@
+import { propertyRuns } from '@calsync/testkit';
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { caseCalendar, icalStarts, inWindow } from '../../test-support/ical-oracle.js';
@@ -5,7 +6,7 @@ import { caseEvent, caseExdates, type SeriesCase, seriesCaseArb } from '../../te
 import { expandOccurrences } from './expand-occurrences.js';
 
 // FC_RUNS multiplies the runs, as everywhere.
-const RUNS = 200 * Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
+const RUNS = propertyRuns(200);
 const DAY_MS = 86_400_000;
 
 /** Our occurrence starts of a case's series in its window. */

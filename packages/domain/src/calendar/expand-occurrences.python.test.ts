@@ -1,3 +1,4 @@
+import { propertyRuns } from '@calsync/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { caseCalendar } from '../../test-support/ical-oracle.js';
@@ -7,7 +8,7 @@ import { expandOccurrences } from './expand-occurrences.js';
 import { instantOfLocal } from './zone.js';
 
 // 120 cases per run with a fresh seed (printed on failure); FC_RUNS multiplies them, as everywhere.
-const RUNS = 120 * Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
+const RUNS = propertyRuns(120);
 const DAY_MS = 86_400_000;
 // About 0.3 s a case on a 2-core machine (Python parses and expands each calendar): 960 cases took
 // 273 s, so 2,400 (FC_RUNS=20) ran past a fixed 600 s. The limit grows with the cases.

@@ -1,3 +1,4 @@
+import { propertyRuns } from '@calsync/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { caseEvent, seriesCaseArb, type SeriesCase } from '../../test-support/series-arbitrary.js';
@@ -8,7 +9,7 @@ import type { EventSource } from './occurrence.js';
 import { planOccurrenceEdit, planOccurrenceRemoval, type OccurrencePlan } from './occurrence-edits.js';
 
 // 50 runs in the default suite (each expands a series twice over years); FC_RUNS multiplies them, as everywhere.
-const RUNS = 50 * Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
+const RUNS = propertyRuns(50);
 const DAY_MS = 86_400_000;
 
 /** Applies a plan to a map of events as the server would (removes first, patches merged), checking each state against the event rules. */

@@ -1,3 +1,4 @@
+import { propertyRuns } from '@calsync/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { caseCalendar, icalStarts, inWindow } from '../../test-support/ical-oracle.js';
@@ -7,7 +8,7 @@ import { lastDayOfUntil, untilOfLastDay, withRfcUntil } from './until.js';
 import { dateIn, instantOfLocal, localMsOf, zoneOffsetAt } from './zone.js';
 
 // FC_RUNS multiplies the runs, as everywhere.
-const RUNS = 300 * Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
+const RUNS = propertyRuns(300);
 const DAY_MS = 86_400_000;
 const isoDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 

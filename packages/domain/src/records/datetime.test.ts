@@ -1,8 +1,9 @@
+import { propertyRuns } from '@calsync/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { dateOfMs, INSTANT_RANGE, instantMsOf, isoOfMs, parseIsoInstant, storedInstant } from './datetime.js';
 
-const RUNS = Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
+const RUNS = propertyRuns();
 const instant = fc.integer({ min: INSTANT_RANGE.min, max: INSTANT_RANGE.max });
 
 describe('the arithmetic ISO codec', () => {

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { pushItemArb, SMALL_UID_POOL } from '@calsync/testkit';
+import { pushItemArb, SMALL_UID_POOL, propertyRuns } from '@calsync/testkit';
 import { RECORD_TYPES, type RecordType } from '../records/types.js';
 import { canonicalJson, checkPushItem } from './fingerprint.js';
 import type { PushItem } from './types.js';
 
-const RUNS = Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
+const RUNS = propertyRuns();
 
 describe('push item fingerprints', () => {
   it('stay the hashes stored receipts hold (a changed text would miss every receipt of a retried push)', () => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { FixedClock, InMemorySyncStore, itemByItem, SEED_CHANGESET, smallChangesetArb } from '@calsync/testkit';
+import { FixedClock, InMemorySyncStore, itemByItem, SEED_CHANGESET, smallChangesetArb, propertyRuns } from '@calsync/testkit';
 import { describe, expect, it } from 'vitest';
 import { CursorCodec } from '../cursor/cursor-codec.js';
 import { perRecordType } from '../records/per-record-type.js';
@@ -8,7 +8,7 @@ import { SyncService } from './sync-service.js';
 import type { PushChangeset, PushItem } from './types.js';
 
 /** `FC_RUNS` multiplies the number of runs (e.g. FC_RUNS=20 for a long soak). */
-const RUNS = Math.max(1, Number(process.env.FC_RUNS ?? '1') || 1);
+const RUNS = propertyRuns();
 const runs = (n: number) => ({ numRuns: n * RUNS });
 
 const codec = new CursorCodec('property-secret');
