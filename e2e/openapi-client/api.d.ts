@@ -666,6 +666,8 @@ export interface components {
             exdate: string | null;
             recurringEventUid: string | null;
             originalStartTime: string | null;
+            splitFromUid: string | null;
+            splitFromStart: string | null;
             icalExtras: string | null;
         };
         /** EventConflict */
@@ -723,6 +725,8 @@ export interface components {
             exdate?: string | null;
             recurringEventUid?: string | null;
             originalStartTime?: string | null;
+            splitFromUid?: string | null;
+            splitFromStart?: string | null;
             icalExtras?: string | null;
         };
         /** EventSnapshot */
@@ -758,6 +762,8 @@ export interface components {
             exdate: string | null;
             recurringEventUid: string | null;
             originalStartTime: string | null;
+            splitFromUid: string | null;
+            splitFromStart: string | null;
             icalExtras: string | null;
         };
         /** EventTombstone */
@@ -798,6 +804,8 @@ export interface components {
             exdate: string | null;
             recurringEventUid: string | null;
             originalStartTime: string | null;
+            splitFromUid: string | null;
+            splitFromStart: string | null;
             icalExtras: string | null;
         };
         /** Feed */
@@ -3771,6 +3779,8 @@ export interface operations {
                      *             "exdate": null,
                      *             "recurringEventUid": null,
                      *             "originalStartTime": null,
+                     *             "splitFromUid": null,
+                     *             "splitFromStart": null,
                      *             "icalExtras": null
                      *           }
                      *         ],
@@ -3973,6 +3983,8 @@ export interface operations {
                      *               "exdate": null,
                      *               "recurringEventUid": null,
                      *               "originalStartTime": null,
+                     *               "splitFromUid": null,
+                     *               "splitFromStart": null,
                      *               "icalExtras": null
                      *             }
                      *           }
@@ -4168,6 +4180,8 @@ export interface operations {
                      *             "exdate": null,
                      *             "recurringEventUid": null,
                      *             "originalStartTime": null,
+                     *             "splitFromUid": null,
+                     *             "splitFromStart": null,
                      *             "icalExtras": null
                      *           }
                      *         },

@@ -11,6 +11,7 @@ export const SQL_TYPE_OF_KIND: Readonly<Record<FieldKind, 'text' | 'boolean' | '
   rrule: 'text',
   exdate: 'text',
   ref: 'text',
+  link: 'text',
   boolean: 'boolean',
   integer: 'integer',
   datetime: 'timestamptz',

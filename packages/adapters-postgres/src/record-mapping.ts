@@ -80,7 +80,7 @@ export const OCCURRENCE_FIELD_SPECS = OCCURRENCE_SOURCE_FIELDS.map((name) => FIE
 
 /** The column of the reference field `field` (wire name) of `type`; throws for a non-reference. */
 export function referenceColumn(type: RecordType, field: string): string {
-  const spec = FIELD_TABLES[type].find((f) => f.name === field && f.kind === 'ref');
-  if (spec === undefined) throw new Error(`${field} is not a reference field of ${type}`);
+  const spec = FIELD_TABLES[type].find((f) => f.name === field && (f.kind === 'ref' || f.kind === 'link'));
+  if (spec === undefined) throw new Error(`${field} is not a reference or link field of ${type}`);
   return spec.column;
 }

@@ -47,6 +47,8 @@ function valueSchema(field: FieldSpec, pulled: boolean): TSchema {
         : Type.String({ description: 'ISO 8601 instant, or for an all-day event a date YYYY-MM-DD (a per-item INVALID_FIELD error otherwise)' });
     case 'ref':
       return Type.String({ description: `uid of a live ${field.ref ?? 'record'} of the same user` });
+    case 'link':
+      return Type.String({ description: `uid of a ${field.ref ?? 'record'} of the same user, which may be gone (not a reference)` });
     case 'color':
       return Type.String({ description: '#RRGGBB' });
     case 'timezone':

@@ -14,3 +14,4 @@ export * as m0012_dav_renders from './0012_dav_renders.js';
 export * as m0013_reference_indexes_without_nulls from './0013_reference_indexes_without_nulls.js';
 export * as m0014_events_reach_users_through_calendars from './0014_events_reach_users_through_calendars.js';
 export * as m0015_event_departures from './0015_event_departures.js';
+export * as m0016_series_splits from './0016_series_splits.js';

@@ -6,7 +6,7 @@ import type { FieldValues } from '../records/types.js';
 import { settleFields } from '../records/record-state.js';
 import { expandOccurrences } from './expand-occurrences.js';
 import type { EventSource } from './occurrence.js';
-import { planOccurrenceEdit, planOccurrenceRemoval, type OccurrencePlan } from './occurrence-edits.js';
+import { followSplits, planOccurrenceEdit, planOccurrenceRemoval, type OccurrencePlan } from './occurrence-edits.js';
 
 // 50 runs in the default suite (each expands a series twice over years); FC_RUNS multiplies them, as everywhere.
 const RUNS = propertyRuns(50);
@@ -84,7 +84,7 @@ describe('this and following', () => {
           expect(wider.length).toBeGreaterThanOrEqual(Math.min(later.length, 1));
         }
       }),
-      { numRuns: RUNS, examples: [[LAST_OCCURRENCE_A_DAY_LATER, 712109663, 1440]] },
+      { numRuns: RUNS, examples: [[LAST_OCCURRENCE_A_DAY_LATER, 712109663, 1440], [{ zone: 'Europe/Berlin', allDay: false, startLocal: 1648260000000, duration: 900000, rule: 'FREQ=MONTHLY;BYMONTHDAY=1,26,-1;BYMONTH=3;BYSETPOS=2', exdateIndexes: [], from: 1648256400000, to: 1648342800000 }, 0, 0]] },
     );
   }, 300_000);
 
@@ -96,7 +96,8 @@ describe('this and following', () => {
     const plan = planOccurrenceEdit(stateOf(events, 's'), '2026-03-06T09:00:00.000Z', { title: 'Renamed' }, 'following', () => uids.shift()!);
     const next = apply(events, plan);
     expect(next.get('s')?.rrule).toBe('FREQ=DAILY;COUNT=4');
-    expect(next.get('s')?.exdate).toBe('2026-03-03T09:00:00.000Z');
+    // The split writes the old series' rule only: the entry past its end is dead there, and the new series has it.
+    expect(next.get('s')?.exdate).toBe('2026-03-03T09:00:00.000Z,2026-03-08T09:00:00.000Z');
     expect(next.get('n')).toMatchObject({ rrule: 'FREQ=DAILY;COUNT=6', exdate: '2026-03-08T09:00:00.000Z', title: 'Renamed', startTime: '2026-03-06T09:00:00.000Z' });
     expect(next.has('o')).toBe(false);
     const moved = [...next.values()].find((f) => f.recurringEventUid === 'n');
@@ -105,6 +106,90 @@ describe('this and following', () => {
       '03-02', '03-04', '03-05', '03-06', '03-07', '03-09', '03-10', '03-11',
     ]);
   });
+});
+
+/**
+ * What the server does after writes to series `s` (`PushPlanner` runs `followSplits` after each
+ * pushed event): the edits of `s` past a split move to the series that continues it.
+ */
+function followed(events: Map<string, FieldValues>): Map<string, FieldValues> {
+  const out = new Map(events);
+  const continuations = sources(out).filter((e) => e.fields.splitFromUid === 's');
+  const moved = followSplits(stateOf(out, 's'), continuations);
+  if (moved.seriesExdate !== undefined) out.set('s', { ...out.get('s')!, exdate: moved.seriesExdate });
+  for (const o of moved.overrides) out.set(o.uid, o.fields);
+  for (const n of moved.continuations) out.set(n.uid, { ...out.get(n.uid)!, exdate: n.exdate });
+  for (const [uid, fields] of out) {
+    const settled = settleFields('events', fields);
+    if (!settled.ok) throw new Error(`following the split writes an invalid event ${uid}: ${settled.error.message}`);
+  }
+  return out;
+}
+
+/** One occurrence edit a device makes: cancel it, rename it, or move it 90 minutes (a day for all-day) on its own. */
+type OfflineEdit = { readonly pick: number; readonly kind: 'cancel' | 'rename' | 'move' };
+
+describe('edits made offline past a split', () => {
+  it(`end as if they had been made before the split, whichever reaches the server first (${RUNS} runs)`, () => {
+    const editArb = fc.record({ pick: fc.nat(), kind: fc.constantFrom('cancel', 'rename', 'move') }) as fc.Arbitrary<OfflineEdit>;
+    fc.assert(
+      fc.property(seriesCaseArb('python'), fc.nat(), fc.constantFrom(0, 60, -30, 24 * 60), fc.array(editArb, { minLength: 1, maxLength: 4 }), (c, pick, shiftMinutes, edits) => {
+        const series: FieldValues = { ...caseEvent(c, []), splitFromUid: null, splitFromStart: null };
+        const start: Map<string, FieldValues> = new Map([['s', series]]);
+        const from = (c.allDay ? c.startLocal : Date.parse(String(series.startTime))) - DAY_MS;
+        const to = from + 400 * DAY_MS;
+        const before = occurrences(start, from, to);
+        if (before.length < 3) return;
+        const at = before[1 + (pick % (before.length - 1))]!;
+        const shift = c.allDay ? Math.round(shiftMinutes / 1440) * DAY_MS : shiftMinutes * 60_000;
+        const moved = (text: string, by: number) => (c.allDay ? new Date(Date.parse(`${text}T00:00:00Z`) + by).toISOString().slice(0, 10) : new Date(Date.parse(text) + by).toISOString());
+        const split = (events: Map<string, FieldValues>, view: Map<string, FieldValues>) => {
+          const uids = ['n', 'm1', 'm2', 'm3', 'm4', 'm5'];
+          return apply(events, planOccurrenceEdit(stateOf(view, 's'), at.originalStart!, shift === 0 ? { title: 'split' } : { startTime: moved(at.start, shift), endTime: moved(at.end, shift) }, 'following', () => uids.shift()!));
+        };
+        // The other device's edits, each on a different occurrence, planned on what it saw (one series).
+        let uid = 0;
+        const offline = (events: Map<string, FieldValues>, view: Map<string, FieldValues>) => {
+          let out = events;
+          let seen = view;
+          const used = new Set<string>();
+          for (const e of edits) {
+            const o = before[e.pick % before.length]!;
+            if (used.has(o.originalStart!)) continue;
+            used.add(o.originalStart!);
+            const by = c.allDay ? DAY_MS : 90 * 60_000;
+            const plan =
+              e.kind === 'cancel'
+                ? planOccurrenceRemoval(stateOf(seen, 's'), o.originalStart!, 'this')
+                : planOccurrenceEdit(stateOf(seen, 's'), o.originalStart!, e.kind === 'rename' ? { title: `edit ${o.originalStart}` } : { startTime: moved(o.start, by), endTime: moved(o.end, by) }, 'this', () => `o${++uid}`);
+            out = apply(out, plan);
+            seen = apply(seen, plan);
+          }
+          return out;
+        };
+        // What a calendar shows; two occurrences at one time in title order (the uids of moved overrides differ between the paths).
+        const shown = (events: Map<string, FieldValues>) =>
+          occurrences(events, from, to + 2 * DAY_MS)
+            .map((o) => `${o.start} ${o.title}`)
+            .sort();
+
+        // The order a calendar expects: the edits first, then the split made on top of them.
+        const edited = offline(start, start);
+        uid = 0;
+        const expected = shown(split(edited, edited));
+        // The split first; the edits, planned on the old series, arrive after it.
+        const splitFirst = split(start, start);
+        uid = 0;
+        const late = offline(splitFirst, start);
+        expect(shown(followed(late))).toEqual(expected);
+        // The edits first; the split, planned without them, arrives after them.
+        uid = 0;
+        const editsFirst = offline(start, start);
+        expect(shown(followed(split(editsFirst, start)))).toEqual(expected);
+      }),
+      { numRuns: RUNS },
+    );
+  }, 300_000);
 });
 
 describe('edits into the repeated hour of a fall-back', () => {

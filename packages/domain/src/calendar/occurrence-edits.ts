@@ -134,13 +134,25 @@ function ruleCount(rule: string): number | null {
  * on, not the day of the occurrence it no longer has.
  */
 function untilBefore(t: SeriesTime, rule: string, local: number): string {
-  const last = startsIn(t, rule, t.startLocal, local).at(-1) ?? local - (t.allDay ? DAY_MS : 1000);
+  const last = startsBefore(t, rule, local).at(-1) ?? local - (t.allDay ? DAY_MS : 1000);
   return t.allDay ? untilText({ form: 'date', wall: last }) : utcUntil(instantOfLocal(last, t.zone));
+}
+
+/**
+ * The rule's starts (local ms) from DTSTART that happen before the occurrence at `local`. Compared
+ * as instants: an occurrence in a spring-forward gap is written at the shifted time (02:00 read as
+ * 03:00), so its own start, at 02:00 by the rule's wall clock, is before it by local ms alone.
+ */
+function startsBefore(t: SeriesTime, rule: string, local: number): number[] {
+  const starts = startsIn(t, rule, t.startLocal, local + 1);
+  if (t.allDay) return starts.filter((s) => s < local);
+  const at = instantOfLocal(local, t.zone);
+  return starts.filter((s) => instantOfLocal(s, t.zone) < at);
 }
 
 /** How many occurrences the rule gives from DTSTART up to (not including) `local`, exdates not subtracted (COUNT counts them). */
 function occurrencesBefore(t: SeriesTime, rule: string, local: number): number {
-  return startsIn(t, rule, t.startLocal, local).length;
+  return startsBefore(t, rule, local).length;
 }
 
 function exdateEntries(f: FieldValues): string[] {
@@ -224,6 +236,22 @@ function overrideAt(state: SeriesState, t: SeriesTime, local: number): EventSour
   return state.overrides.find((o) => typeof o.fields.originalStartTime === 'string' && localOf(t, o.fields.originalStartTime) === local);
 }
 
+/** The occurrence an override replaces, as local ms in the series' zone; null when unreadable. */
+function originalLocal(t: SeriesTime, o: EventSource): number | null {
+  return typeof o.fields.originalStartTime === 'string' ? localOf(t, o.fields.originalStartTime) : null;
+}
+
+/**
+ * An override's occurrence key moved by `shift` local ms, and its times moved as much when it is
+ * still at its occurrence's time (an override moved on its own stays where it was put).
+ */
+function shiftedKey(t: SeriesTime, o: EventSource, original: number, shift: number): FieldValues {
+  const own = typeof o.fields.startTime === 'string' ? localOf(t, o.fields.startTime) : null;
+  const end = typeof o.fields.endTime === 'string' ? localOf(t, o.fields.endTime) : null;
+  const times = own === original && end !== null && shift !== 0 ? timeFields(t, own + shift, end + shift) : {};
+  return { originalStartTime: textOf(t, original + shift), ...times };
+}
+
 /**
  * The splits of "this and following" (and of "all" when the times move): later overrides and
  * exdates move to `targetUid`, shifted by `shift` local ms, re-keyed (an override's series and
@@ -241,15 +269,12 @@ function moveLater(
   const removes: string[] = [];
   const reminders: PlannedPut[] = [];
   for (const o of state.overrides) {
-    const original = typeof o.fields.originalStartTime === 'string' ? localOf(t, o.fields.originalStartTime) : null;
+    const original = originalLocal(t, o);
     if (original === null || original < fromLocal) continue;
     removes.push(o.uid);
     const { recurringEventUid: _r, originalStartTime: _o, ...rest } = o.fields;
-    // An override still at its occurrence's time moves with the others; one moved on its own stays.
-    const own = typeof o.fields.startTime === 'string' ? localOf(t, o.fields.startTime) : null;
-    const end = typeof o.fields.endTime === 'string' ? localOf(t, o.fields.endTime) : null;
-    const times = own === original && end !== null && shift !== 0 ? timeFields(t, own + shift, end + shift) : {};
-    const put = newOverride(targetUid, textOf(t, original + shift), o.fields, { ...rest, ...times }, newUid);
+    const { originalStartTime, ...times } = shiftedKey(t, o, original, shift);
+    const put = newOverride(targetUid, String(originalStartTime), o.fields, { ...rest, ...times }, newUid);
     puts.push(put);
     reminders.push(...remindersFor(state, o.uid, put.uid, newUid));
   }
@@ -337,17 +362,102 @@ export function planOccurrenceEdit(
   const newRule = patch.rrule !== undefined ? patch.rrule : count === null ? shiftedUntil(t, rule, shift) : withEnd(rule, { count: Math.max(1, count - before) });
   const uid = newUid();
   const later = moveLater(state, t, local, shift, uid, newUid);
-  const keptExdates = exdateEntries(sf).filter((x) => (localOf(t, x) ?? Number.POSITIVE_INFINITY) < local);
   const copied: Record<string, FieldValue> = {};
   for (const k of COPIED) copied[k] = sf[k] ?? null;
   const next: PlannedPut = {
     uid,
     create: true,
-    fields: { ...copied, ...plain, ...times, rrule: newRule, exdate: newRule !== null && later.exdate.length > 0 ? later.exdate.join(',') : null, recurringEventUid: null, originalStartTime: null },
+    fields: {
+      ...copied,
+      ...plain,
+      ...times,
+      rrule: newRule,
+      exdate: newRule !== null && later.exdate.length > 0 ? later.exdate.join(',') : null,
+      recurringEventUid: null,
+      originalStartTime: null,
+      splitFromUid: state.series.uid,
+      splitFromStart: textOf(t, local),
+    },
   };
-  const ended: PlannedPut = { uid: state.series.uid, create: false, fields: { rrule: oldRule, exdate: keptExdates.length > 0 ? keptExdates.join(',') : null } };
+  // Only the rule: an exdate written here would undo a cancellation another device made meanwhile
+  // (the latest push wins a field); entries past the end are dead, and the server moves them on.
+  const ended: PlannedPut = { uid: state.series.uid, create: false, fields: { rrule: oldRule } };
   const reminders = [...remindersFor(state, state.series.uid, uid, newUid, true), ...later.reminders];
-  return { puts: [ended, next, ...later.puts], removes: later.removes, target: uid, reminders };
+  // The new series first: once the old one ends, what a device changed offline past the split follows it there (`followSplits`).
+  return { puts: [next, ended, ...later.puts], removes: later.removes, target: uid, reminders };
+}
+
+/** What `followSplits` changes: the series' exdate (when it changes), overrides re-keyed onto a continuation, continuations' exdates. */
+export interface SplitFollowing {
+  /** The series' new exdate, or undefined when it stays. */
+  readonly seriesExdate: string | null | undefined;
+  /** Overrides of the series that move to a continuation: their fields afterwards, whole. */
+  readonly overrides: readonly { readonly uid: string; readonly fields: FieldValues }[];
+  /** Continuations whose exdate grows: their exdate afterwards. */
+  readonly continuations: readonly { readonly uid: string; readonly exdate: string }[];
+}
+
+/** Whether a series' rule ends (UNTIL or COUNT): only an ended series can have been split. */
+export function ruleEnds(rrule: FieldValue | undefined): boolean {
+  return typeof rrule === 'string' && /(?:^|;)(?:UNTIL|COUNT)=/.test(rrule);
+}
+
+/**
+ * Occurrence edits of a series that "this and following" split, made where the split was not seen
+ * yet (another device, offline), moved to the series that continues it (docs/protocol.md, "One
+ * occurrence of a series"). `state` is the series now, with its live overrides; `continuations`
+ * the live series whose `splitFromUid` names it. Each override or exdate entry at or after a continuation's `splitFromStart`
+ * goes to the continuation with the latest such start, moved by as much as that continuation's
+ * first occurrence was moved from the occurrence it replaced (an override keeps its uid, its own
+ * times unless it sat at its occurrence's time, and its reminders). Nothing moves unless the
+ * series' rule ends. Pure: the server runs it after each pushed item that touches a split series.
+ */
+export function followSplits(state: SeriesState, continuations: readonly EventSource[]): SplitFollowing {
+  const none: SplitFollowing = { seriesExdate: undefined, overrides: [], continuations: [] };
+  if (!ruleEnds(state.series.fields.rrule)) return none;
+  const t = seriesTime(state);
+  const parts = continuations
+    .filter((n) => n.fields.rrule != null && n.fields.recurringEventUid == null && n.fields.allDay === state.series.fields.allDay)
+    .flatMap((n) => {
+      const from = typeof n.fields.splitFromStart === 'string' ? localOf(t, n.fields.splitFromStart) : null;
+      const start = typeof n.fields.startTime === 'string' ? localOf(t, n.fields.startTime) : null;
+      return from === null || start === null ? [] : [{ uid: n.uid, calendarUid: n.fields.calendarUid ?? null, from, shift: start - from, exdate: exdateEntries(n.fields) }];
+    })
+    .sort((a, b) => b.from - a.from);
+  const partOf = (local: number) => parts.find((p) => p.from <= local);
+  if (parts.length === 0) return none;
+
+  const overrides: { uid: string; fields: FieldValues }[] = [];
+  for (const o of state.overrides) {
+    const original = originalLocal(t, o);
+    const part = original === null ? undefined : partOf(original);
+    if (part === undefined) continue;
+    overrides.push({ uid: o.uid, fields: { ...o.fields, ...shiftedKey(t, o, original!, part.shift), recurringEventUid: part.uid, calendarUid: part.calendarUid } });
+  }
+
+  const kept: string[] = [];
+  const moved = new Map<string, Set<number>>();
+  const now = exdateEntries(state.series.fields);
+  for (const x of now) {
+    const local = localOf(t, x);
+    const part = local === null ? undefined : partOf(local);
+    if (part === undefined) {
+      kept.push(x);
+      continue;
+    }
+    const into = moved.get(part.uid) ?? new Set<number>();
+    moved.set(part.uid, into.add(local! + part.shift));
+  }
+  const grown: { uid: string; exdate: string }[] = [];
+  for (const part of parts) {
+    const adding = moved.get(part.uid);
+    if (adding === undefined) continue;
+    const have = new Set(part.exdate.map((x) => localOf(t, x)));
+    const fresh = [...adding].filter((local) => !have.has(local)).sort((a, b) => a - b);
+    if (fresh.length > 0) grown.push({ uid: part.uid, exdate: [...part.exdate, ...fresh.map((local) => textOf(t, local))].join(',') });
+  }
+  const seriesExdate = kept.length === now.length ? undefined : kept.length > 0 ? kept.join(',') : null;
+  return { seriesExdate, overrides, continuations: grown };
 }
 
 /**
@@ -372,9 +482,9 @@ export function planOccurrenceRemoval(state: SeriesState, occurrenceStart: strin
   const rule = String(sf.rrule ?? '');
   const count = ruleCount(rule);
   const oldRule = count === null ? withEnd(rule, { until: untilBefore(t, rule, local) }) : withEnd(rule, { count: occurrencesBefore(t, rule, local) });
-  const keptExdates = exdateEntries(sf).filter((x) => (localOf(t, x) ?? Number.POSITIVE_INFINITY) < local);
   const removes = state.overrides
     .filter((o) => typeof o.fields.originalStartTime === 'string' && (localOf(t, o.fields.originalStartTime) ?? -1) >= local)
     .map((o) => o.uid);
-  return { puts: [{ uid: state.series.uid, fields: { rrule: oldRule, exdate: keptExdates.length > 0 ? keptExdates.join(',') : null }, create: false }], removes, target: null, reminders: [] };
+  // Only the rule, as a split writes it: the exdate entries past the end are dead.
+  return { puts: [{ uid: state.series.uid, fields: { rrule: oldRule }, create: false }], removes, target: null, reminders: [] };
 }

@@ -25,7 +25,9 @@ function exdateHoldsDates(exdate: string): boolean {
  *   are instants (a bare date is midnight UTC);
  * - the end is not before the start;
  * - an all-day series' exdate entries are dates (INVALID_EXDATE otherwise);
- * - an override names its series and the occurrence it replaces together, and has no rrule or exdate.
+ * - an override names its series and the occurrence it replaces together, and has no rrule or exdate;
+ * - a series made by "this and following" names the series it continues and the occurrence of it
+ *   where it begins together (splitFromUid, splitFromStart); an override names neither.
  */
 export function settleEvent(fields: FieldValues): Checked<FieldValues> {
   const allDay = fields.allDay === true;
@@ -57,6 +59,12 @@ export function settleEvent(fields: FieldValues): Checked<FieldValues> {
   }
   if (isOverride && (out.rrule != null || out.exdate != null)) {
     return fail(itemError('INVALID_FIELD', 'an override (recurringEventUid) has no rrule or exdate'));
+  }
+  if ((out.splitFromUid != null) !== (out.splitFromStart != null)) {
+    return fail(itemError('INVALID_FIELD', 'splitFromUid and splitFromStart: a series split from another names both, other events neither'));
+  }
+  if (isOverride && out.splitFromUid != null) {
+    return fail(itemError('INVALID_FIELD', 'an override (recurringEventUid) is split from no series (splitFromUid)'));
   }
   return ok(out);
 }

@@ -29,6 +29,8 @@ const TABLES = {
     { name: 'exdate', column: 'exdate', kind: 'exdate', nullable: true, requiredOnCreate: false, maxLength: 20000 },
     { name: 'recurringEventUid', column: 'recurring_event_uid', kind: 'ref', ref: 'events', nullable: true, requiredOnCreate: false, immutable: true },
     { name: 'originalStartTime', column: 'original_start_time', kind: 'eventtime', nullable: true, requiredOnCreate: false, immutable: true },
+    { name: 'splitFromUid', column: 'split_from_uid', kind: 'link', ref: 'events', nullable: true, requiredOnCreate: false, immutable: true },
+    { name: 'splitFromStart', column: 'split_from_start', kind: 'eventtime', nullable: true, requiredOnCreate: false, immutable: true },
     { name: 'icalExtras', column: 'ical_extras', kind: 'text', nullable: true, requiredOnCreate: false, maxLength: ICAL_EXTRAS_MAX },
   ],
   tasks: [

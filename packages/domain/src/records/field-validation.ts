@@ -111,6 +111,7 @@ function validateValue(spec: FieldSpec, value: unknown): Checked<FieldValue> {
       return good ? ok(value) : fail(itemError('INVALID_EXDATE', 'invalid exdate'));
     }
     case 'ref':
+    case 'link':
       return typeof value === 'string' && UID_PATTERN.test(value) ? ok(value) : invalid(spec, 'must be a uid');
   }
 }

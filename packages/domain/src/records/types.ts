@@ -25,7 +25,7 @@ export type EntityType = (typeof ENTITY_TYPE)[RecordType];
  * - rrule: RFC 5545 RRULE value without `RRULE:` prefix; exdate: comma-separated ISO 8601 times
  * - ref: the uid of a live record of `ref` type owned by the same user
  */
-export type FieldKind = 'text' | 'boolean' | 'integer' | 'datetime' | 'eventtime' | 'color' | 'timezone' | 'rrule' | 'exdate' | 'ref';
+export type FieldKind = 'text' | 'boolean' | 'integer' | 'datetime' | 'eventtime' | 'color' | 'timezone' | 'rrule' | 'exdate' | 'ref' | 'link';
 
 /** One row of a record type's field table. Everything about a field is data here. */
 export interface FieldSpec {
@@ -40,7 +40,10 @@ export interface FieldSpec {
   readonly requiredOnCreate: boolean;
   /** Set when the record is created, never changed afterwards (a patch that changes it is INVALID_FIELD). */
   readonly immutable?: boolean;
-  /** For kind `ref`: the referenced record type. */
+  /**
+   * For kind `ref`: the referenced record type. For kind `link`: the type of the record it names,
+   * which is no reference: never checked to exist, never cascaded, kept when that record goes.
+   */
   readonly ref?: RecordType;
   readonly minLength?: number;
   readonly maxLength?: number;

@@ -2,7 +2,8 @@ import type { ConflictRecord, ReceiptKey, ReserveRequest, RowWrite, SyncUnitOfWo
 import { perRecordType } from '../records/per-record-type.js';
 import { referenceFields } from '../records/field-tables.js';
 import { fieldsOfWireRecord, completeFields } from '../records/snapshot.js';
-import { ENTITY_TYPE, RECORD_TYPES, type RecordType, type WireRecord } from '../records/types.js';
+import { ENTITY_TYPE, RECORD_TYPES, type FieldValues, type RecordType, type WireRecord } from '../records/types.js';
+import { followSplits, ruleEnds } from '../calendar/occurrence-edits.js';
 import { decidePushItem, type LoserSpec } from './decide-push-item.js';
 import { countPerType, reservedIdTaker } from './reserved-ids.js';
 import { decideRestore } from './decide-restore.js';
@@ -145,6 +146,8 @@ export class PushPlanner {
     }
     for (const change of decision.writes) this.#overlay.apply(change);
     const reported = decision.report ? this.#overlay.get(decision.report.type, decision.report.uid) : null;
+    // After the item's own result: a device that pushed an edit a split moves gets the moved row with its pull.
+    if (type === 'events') await this.#followSplits(item.uid);
     let conflict: number | null = null;
     if (decision.loser && reported) {
       conflict = this.#conflicts.length;
@@ -179,6 +182,38 @@ export class PushPlanner {
     await this.#overlay.loadReferences(conflict.type, fields);
     if (conflict.type === 'calendars') await this.#overlay.loadDefaults();
     for (const change of decideRestore(conflict.type, conflict.uid, fields, this.#overlay)) this.#overlay.apply(change);
+    if (conflict.type === 'events') await this.#followSplits(conflict.uid);
+  }
+
+  /**
+   * After a write of event `uid`: the occurrence edits of a split series that now belong to its
+   * continuation move there (`followSplits`), for the series the event is, overrides or continues.
+   * Loads nothing for an event of no ended series.
+   */
+  async #followSplits(uid: string): Promise<void> {
+    const row = this.#overlay.get('events', uid);
+    if (row === null) return;
+    const f = row.fields;
+    const candidates = [f.recurringEventUid, f.splitFromUid, f.rrule != null ? uid : null].filter((x): x is string => typeof x === 'string');
+    for (const seriesUid of new Set(candidates)) {
+      await this.#overlay.load('events', [seriesUid]);
+      const series = this.#overlay.get('events', seriesUid);
+      if (series === null || series.deleted !== null || !ruleEnds(series.fields.rrule)) continue;
+      await this.#overlay.loadReferencing('events', 'splitFromUid', [seriesUid]);
+      const continuations = this.#overlay.liveReferencing('events', 'splitFromUid', seriesUid);
+      if (continuations.length === 0) continue;
+      await this.#overlay.loadReferencing('events', 'recurringEventUid', [seriesUid]);
+      const calendarUid = String(series.fields.calendarUid);
+      await this.#overlay.load('calendars', [calendarUid]);
+      const zone = this.#overlay.get('calendars', calendarUid)?.fields.timezone;
+      const state = { series, overrides: this.#overlay.liveReferencing('events', 'recurringEventUid', seriesUid), calendarZone: typeof zone === 'string' ? zone : null };
+      const moved = followSplits(state, continuations);
+      const write = (target: string, fields: FieldValues) =>
+        this.#overlay.apply({ type: 'events', uid: target, fields: { ...this.#overlay.get('events', target)!.fields, ...fields }, deleted: false });
+      if (moved.seriesExdate !== undefined) write(seriesUid, { exdate: moved.seriesExdate });
+      for (const o of moved.overrides) write(o.uid, o.fields);
+      for (const n of moved.continuations) write(n.uid, { exdate: n.exdate });
+    }
   }
 
   /**

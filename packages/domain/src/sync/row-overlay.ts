@@ -96,6 +96,14 @@ export class RowOverlay implements RowView {
     return out;
   }
 
+  /** Loads (and locks) the live rows of `type` whose reference or link field `field` names one of `parentUids`, once per parent. */
+  async loadReferencing(type: RecordType, field: string, parentUids: readonly string[]): Promise<void> {
+    const parents = parentUids.filter((uid) => !this.#childrenLoaded.has(`${type}:${field}:${uid}`));
+    if (parents.length === 0) return;
+    for (const uid of parents) this.#childrenLoaded.add(`${type}:${field}:${uid}`);
+    for (const row of await this.#uow.findLiveReferencing(type, field, parents)) this.#remember(row.type, row.uid, row);
+  }
+
   /** Loads (and locks) the rows of these uids that are not known yet. */
   async load(type: RecordType, uids: Iterable<string>): Promise<void> {
     const missing = this.missing(type, uids);

@@ -339,6 +339,48 @@ describe.each(['whole', 'item by item'] as const)('push %s', (mode) => {
     });
   });
 
+  describe('edits past a split', () => {
+    it('an override and a cancellation pushed for a series past its split move to the series that continues it, and the override keeps its uid', async () => {
+      const { svc, store } = setup();
+      const weekly = { title: 'Gym', startTime: '2026-07-06T16:00:00.000Z', endTime: '2026-07-06T17:00:00.000Z', timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY' };
+      await svc.push(U, { calendars: [cal('home')], events: [up('s', { calendarUid: 'home', ...weekly })] });
+      // One device splits on 20 July, an hour later: the new series first, then the old one's end.
+      await svc.push(U, {
+        events: [
+          up('n', { calendarUid: 'home', ...weekly, title: 'Gym (new place)', startTime: '2026-07-20T17:00:00.000Z', endTime: '2026-07-20T18:00:00.000Z', splitFromUid: 's', splitFromStart: '2026-07-20T16:00:00.000Z' }),
+          up('s', { rrule: 'FREQ=WEEKLY;UNTIL=20260713T160000Z' }, '2'),
+        ],
+      });
+      // The other device, which saw version 2, cancels 27 July and renames 3 August.
+      const pushed = await svc.push(U, {
+        events: [
+          up('s', { exdate: '2026-07-27T16:00:00.000Z' }, '2'),
+          up('o', { calendarUid: 'home', title: 'Gym with Sam', startTime: '2026-08-03T16:00:00.000Z', endTime: '2026-08-03T17:00:00.000Z', recurringEventUid: 's', originalStartTime: '2026-08-03T16:00:00.000Z' }),
+        ],
+      });
+      expect(pushed.events.map((r) => r.status)).toEqual(['conflict', 'created']);
+      expect(row(store, 'events', 's')?.fields).toMatchObject({ rrule: 'FREQ=WEEKLY;UNTIL=20260713T160000Z', exdate: null });
+      expect(row(store, 'events', 'n')?.fields.exdate).toBe('2026-07-27T17:00:00.000Z');
+      expect(row(store, 'events', 'o')?.fields).toMatchObject({ recurringEventUid: 'n', originalStartTime: '2026-08-03T17:00:00.000Z', startTime: '2026-08-03T17:00:00.000Z', endTime: '2026-08-03T18:00:00.000Z', title: 'Gym with Sam' });
+      const seen = await svc.occurrences(U, { from: '2026-07-13T00:00:00Z', to: '2026-08-11T00:00:00Z' });
+      expect(seen.occurrences.map((o) => [o.start, o.title])).toEqual([
+        ['2026-07-13T16:00:00.000Z', 'Gym'],
+        ['2026-07-20T17:00:00.000Z', 'Gym (new place)'],
+        ['2026-08-03T17:00:00.000Z', 'Gym with Sam'],
+        ['2026-08-10T17:00:00.000Z', 'Gym (new place)'],
+      ]);
+    });
+
+    it('a series split from another names both the series and the occurrence, and an override names neither', async () => {
+      const { svc } = setup();
+      await svc.push(U, { calendars: [cal('home')], events: [up('s', { calendarUid: 'home', title: 'A', startTime: T0, endTime: T1, rrule: 'FREQ=DAILY' })] });
+      const { result } = await one(svc, 'events', ev('n', 'home', { rrule: 'FREQ=DAILY', splitFromUid: 's' }));
+      expect(result).toMatchObject({ status: 'error', error: { code: 'INVALID_FIELD' } });
+      const override = await one(svc, 'events', ev('o', 'home', { recurringEventUid: 's', originalStartTime: T0, splitFromUid: 's', splitFromStart: T0 }));
+      expect(override.result).toMatchObject({ status: 'error', error: { code: 'INVALID_FIELD' } });
+    });
+  });
+
   describe('conflicts', () => {
     async function withConflicts(n: number) {
       const ctx = setup();

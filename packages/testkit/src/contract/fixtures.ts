@@ -43,6 +43,9 @@ export function sampleFields(type: RecordType, refs: { calendarUid?: string; eve
         exdate: '2024-03-04T08:30:00.000Z,2024-03-06T08:30:00.000Z',
         recurringEventUid: null,
         originalStartTime: null,
+        // A link (not a reference): it may name a series that is gone, or never was.
+        splitFromUid: 'earlier-part',
+        splitFromStart: '2024-02-26T08:30:00.000Z',
         icalExtras: 'BEGIN:VEVENT\r\nCATEGORIES:Team\r\nX-EXAMPLE;PARAM=1:value\r\nEND:VEVENT',
       };
     case 'tasks':
