@@ -149,7 +149,11 @@ describe('series and all-day events across time zones, in Chromium', () => {
     await eventsOn(losAngeles, `${year}-02-04`, 'Standup').click();
     expect(await dialog.getByLabel('End date').inputValue()).toBe(`${year}-02-06`);
     await dialog.getByLabel('Title').fill('Standup (video)');
+    // One occurrence ("This event", the default) stays in its series' calendar; the whole series may move.
+    expect(await dialog.getByLabel('Calendar').isDisabled()).toBe(true);
+    await dialog.getByText('One occurrence stays in its series’ calendar').waitFor();
     await dialog.getByRole('radio', { name: 'All events' }).check();
+    expect(await dialog.getByLabel('Calendar').isEnabled()).toBe(true);
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.waitFor({ state: 'detached' });
     await waitForStatus(losAngeles, /Synced/);

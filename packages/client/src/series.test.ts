@@ -118,6 +118,29 @@ describe('series through the SDK', () => {
     },
   );
 
+  it("moves a series with its changed occurrences to another calendar; one occurrence alone cannot leave its series' calendar", async () => {
+    const a = await clientOf(service);
+    const b = await clientOf(service);
+    await signIn(service, a, '+15550001008');
+    await signIn(service, b, '+15550001008');
+    const home = a.calendars.list()[0]!.uid;
+    const work = await a.calendars.put({ name: 'Work' });
+    const uid = await a.events.put({ calendarUid: home, title: 'Yoga', startTime: '2026-07-06T16:00:00.000Z', endTime: '2026-07-06T17:00:00.000Z', timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY' });
+    const shifted = await a.events.editOccurrence(uid, '2026-07-13T16:00:00.000Z', { title: 'Yoga (shifted)', startTime: '2026-07-13T17:00:00.000Z', endTime: '2026-07-13T18:00:00.000Z' });
+    await a.sync();
+    await expect(a.events.editOccurrence(uid, '2026-07-20T16:00:00.000Z', { calendarUid: work }, { scope: 'this' })).rejects.toThrow(/series' calendar/);
+    await a.events.editOccurrence(uid, '2026-07-06T16:00:00.000Z', { calendarUid: work }, { scope: 'all' });
+    await a.sync();
+    await b.sync();
+    for (const c of [a, b]) {
+      expect(c.events.get(shifted)).toMatchObject({ calendarUid: work, title: 'Yoga (shifted)' });
+      const inHome = c.occurrences({ ...july, calendarUids: [home] }).occurrences;
+      const inWork = c.occurrences({ ...july, calendarUids: [work] }).occurrences;
+      expect([inHome.length, inWork.map((o) => o.title)]).toEqual([0, ['Yoga', 'Yoga (shifted)', 'Yoga', 'Yoga']]);
+    }
+    expect(await a.conflicts.list()).toEqual([]);
+  });
+
   it('an all-day event stays on its date; a midnight-UTC instant is stored as that date', async () => {
     const a = await clientOf(service);
     await signIn(service, a, '+15550001004');

@@ -15,3 +15,4 @@ export * as m0013_reference_indexes_without_nulls from './0013_reference_indexes
 export * as m0014_events_reach_users_through_calendars from './0014_events_reach_users_through_calendars.js';
 export * as m0015_event_departures from './0015_event_departures.js';
 export * as m0016_series_splits from './0016_series_splits.js';
+export * as m0017_overrides_in_series_calendar from './0017_overrides_in_series_calendar.js';

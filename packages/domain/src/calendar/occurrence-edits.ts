@@ -264,6 +264,7 @@ function moveLater(
   shift: number,
   targetUid: string,
   newUid: () => string,
+  targetCalendar: FieldValue = state.series.fields.calendarUid ?? null,
 ): { puts: PlannedPut[]; removes: string[]; exdate: string[]; reminders: PlannedPut[] } {
   const puts: PlannedPut[] = [];
   const removes: string[] = [];
@@ -274,7 +275,7 @@ function moveLater(
     removes.push(o.uid);
     const { recurringEventUid: _r, originalStartTime: _o, ...rest } = o.fields;
     const { originalStartTime, ...times } = shiftedKey(t, o, original, shift);
-    const put = newOverride(targetUid, String(originalStartTime), o.fields, { ...rest, ...times }, newUid);
+    const put = newOverride(targetUid, String(originalStartTime), o.fields, { ...rest, ...times, calendarUid: targetCalendar }, newUid);
     puts.push(put);
     reminders.push(...remindersFor(state, o.uid, put.uid, newUid));
   }
@@ -328,6 +329,9 @@ export function planOccurrenceEdit(
   const rule = String(sf.rrule ?? '');
 
   if (scope === 'this') {
+    if (plain.calendarUid !== undefined && plain.calendarUid !== sf.calendarUid) {
+      throw new RangeError('an occurrence is in its series\' calendar: move the series ("all" or "following") to another calendar');
+    }
     const existing = overrideAt(state, t, local);
     if (existing !== undefined) {
       const changed = { ...plain, ...(patch.startTime !== undefined || patch.endTime !== undefined ? times : {}) };
@@ -345,12 +349,13 @@ export function planOccurrenceEdit(
       Object.assign(seriesPatch, seriesTimeFields(t, newStart, moved, times));
       if (shift !== 0) {
         if (rule !== '') seriesPatch.rrule = patch.rrule !== undefined ? patch.rrule : shiftedUntil(t, rule, shift);
-        const later = moveLater(state, t, Number.NEGATIVE_INFINITY, shift, state.series.uid, newUid);
+        const later = moveLater(state, t, Number.NEGATIVE_INFINITY, shift, state.series.uid, newUid, seriesPatch.calendarUid ?? sf.calendarUid ?? null);
         seriesPatch.exdate = later.exdate.length > 0 ? later.exdate.join(',') : null;
         return { puts: [{ uid: state.series.uid, fields: seriesPatch, create: false }, ...later.puts], removes: later.removes, target: state.series.uid, reminders: later.reminders };
       }
     }
     if (patch.rrule !== undefined) seriesPatch.rrule = patch.rrule;
+    // A series moved to another calendar takes its overrides along on the server, which the pull brings back.
     return { puts: [{ uid: state.series.uid, fields: seriesPatch, create: false }], removes: [], target: state.series.uid, reminders: [] };
   }
 
@@ -361,7 +366,7 @@ export function planOccurrenceEdit(
   // A new repeat rule in the patch is the new series' own; else the old rule goes on.
   const newRule = patch.rrule !== undefined ? patch.rrule : count === null ? shiftedUntil(t, rule, shift) : withEnd(rule, { count: Math.max(1, count - before) });
   const uid = newUid();
-  const later = moveLater(state, t, local, shift, uid, newUid);
+  const later = moveLater(state, t, local, shift, uid, newUid, plain.calendarUid ?? sf.calendarUid ?? null);
   const copied: Record<string, FieldValue> = {};
   for (const k of COPIED) copied[k] = sf[k] ?? null;
   const next: PlannedPut = {

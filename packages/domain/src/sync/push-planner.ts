@@ -4,6 +4,7 @@ import { referenceFields } from '../records/field-tables.js';
 import { fieldsOfWireRecord, completeFields } from '../records/snapshot.js';
 import { ENTITY_TYPE, RECORD_TYPES, type FieldValues, type RecordType, type WireRecord } from '../records/types.js';
 import { followSplits, ruleEnds } from '../calendar/occurrence-edits.js';
+import { calendarLeft } from '../records/calendar-move.js';
 import { decidePushItem, type LoserSpec } from './decide-push-item.js';
 import { countPerType, reservedIdTaker } from './reserved-ids.js';
 import { decideRestore } from './decide-restore.js';
@@ -147,7 +148,7 @@ export class PushPlanner {
     for (const change of decision.writes) this.#overlay.apply(change);
     const reported = decision.report ? this.#overlay.get(decision.report.type, decision.report.uid) : null;
     // After the item's own result: a device that pushed an edit a split moves gets the moved row with its pull.
-    if (type === 'events') await this.#followSplits(item.uid);
+    if (type === 'events') await this.#settleSeries(item.uid);
     let conflict: number | null = null;
     if (decision.loser && reported) {
       conflict = this.#conflicts.length;
@@ -182,18 +183,32 @@ export class PushPlanner {
     await this.#overlay.loadReferences(conflict.type, fields);
     if (conflict.type === 'calendars') await this.#overlay.loadDefaults();
     for (const change of decideRestore(conflict.type, conflict.uid, fields, this.#overlay)) this.#overlay.apply(change);
-    if (conflict.type === 'events') await this.#followSplits(conflict.uid);
+    if (conflict.type === 'events') await this.#settleSeries(conflict.uid);
   }
 
   /**
-   * After a write of event `uid`: the occurrence edits of a split series that now belong to its
-   * continuation move there (`followSplits`), for the series the event is, overrides or continues.
-   * Loads nothing for an event of no ended series.
+   * After a write of event `uid`, what its series implies for other rows:
+   * - an override is in its series' calendar: one written with another is put in the series'
+   *   (a device that made it before the series moved), and a series that moves to another calendar
+   *   takes its live overrides along;
+   * - the occurrence edits of a split series that belong to its continuation move there
+   *   (`followSplits`), for the series the event is, overrides or continues.
+   * Loads nothing for a single event that stays in its calendar.
    */
-  async #followSplits(uid: string): Promise<void> {
+  async #settleSeries(uid: string): Promise<void> {
     const row = this.#overlay.get('events', uid);
-    if (row === null) return;
+    if (row === null || row.deleted !== null) return;
     const f = row.fields;
+    if (typeof f.recurringEventUid === 'string') {
+      await this.#overlay.load('events', [f.recurringEventUid]);
+      const series = this.#overlay.get('events', f.recurringEventUid);
+      if (series !== null && series.deleted === null && series.fields.calendarUid !== f.calendarUid) this.#rewrite(uid, { calendarUid: series.fields.calendarUid ?? null });
+    } else if (calendarLeft(this.#overlay.stored('events', uid), row) !== undefined) {
+      await this.#overlay.loadReferencing('events', 'recurringEventUid', [uid]);
+      for (const o of this.#overlay.liveReferencing('events', 'recurringEventUid', uid)) {
+        if (o.fields.calendarUid !== f.calendarUid) this.#rewrite(o.uid, { calendarUid: f.calendarUid ?? null });
+      }
+    }
     const candidates = [f.recurringEventUid, f.splitFromUid, f.rrule != null ? uid : null].filter((x): x is string => typeof x === 'string');
     for (const seriesUid of new Set(candidates)) {
       await this.#overlay.load('events', [seriesUid]);
@@ -208,12 +223,15 @@ export class PushPlanner {
       const zone = this.#overlay.get('calendars', calendarUid)?.fields.timezone;
       const state = { series, overrides: this.#overlay.liveReferencing('events', 'recurringEventUid', seriesUid), calendarZone: typeof zone === 'string' ? zone : null };
       const moved = followSplits(state, continuations);
-      const write = (target: string, fields: FieldValues) =>
-        this.#overlay.apply({ type: 'events', uid: target, fields: { ...this.#overlay.get('events', target)!.fields, ...fields }, deleted: false });
-      if (moved.seriesExdate !== undefined) write(seriesUid, { exdate: moved.seriesExdate });
-      for (const o of moved.overrides) write(o.uid, o.fields);
-      for (const n of moved.continuations) write(n.uid, { exdate: n.exdate });
+      if (moved.seriesExdate !== undefined) this.#rewrite(seriesUid, { exdate: moved.seriesExdate });
+      for (const o of moved.overrides) this.#rewrite(o.uid, o.fields);
+      for (const n of moved.continuations) this.#rewrite(n.uid, { exdate: n.exdate });
     }
+  }
+
+  /** A live event changed by the server itself (not an item's decision): these fields over its current ones, a new version. */
+  #rewrite(uid: string, fields: FieldValues): void {
+    this.#overlay.apply({ type: 'events', uid, fields: { ...this.#overlay.get('events', uid)!.fields, ...fields }, deleted: false });
   }
 
   /**

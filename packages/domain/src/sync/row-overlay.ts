@@ -51,6 +51,11 @@ export class RowOverlay implements RowView {
     return this.#rows[type].get(uid) ?? null;
   }
 
+  /** The row as the store held it when first loaded (null: absent or not loaded), whatever this plan changed since. */
+  stored(type: RecordType, uid: string): RecordRow | null {
+    return this.#origin[type].get(uid) ?? null;
+  }
+
   liveDefaultCalendars(): readonly RecordRow[] {
     return this.#scan('calendars', (r) => r.fields.isDefault === true);
   }

@@ -324,6 +324,25 @@ describe.each(['whole', 'item by item'] as const)('push %s', (mode) => {
       expect(await departures(store, 'work')).toEqual([]);
     });
 
+    it("a series moved to another calendar takes its overrides along, and an override made for it elsewhere is put in the series' calendar", async () => {
+      const { svc, store } = setup();
+      await svc.push(U, { calendars: [cal('home'), cal('work')], events: [ev('s', 'home', { rrule: 'FREQ=DAILY;COUNT=5' })] });
+      await svc.push(U, { events: [ev('s-x', 'home', { recurringEventUid: 's', originalStartTime: '2024-05-02T10:00:00.000Z', title: 'moved one' })] });
+      const { result } = await one(svc, 'events', evAt('s', 'work', '3', { rrule: 'FREQ=DAILY;COUNT=5' }));
+      expect(result).toMatchObject({ status: 'updated' });
+      expect(row(store, 'events', 's-x')?.fields.calendarUid).toBe('work');
+      // The series is not a departure's only trace: no override is left in the calendar it left.
+      expect((await store.readObjects(U, { calendarUid: 'home' })).overrides).toEqual([]);
+      const seen = await svc.occurrences(U, { from: '2024-05-01T00:00:00Z', to: '2024-05-06T00:00:00Z', calendarUids: ['home'] });
+      expect(seen.occurrences).toEqual([]);
+      // A device that had not seen the move makes an override in the old calendar: it joins its series.
+      await one(svc, 'events', ev('s-y', 'home', { recurringEventUid: 's', originalStartTime: '2024-05-03T10:00:00.000Z', title: 'from afar' }));
+      expect(row(store, 'events', 's-y')?.fields.calendarUid).toBe('work');
+      // Deleting the old calendar leaves the series and both overrides alone.
+      await one(svc, 'calendars', del('home', '1'));
+      expect(['s', 's-x', 's-y'].map((uid) => row(store, 'events', uid)?.deleted)).toEqual([null, null, null]);
+    });
+
     it('a stale edit that moves an event back, and the restore of what it overwrote, each leave the departure of that write', async () => {
       const { svc, store } = setup();
       await svc.push(U, { calendars: [cal('home'), cal('work')], events: [ev('e', 'home')] });

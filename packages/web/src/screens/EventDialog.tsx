@@ -52,7 +52,9 @@ export function EventDialog({ draft, calendars, onClose }: { draft: EventDraft; 
   const series = seriesUid === null ? null : (client.events.get(seriesUid) as EventRecord | undefined) ?? null;
   const times = initialTimes(draft);
   const [title, setTitle] = useState(existing?.title ?? '');
-  const [calendarUid, setCalendarUid] = useState(existing?.calendarUid ?? defaultCalendarUid(calendars));
+  // An occurrence is in its series' calendar (an override made before the series moved may still name the old one).
+  const seriesCalendar = series?.calendarUid ?? existing?.calendarUid ?? defaultCalendarUid(calendars);
+  const [calendarUid, setCalendarUid] = useState(seriesCalendar);
   const [start, setStart] = useState(times.start);
   const [end, setEnd] = useState(times.end);
   const [allDay, setAllDay] = useState(times.allDay);
@@ -66,6 +68,8 @@ export function EventDialog({ draft, calendars, onClose }: { draft: EventDraft; 
   const [error, setError] = useState('');
   const id = useId();
   const repeatEditable = seriesUid === null || scope !== 'this';
+  // One occurrence cannot leave its series' calendar: the calendar moves with "This and following" or "All events".
+  const calendarEditable = repeatEditable;
 
   /** A form time as the record holds it: an instant, or a date for all-day; null while it is not valid. */
   const recordTime = (value: string): string | null => (allDay ? (DATE_INPUT.test(value) ? value : null) : fromLocalInput(value));
@@ -106,7 +110,7 @@ export function EventDialog({ draft, calendars, onClose }: { draft: EventDraft; 
         const before = initialTimes(draft);
         const patch: Record<string, string | boolean | null> = {};
         if (fields.title !== existing.title) patch.title = fields.title;
-        if (fields.calendarUid !== existing.calendarUid) patch.calendarUid = fields.calendarUid;
+        if (fields.calendarUid !== seriesCalendar) patch.calendarUid = fields.calendarUid;
         if (fields.location !== (existing.location ?? null)) patch.location = fields.location;
         if (fields.description !== (existing.description ?? null)) patch.description = fields.description;
         if (start !== before.start || end !== before.end || allDay !== before.allDay) Object.assign(patch, t, { allDay });
@@ -158,7 +162,17 @@ export function EventDialog({ draft, calendars, onClose }: { draft: EventDraft; 
               ] as const
             ).map(([value, label]) => (
               <label key={value} className="check">
-                <input type="radio" name={`${id}-scope`} value={value} checked={scope === value} onChange={() => setScope(value)} /> {label}
+                <input
+                  type="radio"
+                  name={`${id}-scope`}
+                  value={value}
+                  checked={scope === value}
+                  onChange={() => {
+                    setScope(value);
+                    if (value === 'this') setCalendarUid(seriesCalendar);
+                  }}
+                />{' '}
+                {label}
               </label>
             ))}
           </fieldset>
@@ -166,13 +180,18 @@ export function EventDialog({ draft, calendars, onClose }: { draft: EventDraft; 
         <label htmlFor={`${id}-title`}>Title</label>
         <input id={`${id}-title`} required autoFocus value={title} onChange={(e) => setTitle(e.target.value)} />
         <label htmlFor={`${id}-calendar`}>Calendar</label>
-        <select id={`${id}-calendar`} value={calendarUid} onChange={(e) => setCalendarUid(e.target.value)}>
+        <select id={`${id}-calendar`} value={calendarUid} disabled={!calendarEditable} aria-describedby={calendarEditable ? undefined : `${id}-calendar-hint`} onChange={(e) => setCalendarUid(e.target.value)}>
           {calendars.map((c) => (
             <option key={c.uid} value={c.uid}>
               {c.name}
             </option>
           ))}
         </select>
+        {!calendarEditable && (
+          <p id={`${id}-calendar-hint`} className="span-2 hint">
+            One occurrence stays in its series’ calendar. To move the event, choose “This and following events” or “All events”.
+          </p>
+        )}
         <label htmlFor={`${id}-start`}>Starts</label>
         <input
           id={`${id}-start`}
