@@ -109,8 +109,15 @@ describe('every answer is in the error envelope', () => {
     }
   });
 
-  it('a CORS preflight without Origin', async () => {
+  it('an OPTIONS without Origin is no CORS preflight: an API route without OPTIONS answers 404 with the envelope, and no CORS headers', async () => {
     const res = await undiciRequest(`http://127.0.0.1:${port}/api/sync/push`, { method: 'OPTIONS', headers: { 'access-control-request-method': 'POST' } });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    expect(await res.body.json()).toMatchObject({ success: false, error: { code: 'NOT_FOUND' } });
+  });
+
+  it('a CORS preflight with Origin but without the method it asks for is refused with the envelope', async () => {
+    const res = await undiciRequest(`http://127.0.0.1:${port}/api/sync/push`, { method: 'OPTIONS', headers: { origin: 'https://app.example' } });
     expect(res.statusCode).toBe(400);
     expect(await res.body.json()).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
   });

@@ -456,12 +456,14 @@ export class DavObjects {
     const named = await this.resolve(collection, name, undefined, hint === null ? [] : [recordUidFor(hint)], true);
     if (named === null) throw new DavWriteError(409, 'no such calendar collection');
     const { rows, found } = named;
-    if (named.elsewhere !== null) {
-      throw new DavWriteError(409, `the event ${name} lives in calendar ${named.elsewhere} (an event is in one calendar): delete it there before putting it here`, 'no-uid-conflict');
-    }
+    // Preconditions first: an If-Match on a name this collection no longer holds (its event moved to
+    // another calendar, or was deleted) is 412, so the app reads the collection again (RFC 9110, 13.1.1).
     if (conditions.ifNoneMatch !== undefined && conditions.ifNoneMatch.trim() === '*' && found !== null) throw new DavWriteError(412, 'the resource exists');
     if (conditions.ifMatch !== undefined && (found === null || !matchesEtag(conditions.ifMatch, `"${found.version}"`))) {
-      throw new DavWriteError(412, 'the resource changed (If-Match)');
+      throw new DavWriteError(412, found === null ? 'the resource is not in this collection any more (If-Match)' : 'the resource changed (If-Match)');
+    }
+    if (named.elsewhere !== null) {
+      throw new DavWriteError(409, `the event ${name} lives in calendar ${named.elsewhere} (an event is in one calendar): delete it there before putting it here`, 'no-uid-conflict');
     }
     const zone = collection === TASKS ? null : calendarZoneOf(rows, collection);
     let parsed;

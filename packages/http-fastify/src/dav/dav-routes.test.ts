@@ -172,6 +172,14 @@ describe('CalDAV', () => {
     expect(occurrences.map((o) => [o.title, o.calendarUid])).toEqual([['Flight (trip)', 'trips']]);
   });
 
+  it("answers a calendar app's OPTIONS (no Origin, no credentials) on every DAV path with its DAV classes and methods", async () => {
+    for (const url of ['/dav/', `/dav/calendars/${w.userId}/`, `/dav/calendars/${w.userId}/home/`, `/dav/calendars/${w.userId}/home/x.ics`]) {
+      const res = await w.app.inject({ method: 'OPTIONS', url });
+      expect([url, res.statusCode, res.headers.dav, res.headers.allow]).toEqual([url, 200, '1, 3, calendar-access', expect.stringContaining('PROPFIND')]);
+    }
+    expect((await w.app.inject({ method: 'OPTIONS', url: '/.well-known/caldav' })).statusCode).toBe(301);
+  });
+
   it('reads the UID of a text without parsing it only as a hint: unfolded and unescaped, null when there is none', () => {
     expect(icalUidHint('BEGIN:VEVENT\r\nUID:a@b\r\nEND:VEVENT')).toBe('a@b');
     expect(icalUidHint('BEGIN:VEVENT\r\nUID:a\r\n @b\\,c\r\nEND:VEVENT')).toBe('a@b,c');
@@ -445,6 +453,10 @@ describe('CalDAV', () => {
     expect((await syncReport('home', '')).body).not.toContain('.ics');
     expect((await dav('GET', `${home}home/0F3A-named.ics`)).statusCode).toBe(404);
     expect((await dav('GET', `${home}work/0F3A-named.ics`)).statusCode).toBe(200);
+    // An app that edits the event at its old address with the ETag it had is told the resource changed, not that the UID conflicts.
+    const stale = await dav('PUT', `${home}home/0F3A-named.ics`, event('named@example.org').replace('SUMMARY:Moved', 'SUMMARY:Edited'), { 'if-match': '"1"' });
+    expect(stale.statusCode).toBe(412);
+    expect((await dav('PUT', `${home}home/0F3A-named.ics`, event('named@example.org'))).statusCode).toBe(409);
 
     // Once retention removes departures (or tombstones) past a token, that token is refused, so the app syncs afresh (RFC 6578 3.2).
     const changedSince = w.sync.readObjectsChangedSince.bind(w.sync);

@@ -26,16 +26,17 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
 }
 
 /**
- * HTTP edges in the error envelope: a CORS preflight without Origin (or without
- * Access-Control-Request-Method) is refused here as 400 VALIDATION_ERROR, where the CORS plugin would
- * answer plain text. (Bodies have their bounds in `request-body.ts`.)
+ * HTTP edges in the error envelope: a CORS preflight (an OPTIONS with Origin) without
+ * Access-Control-Request-Method is refused here as 400 VALIDATION_ERROR, where the CORS plugin would
+ * answer plain text. An OPTIONS without Origin is no preflight: it goes to its route (a calendar
+ * app's capability probe on /dav). (Bodies have their bounds in `request-body.ts`.)
  */
 export const httpEdgesPlugin = fp(
   async (app: FastifyInstance) => {
     // A callback hook: an async one costs a promise and a microtask on every request.
     app.addHook('onRequest', (request, _reply, done) => {
-      if (request.method === 'OPTIONS' && (!request.headers.origin || !request.headers['access-control-request-method'])) {
-        done(new DomainError('VALIDATION_ERROR', 'Invalid CORS preflight: Origin and Access-Control-Request-Method are required'));
+      if (request.method === 'OPTIONS' && request.headers.origin && !request.headers['access-control-request-method']) {
+        done(new DomainError('VALIDATION_ERROR', 'Invalid CORS preflight: Access-Control-Request-Method is required'));
         return;
       }
       done();
