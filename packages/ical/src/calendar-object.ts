@@ -37,10 +37,25 @@ export function parseCalendar(text: string, floatingZone = 'UTC'): ParsedCalenda
     throw new NotICalendarError(`not iCalendar: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (root.name !== 'vcalendar') throw new NotICalendarError(`not a VCALENDAR but a ${root.name.toUpperCase()}`);
+  // The object's own VTIMEZONEs define its other TZIDs while it is read, and only then: ical.js
+  // keeps zones in one process-wide registry, and one account's definition of a name must not read
+  // another account's times. (The read is synchronous: nothing else runs in between.)
+  const own: string[] = [];
   for (const tz of root.getAllSubcomponents('vtimezone')) {
     const tzid = tz.getFirstPropertyValue('tzid');
-    if (typeof tzid === 'string' && !ICAL.TimezoneService.has(tzid)) ICAL.TimezoneService.register(new ICAL.Timezone(tz), tzid);
+    if (typeof tzid === 'string' && !ICAL.TimezoneService.has(tzid)) {
+      ICAL.TimezoneService.register(new ICAL.Timezone(tz), tzid);
+      own.push(tzid);
+    }
   }
+  try {
+    return parseRoot(root, floatingZone);
+  } finally {
+    for (const tzid of own) ICAL.TimezoneService.remove(tzid);
+  }
+}
+
+function parseRoot(root: ICAL.Component, floatingZone: string): ParsedCalendar {
   const skipped: SkippedPart[] = [];
   const objects: ParsedObject[] = [];
   const byUid = new Map<string, ICAL.Component[]>();

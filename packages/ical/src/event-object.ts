@@ -62,7 +62,8 @@ const same = (a: unknown, b: unknown) => (a ?? null) === (b ?? null);
 function setFields(c: ICAL.Component, fields: FieldValues, uid: string, stamp: string | undefined, zone: string | null, floatingZone: string): void {
   // What the kept properties read as (not the kept text itself: that is the component, and copying
   // and writing it out again here was a third of a render).
-  const kept = eventFields(c, uid, floatingZone, [], null, false);
+  const notes: SkippedPart[] = [];
+  const kept = eventFields(c, uid, floatingZone, notes, null, false);
   // calsync's own bookkeeping (the resource name a CalDAV client chose) is never written out.
   c.removeAllProperties('x-calsync-href');
   if (!c.hasProperty('uid')) c.addPropertyWithValue('uid', uid);
@@ -72,6 +73,8 @@ function setFields(c: ICAL.Component, fields: FieldValues, uid: string, stamp: s
   if (kept === null || !same(kept.location, fields.location)) setText(c, 'location', fields.location);
   const timesKept =
     kept !== null &&
+    // A kept time read otherwise than written (a DTEND before its DTSTART) is written as stored.
+    notes.length === 0 &&
     portable(c, ['dtstart', 'dtend']) &&
     (['startTime', 'endTime', 'allDay', 'timezone'] as const).every((k) => same(kept[k], k === 'timezone' && fields.allDay === true ? null : fields[k]));
   if (!timesKept) setTimes(c, fields, zone);
@@ -175,9 +178,14 @@ function eventFields(c: ICAL.Component, icalUid: string, floatingZone: string, s
     skipped.push({ uid: icalUid, reason: 'a VEVENT without DTSTART' });
     return null;
   }
+  const end = timeOf(c, 'dtend');
+  const problem = start.problem ?? end?.problem ?? null;
+  if (problem !== null) {
+    skipped.push({ uid: icalUid, reason: `a VEVENT whose ${problem}` });
+    return null;
+  }
   const s = readTime(start.value, start.tzid, floatingZone);
   let endValue: string;
-  const end = timeOf(c, 'dtend');
   const duration = c.getFirstPropertyValue('duration');
   if (end !== null) {
     const e = readTime(end.value, end.tzid, floatingZone);
@@ -188,7 +196,10 @@ function eventFields(c: ICAL.Component, icalUid: string, floatingZone: string, s
   } else {
     endValue = s.allDay ? new Date(Date.parse(`${s.value}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10) : s.value;
   }
-  if (s.allDay ? endValue < s.value : Date.parse(endValue) < Date.parse(s.value)) endValue = s.value;
+  if (s.allDay ? endValue < s.value : Date.parse(endValue) < Date.parse(s.value)) {
+    skipped.push({ uid: icalUid, reason: 'a DTEND before its DTSTART (kept as ending when it starts)' });
+    endValue = s.value;
+  }
   const title = clipText('events', 'title', textOf(c, 'summary') ?? fallbackTitle ?? '(no title)', icalUid, skipped);
   return {
     title,

@@ -41,14 +41,39 @@ export function readTime(value: ICAL.Time, tzid: string | null, floatingZone: st
   return { allDay: false, value: new Date(instantOfLocal(wallOf(value), floatingZone)).toISOString(), zone: null };
 }
 
-/** The first value of a date or date-time property, with its TZID. */
-export function timeOf(component: ICAL.Component, name: string): { value: ICAL.Time; tzid: string | null } | null {
+/** A date or date-time property's first value, its TZID, and why it cannot be read as written (null when it can). */
+export interface TimeValue {
+  readonly value: ICAL.Time;
+  readonly tzid: string | null;
+  readonly problem: string | null;
+}
+
+/** The first value of a date or date-time property, with its TZID and what is wrong with it. */
+export function timeOf(component: ICAL.Component, name: string): TimeValue | null {
   const prop = component.getFirstProperty(name);
   if (prop === null) return null;
   const value = prop.getFirstValue();
   if (!(value instanceof ICAL.Time)) return null;
-  const tzid = prop.getParameter('tzid');
-  return { value, tzid: typeof tzid === 'string' ? tzid : null };
+  const param = prop.getParameter('tzid');
+  const tzid = typeof param === 'string' ? param : null;
+  return { value, tzid, problem: timeProblem(name.toUpperCase(), prop, value, tzid) };
+}
+
+/**
+ * Why a time cannot be read as written: a date that does not exist (ical.js reads 30 February as
+ * 2 March and month 13 as January of the next year), a year before 1, or a TZID that is neither a
+ * zone calsync knows nor defined by a VTIMEZONE of the object (RFC 5545 3.2.19), which ical.js
+ * would read as UTC. Stored, any of them would show the event on another day or at another time.
+ */
+function timeProblem(name: string, prop: ICAL.Property, value: ICAL.Time, tzid: string | null): string | null {
+  const raw: unknown = prop.jCal[3];
+  if ((typeof raw === 'string' && raw !== value.toString()) || value.year < 1) {
+    return `${name} ${typeof raw === 'string' ? raw : value.toString()} is no ${value.isDate ? 'date' : 'date-time'} of the calendar`;
+  }
+  if (tzid !== null && !value.isDate && ianaZoneOf(tzid) === null && !ICAL.TimezoneService.has(tzid)) {
+    return `${name}: TZID ${tzid} names no time zone calsync knows, and the object has no VTIMEZONE for it`;
+  }
+  return null;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { FieldValues } from '@calsync/domain/records';
 import { alarmComponent, isReminderAlarm, parseAlarms, type ParsedAlarm } from './alarms.js';
 import { cloneComponent, componentFromExtras, extrasOf, setText, textOf } from './extras.js';
 import { clipText } from './clip.js';
-import { readTime, timeOf, timeProperty } from './ical-time.js';
+import { readTime, timeOf, timeProperty, type TimeValue } from './ical-time.js';
 import type { ObjectRecord, SkippedPart } from './object-types.js';
 import { recordUidFor } from './uids.js';
 
@@ -70,8 +70,12 @@ export function taskComponent(object: TaskObject): ICAL.Component {
 
 /** The task fields a VTODO's properties say (the parent and the kept text aside). */
 function taskFieldsOf(c: ICAL.Component, floatingZone: string, icalUid: string, skipped: SkippedPart[]): FieldValues {
-  const read = (t: { value: ICAL.Time; tzid: string | null } | null): string | null => {
+  const read = (t: TimeValue | null): string | null => {
     if (t === null) return null;
+    if (t.problem !== null) {
+      skipped.push({ uid: icalUid, reason: `a VTODO whose ${t.problem} (kept without it)` });
+      return null;
+    }
     const r = readTime(t.value, t.tzid, floatingZone);
     return r.allDay ? `${r.value}T00:00:00.000Z` : r.value;
   };

@@ -1,6 +1,6 @@
 import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
-import { renderCalendar } from './calendar-object.js';
+import { parseCalendar, renderCalendar } from './calendar-object.js';
 import { vtimezoneOf } from './zones.js';
 
 /** The UTC offset, in minutes, that ical.js reads for `local` (a wall time) through the VTIMEZONE of `zone`. */
@@ -42,5 +42,23 @@ describe('vtimezoneOf', () => {
     // A UTC event is written in UTC ("Z"), however its zone is spelled.
     const utc = root.getAllSubcomponents('vevent').find((v) => v.getFirstPropertyValue('uid') === 'utc')!;
     expect(utc.getFirstProperty('dtstart')?.toICALString()).toBe('DTSTART:20270329T080000Z');
+  });
+});
+
+describe('TZIDs an object defines itself', () => {
+  const object = (uid: string, withZone: boolean) =>
+    [
+      'BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:x',
+      ...(withZone ? ['BEGIN:VTIMEZONE', 'TZID:Custom/Plus5', 'BEGIN:STANDARD', 'DTSTART:19700101T000000', 'TZOFFSETFROM:+0500', 'TZOFFSETTO:+0500', 'END:STANDARD', 'END:VTIMEZONE'] : []),
+      'BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20260101T000000Z', 'SUMMARY:x', 'DTSTART;TZID=Custom/Plus5:20260301T100000', 'DTEND;TZID=Custom/Plus5:20260301T110000', 'END:VEVENT',
+      'END:VCALENDAR', '',
+    ].join('\r\n');
+
+  it('read its times through its own VTIMEZONE, and never another object\'s: one without the definition is refused, not read as UTC', () => {
+    const defined = parseCalendar(object('with', true));
+    expect(defined.objects.map((o) => (o.kind === 'event' ? o.root.fields.startTime : null))).toEqual(['2026-03-01T05:00:00.000Z']);
+    const undefinedZone = parseCalendar(object('without', false));
+    expect(undefinedZone.objects).toEqual([]);
+    expect(undefinedZone.skipped.map((s) => s.reason)).toEqual([expect.stringContaining('TZID Custom/Plus5 names no time zone')]);
   });
 });

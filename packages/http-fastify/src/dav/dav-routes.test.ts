@@ -180,6 +180,27 @@ describe('CalDAV', () => {
     expect((await w.app.inject({ method: 'OPTIONS', url: '/.well-known/caldav' })).statusCode).toBe(301);
   });
 
+  it('refuses a time that names no day or no zone instead of storing another one, and answers no ETag for an end it had to move', async () => {
+    const base = `/dav/calendars/${w.userId}/home/`;
+    const object = (uid: string, start: string, end: string) =>
+      ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:x', 'BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20260101T000000Z', 'SUMMARY:Odd', start, end, 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
+    for (const [uid, start, end, why] of [
+      ['feb-30', 'DTSTART:20260230T100000Z', 'DTEND:20260230T110000Z', '20260230T100000Z'],
+      ['month-13', 'DTSTART;VALUE=DATE:20261301', 'DTEND;VALUE=DATE:20261302', '2026-13-01'],
+      ['mars', 'DTSTART;TZID=Mars/Olympus:20260301T100000', 'DTEND;TZID=Mars/Olympus:20260301T110000', 'Mars/Olympus'],
+    ] as const) {
+      const res = await dav('PUT', `${base}${uid}.ics`, object(uid, start, end));
+      expect([uid, res.statusCode]).toEqual([uid, 403]);
+      expect(res.body).toContain(why.includes('/') ? why : why.replace(/^(\d{4})(\d{2})(\d{2})T/, '$1-$2-$3T').replace(/T(\d{2})(\d{2})(\d{2})Z$/, 'T$1:$2:$3Z'));
+      expect((await dav('GET', `${base}${uid}.ics`)).statusCode).toBe(404);
+    }
+    const backwards = await dav('PUT', `${base}backwards.ics`, object('backwards', 'DTSTART:20260301T100000Z', 'DTEND:20260301T090000Z'));
+    expect([backwards.statusCode, backwards.headers.etag]).toEqual([201, undefined]);
+    // Written as stored: it ends when it starts (10:00 UTC, in the calendar's Berlin time).
+    const got = (await dav('GET', `${base}backwards.ics`)).body.split('BEGIN:VEVENT')[1]!;
+    expect([/DTSTART[^\r\n]*/.exec(got)?.[0], /DTEND[^\r\n]*/.exec(got)?.[0]]).toEqual(['DTSTART;TZID=Europe/Berlin:20260301T110000', 'DTEND;TZID=Europe/Berlin:20260301T110000']);
+  });
+
   it('reads the UID of a text without parsing it only as a hint: unfolded and unescaped, null when there is none', () => {
     expect(icalUidHint('BEGIN:VEVENT\r\nUID:a@b\r\nEND:VEVENT')).toBe('a@b');
     expect(icalUidHint('BEGIN:VEVENT\r\nUID:a\r\n @b\\,c\r\nEND:VEVENT')).toBe('a@b,c');
