@@ -526,7 +526,7 @@ export class DavObjects {
   }
 
   /** PROPPATCH of a calendar's display name and colour. */
-  async patchCalendar(collection: string, props: { name?: string; color?: string }): Promise<void> {
+  async patchCalendar(collection: string, props: { name?: string; color?: string | null }): Promise<void> {
     const calendar = (await this.calendars()).find((c) => c.uid === collection);
     if (calendar === undefined) throw new DavWriteError(409, 'no such calendar collection');
     const fields = { ...(props.name !== undefined ? { name: props.name } : {}), ...(props.color !== undefined ? { color: props.color } : {}) };

@@ -506,6 +506,23 @@ describe('CalDAV', () => {
     const read = await dav('PROPFIND', url, propfind('<d:displayname/>'), { depth: '0' });
     expect(read.body).toContain('<d:displayname>Trips &amp; &lt;talks&gt; €5</d:displayname>');
     expect(child(child(child(child(parseXml(read.body), qname(NS.dav, 'response')), qname(NS.dav, 'propstat')), qname(NS.dav, 'prop')), qname(NS.dav, 'displayname'))?.text).toBe('Trips & <talks> €5');
+    // All or nothing: a colour that is none, an empty name or a property calsync does not keep is 403 with why, the rest 424, and nothing changes.
+    const version = (await w.sync.pull(w.userId, { limit: 100 })).calendars.find((c) => c.uid === 'trips')!.version;
+    for (const [props, refused] of [
+      ['<d:displayname>Holidays</d:displayname><a:calendar-color>purple</a:calendar-color>', 'a:calendar-color'],
+      ['<d:displayname>   </d:displayname>', 'd:displayname'],
+      ['<x:foo xmlns:x="urn:x">1</x:foo><a:calendar-color>#123456</a:calendar-color>', 'x:foo'],
+    ] as const) {
+      const res = await dav('PROPPATCH', url, `<d:propertyupdate xmlns:d="DAV:" xmlns:a="http://apple.com/ns/ical/"><d:set><d:prop>${props}</d:prop></d:set></d:propertyupdate>`);
+      expect(res.statusCode).toBe(207);
+      expect(res.body).toMatch(new RegExp(`<(?:\\w+:)?${refused.split(':')[1]}[^>]*/></d:prop><d:status>HTTP/1.1 403 Forbidden</d:status><d:responsedescription>`));
+      if (props.includes('</d:displayname><a:') || props.includes('#123456')) expect(res.body).toContain('HTTP/1.1 424 Failed Dependency');
+      expect((await w.sync.pull(w.userId, { limit: 100 })).calendars.find((c) => c.uid === 'trips')!.version).toBe(version);
+    }
+    // A colour removed leaves the calendar without one.
+    const removed = await dav('PROPPATCH', url, '<d:propertyupdate xmlns:d="DAV:" xmlns:a="http://apple.com/ns/ical/"><d:remove><d:prop><a:calendar-color/></d:prop></d:remove></d:propertyupdate>');
+    expect(removed.body).toContain('HTTP/1.1 200 OK');
+    expect((await w.sync.pull(w.userId, { limit: 100 })).calendars.find((c) => c.uid === 'trips')!.color).toBeNull();
     expect((await dav('DELETE', url)).statusCode).toBe(204);
     expect((await dav('PROPFIND', url, propfind('<d:displayname/>'), { depth: '0' })).statusCode).toBe(404);
   });

@@ -93,6 +93,38 @@ function calendarPropsOf(node: XmlNode | undefined): { name?: string; color?: st
   return props;
 }
 
+/**
+ * A PROPPATCH's instructions (`set` and `remove`, in order), checked: the calendar fields they
+ * write and each property's outcome, `refused` saying why (null: it can be applied). A calendar
+ * keeps its name (1 to 200 characters, never removed) and colour (`#RRGGBB`, Apple's `#RRGGBBAA`
+ * read without its alpha; removed, the calendar has none); calsync keeps no other property.
+ */
+function propertyUpdateOf(body: XmlNode | undefined): { fields: { name?: string; color?: string | null }; statuses: { name: string; refused: string | null }[] } {
+  const fields: { name?: string; color?: string | null } = {};
+  const statuses: { name: string; refused: string | null }[] = [];
+  for (const instruction of body?.children ?? []) {
+    const setting = instruction.name === d('set');
+    if (!setting && instruction.name !== d('remove')) continue;
+    for (const prop of child(instruction, d('prop'))?.children ?? []) {
+      let refused: string | null = null;
+      if (prop.name === d('displayname')) {
+        const name = prop.text.trim();
+        if (!setting) refused = 'a calendar always has a name';
+        else if (name === '' || name.length > 200) refused = 'a calendar name has 1 to 200 characters';
+        else fields.name = name;
+      } else if (prop.name === qname(NS.apple, 'calendar-color')) {
+        const color = setting ? colorOf(prop.text) : null;
+        if (color === undefined) refused = 'a colour is #RRGGBB (or #RRGGBBAA)';
+        else fields.color = color;
+      } else {
+        refused = 'calsync keeps no such property';
+      }
+      statuses.push({ name: prop.name, refused });
+    }
+  }
+  return { fields, statuses };
+}
+
 /** The time-range of a calendar-query filter, as ISO instants, or null when it has none. */
 function timeRangeOf(filter: XmlNode | undefined): { from: string; to: string } | null {
   const find = (node: XmlNode | undefined): XmlNode | undefined => {
@@ -208,10 +240,19 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
       }
       if (method === 'PROPPATCH') {
         if (collection === TASKS) return reply.code(403).send();
-        const body = bodyXml(request);
-        await objects.patchCalendar(collection, calendarPropsOf(body));
-        const names = children(body, d('set')).flatMap((s) => child(s, d('prop'))?.children.map((x) => x.name) ?? []);
-        return xml(reply, 207, multistatus([el(d('response'), [el(d('href'), p.collection(collection)), el(d('propstat'), [el(d('prop'), names.map((n) => el(n))), el(d('status'), 'HTTP/1.1 200 OK')])])]));
+        const { fields, statuses } = propertyUpdateOf(bodyXml(request));
+        const failed = statuses.some((s) => s.refused !== null);
+        if (!failed) await objects.patchCalendar(collection, fields);
+        // All or nothing (RFC 4918 9.2): a refused property is 403 with its reason, the others 424.
+        const propstat = (names: readonly string[], status: string, description?: string) =>
+          el(d('propstat'), [el(d('prop'), names.map((n) => el(n))), el(d('status'), status), ...(description === undefined ? [] : [el(d('responsedescription'), description)])]);
+        const groups = failed
+          ? [
+              ...statuses.filter((s) => s.refused !== null).map((s) => propstat([s.name], 'HTTP/1.1 403 Forbidden', s.refused!)),
+              ...(statuses.some((s) => s.refused === null) ? [propstat(statuses.filter((s) => s.refused === null).map((s) => s.name), 'HTTP/1.1 424 Failed Dependency')] : []),
+            ]
+          : [propstat(statuses.map((s) => s.name), 'HTTP/1.1 200 OK')];
+        return xml(reply, 207, multistatus([el(d('response'), [el(d('href'), p.collection(collection)), ...groups])]));
       }
       const reportBody = method === 'REPORT' ? bodyXml(request) : undefined;
       if (reportBody?.name === c('calendar-multiget')) return multiget(reply, objects, collection, identity.userId, reportBody);
