@@ -178,6 +178,14 @@ describe('CalDAV', () => {
       expect([url, res.statusCode, res.headers.dav, res.headers.allow]).toEqual([url, 200, '1, 3, calendar-access', expect.stringContaining('PROPFIND')]);
     }
     expect((await w.app.inject({ method: 'OPTIONS', url: '/.well-known/caldav' })).statusCode).toBe(301);
+    // WebDAV methods calsync does not offer are 405 with what it does, not a 404 that reads as "no such source".
+    for (const method of ['MOVE', 'COPY', 'LOCK', 'MKCOL']) {
+      const res = await dav(method, `/dav/calendars/${w.userId}/home/x.ics`, undefined, { destination: `/dav/calendars/${w.userId}/work/x.ics` });
+      expect([method, res.statusCode, res.headers.allow]).toEqual([method, 405, expect.stringContaining('PUT')]);
+    }
+    // A calendar-query whose time-range is no UTC date-time is refused, not read as no range.
+    const query = await dav('REPORT', `/dav/calendars/${w.userId}/home/`, '<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT"><c:time-range start="garbage"/></c:comp-filter></c:comp-filter></c:filter></c:calendar-query>', { depth: '1' });
+    expect([query.statusCode, query.body]).toEqual([403, expect.stringContaining('valid-filter')]);
   });
 
   it('refuses a time that names no day or no zone instead of storing another one, and answers no ETag for an end it had to move', async () => {

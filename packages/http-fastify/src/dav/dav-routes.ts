@@ -32,6 +32,8 @@ const d = (local: string) => qname(NS.dav, local);
 const c = (local: string) => qname(NS.caldav, local);
 
 const METHODS = ['PROPFIND', 'PROPPATCH', 'MKCALENDAR', 'REPORT'] as const;
+/** WebDAV methods calsync does not offer: answered 405 with the methods it does (a 404 to a MOVE would read as "no such source"). */
+const REFUSED_METHODS = ['MOVE', 'COPY', 'LOCK', 'UNLOCK', 'MKCOL', 'ACL'] as const;
 const ALLOW = 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, MKCALENDAR, REPORT';
 
 /** Where a DAV path points, once the user is known. */
@@ -140,8 +142,11 @@ function timeRangeOf(filter: XmlNode | undefined): { from: string; to: string } 
   const range = find(filter);
   if (range === undefined) return null;
   const iso = (v: string | undefined, fallback: string) => {
-    const m = v === undefined ? null : /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(v);
-    return m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z` : fallback;
+    if (v === undefined) return fallback;
+    const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(v);
+    // A bound that is no UTC date-time (RFC 4791 9.9) is refused, not read as no bound.
+    if (m === null || Number.isNaN(Date.parse(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`))) throw new DavWriteError(403, `time-range ${v} is no UTC date-time (YYYYMMDDTHHMMSSZ)`, 'valid-filter');
+    return `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z`;
   };
   return { from: iso(range.attributes.start, '0001-01-01T00:00:00Z'), to: iso(range.attributes.end, '9999-12-31T00:00:00Z') };
 }
@@ -154,7 +159,7 @@ function timeRangeOf(filter: XmlNode | undefined): { from: string; to: string } 
  * bodies are XML and iCalendar.
  */
 export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise<void> {
-  for (const method of METHODS) if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
+  for (const method of [...METHODS, ...REFUSED_METHODS]) if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
   const auth = new BasicAuthenticator(opts.appPasswords, opts.limits);
   const rendered = new RenderCache();
   // Without a store, renders are kept by the process only, as reads make them.
@@ -186,6 +191,7 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     reply.header('dav', '1, 3, calendar-access').header('allow', ALLOW);
     if (request.method === 'OPTIONS') return reply.code(200).send();
+    if ((REFUSED_METHODS as readonly string[]).includes(request.method)) return reply.code(405).send();
     const identity = await auth.authenticate(request);
     if ('status' in identity) return refuse(reply, identity);
     try {
@@ -195,8 +201,8 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
       throw error;
     }
   };
-  app.route({ method: ['OPTIONS', 'GET', 'PUT', 'DELETE', ...METHODS], url: '/dav', schema: { hide: true }, handler });
-  app.route({ method: ['OPTIONS', 'GET', 'PUT', 'DELETE', ...METHODS], url: '/dav/*', schema: { hide: true }, handler });
+  app.route({ method: ['OPTIONS', 'GET', 'PUT', 'DELETE', ...METHODS, ...REFUSED_METHODS], url: '/dav', schema: { hide: true }, handler });
+  app.route({ method: ['OPTIONS', 'GET', 'PUT', 'DELETE', ...METHODS, ...REFUSED_METHODS], url: '/dav/*', schema: { hide: true }, handler });
 
   async function serve(request: FastifyRequest, reply: FastifyReply, identity: AppPasswordIdentity): Promise<FastifyReply> {
     const objects = new DavObjects(opts.sync, identity.userId, identity.deviceUid, rendered, opts.renders);
