@@ -115,9 +115,7 @@ export const calsync: FastifyPluginAsync<CalsyncPluginOptions> = async (instance
   await app.register(requestBodyPlugin);
   await app.register(securityHeadersPlugin);
   await app.register(cors, {
-    // A request without Origin is no CORS request, and an OPTIONS without it no preflight: a
-    // calendar app's OPTIONS (RFC 4918's capability probe) reaches its route instead of a 400.
-    origin: (origin, callback) => callback(null, origin === undefined ? false : config.corsOrigin),
+    origin: config.corsOrigin,
     // The default list lacks PATCH and DELETE, which PATCH /api/users/me and device revoke need.
     methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
     // A browser app may read these: the request id to quote, and when (and how much) it may retry.

@@ -32,6 +32,18 @@ const d = (local: string) => qname(NS.dav, local);
 const c = (local: string) => qname(NS.caldav, local);
 
 const METHODS = ['PROPFIND', 'PROPPATCH', 'MKCALENDAR', 'REPORT'] as const;
+/**
+ * CalDAV takes no part in CORS (calendar apps are no browser pages): its OPTIONS is a calendar
+ * app's capability probe (RFC 4918), answered by its route, never a preflight.
+ */
+const NO_CORS = { cors: false } as const;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** @fastify/cors reads a route's `cors`: false takes the route out of CORS (its types do not declare it). */
+    cors?: false;
+  }
+}
 /** WebDAV methods calsync does not offer: answered 405 with the methods it does (a 404 to a MOVE would read as "no such source"). */
 const REFUSED_METHODS = ['MOVE', 'COPY', 'LOCK', 'UNLOCK', 'MKCOL', 'ACL'] as const;
 const ALLOW = 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, MKCALENDAR, REPORT';
@@ -181,6 +193,7 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
     method: ['GET', 'PROPFIND', ...METHODS.filter((m) => m !== 'PROPFIND'), 'OPTIONS', 'PUT', 'DELETE'],
     url: '/.well-known/caldav',
     schema: { hide: true },
+    config: NO_CORS,
     handler: toDavRoot,
   });
   // The server's own address, as the README tells people to give their app: an app that asks it
@@ -201,8 +214,8 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
       throw error;
     }
   };
-  app.route({ method: ['OPTIONS', 'GET', 'PUT', 'DELETE', ...METHODS, ...REFUSED_METHODS], url: '/dav', schema: { hide: true }, handler });
-  app.route({ method: ['OPTIONS', 'GET', 'PUT', 'DELETE', ...METHODS, ...REFUSED_METHODS], url: '/dav/*', schema: { hide: true }, handler });
+  app.route({ method: ['OPTIONS', 'GET', 'PUT', 'DELETE', ...METHODS, ...REFUSED_METHODS], url: '/dav', schema: { hide: true }, config: NO_CORS, handler });
+  app.route({ method: ['OPTIONS', 'GET', 'PUT', 'DELETE', ...METHODS, ...REFUSED_METHODS], url: '/dav/*', schema: { hide: true }, config: NO_CORS, handler });
 
   async function serve(request: FastifyRequest, reply: FastifyReply, identity: AppPasswordIdentity): Promise<FastifyReply> {
     const objects = new DavObjects(opts.sync, identity.userId, identity.deviceUid, rendered, opts.renders);

@@ -26,17 +26,19 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
 }
 
 /**
- * HTTP edges in the error envelope: a CORS preflight (an OPTIONS with Origin) without
- * Access-Control-Request-Method is refused here as 400 VALIDATION_ERROR, where the CORS plugin would
- * answer plain text. An OPTIONS without Origin is no preflight: it goes to its route (a calendar
- * app's capability probe on /dav). (Bodies have their bounds in `request-body.ts`.)
+ * HTTP edges in the error envelope: a CORS preflight without Origin (or without
+ * Access-Control-Request-Method) is refused here as 400 VALIDATION_ERROR, where the CORS plugin would
+ * answer plain text. A route that takes no part in CORS (`config: { cors: false }`: CalDAV, whose
+ * OPTIONS is a calendar app's capability probe) gets its OPTIONS itself. (Bodies have their bounds
+ * in `request-body.ts`.)
  */
 export const httpEdgesPlugin = fp(
   async (app: FastifyInstance) => {
     // A callback hook: an async one costs a promise and a microtask on every request.
     app.addHook('onRequest', (request, _reply, done) => {
-      if (request.method === 'OPTIONS' && request.headers.origin && !request.headers['access-control-request-method']) {
-        done(new DomainError('VALIDATION_ERROR', 'Invalid CORS preflight: Access-Control-Request-Method is required'));
+      const preflight = request.method === 'OPTIONS' && request.routeOptions.config?.cors !== false;
+      if (preflight && (!request.headers.origin || !request.headers['access-control-request-method'])) {
+        done(new DomainError('VALIDATION_ERROR', 'Invalid CORS preflight: Origin and Access-Control-Request-Method are required'));
         return;
       }
       done();
