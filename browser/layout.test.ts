@@ -426,7 +426,9 @@ describe('every screen at phone and desktop size', () => {
     await page.getByLabel('Task', { exact: true }).fill('Water the plants');
     await page.getByRole('button', { name: 'Add task' }).click();
     await page.getByText('Water the plants').waitFor();
-    expect(await page.getByLabel('Task', { exact: true }).inputValue()).toBe('');
+    // The list shows the task as soon as the SDK holds it; the form empties once the SDK's save has
+    // resolved (it keeps the text when the save is refused), a moment later on a loaded machine.
+    await expect.poll(() => page.getByLabel('Task', { exact: true }).inputValue(), { timeout: 10_000 }).toBe('');
     await page.getByRole('button', { name: 'Edit task Water the plants' }).click();
     const form = page.getByRole('form', { name: 'Edit task Water the plants' });
     await form.getByLabel('Task', { exact: true }).fill('Water the plants and the garden');
@@ -442,7 +444,7 @@ describe('every screen at phone and desktop size', () => {
     await expect.poll(() => row.textContent()).toContain('30 minutes before');
     // The form is back to a new reminder, empty.
     await page.getByRole('button', { name: 'Add reminder' }).waitFor();
-    expect(await page.getByLabel('Remind me of').inputValue()).toBe('');
+    await expect.poll(() => page.getByLabel('Remind me of').inputValue(), { timeout: 10_000 }).toBe('');
     expect(await page.getByLabel('Minutes before', { exact: true }).inputValue()).toBe('15');
     expect(failures).toEqual([]);
   });
