@@ -176,29 +176,24 @@ export class PostgresRetentionStore implements RetentionStore {
         await sql`select pg_advisory_xact_lock(${userId}::bigint)`.execute(trx);
         let done = 0;
         let top = 0n;
-        for (const type of PURGE_ORDER) {
-          if (done >= limit - removed) break;
+        /** Runs one DELETE … RETURNING version, counting what went and raising the highest version removed. */
+        const remove = async (deletion: RawBuilder<unknown>): Promise<void> => {
           const { rows } = await sql<{ n: number; top: string | null }>`
-            with gone as (
-              delete from ${sql.table(type)} where id in (
-                select t.id from ${sql.table(type)} t where t.user_id = ${userId} and ${purgeableTombstone(type, before)}
-                order by t.id limit ${limit - removed - done}::integer)
-              returning version)
-            select count(*)::integer as n, max(version)::text as top from gone`.execute(trx);
+            with gone as (${deletion} returning version) select count(*)::integer as n, max(version)::text as top from gone`.execute(trx);
           done += count(rows);
           if (rows[0]?.top != null && BigInt(rows[0].top) > top) top = BigInt(rows[0].top);
+        };
+        for (const type of PURGE_ORDER) {
+          if (done >= limit - removed) break;
+          await remove(sql`delete from ${sql.table(type)} where id in (
+            select t.id from ${sql.table(type)} t where t.user_id = ${userId} and ${purgeableTombstone(type, before)}
+            order by t.id limit ${limit - removed - done}::integer)`);
         }
         // Departures as old: a sync token from before one may have missed it, as it may a purged tombstone.
         if (done < limit - removed) {
-          const { rows } = await sql<{ n: number; top: string | null }>`
-            with gone as (
-              delete from event_departures where (user_id, calendar_uid, uid) in (
-                select d.user_id, d.calendar_uid, d.uid from event_departures d where d.user_id = ${userId} and ${purgeableDeparture(before)}
-                limit ${limit - removed - done}::integer)
-              returning version)
-            select count(*)::integer as n, max(version)::text as top from gone`.execute(trx);
-          done += count(rows);
-          if (rows[0]?.top != null && BigInt(rows[0].top) > top) top = BigInt(rows[0].top);
+          await remove(sql`delete from event_departures where (user_id, calendar_uid, uid) in (
+            select d.user_id, d.calendar_uid, d.uid from event_departures d where d.user_id = ${userId} and ${purgeableDeparture(before)}
+            limit ${limit - removed - done}::integer)`);
         }
         if (done > 0) {
           await sql`insert into sync_purge_horizons (user_id, purged_through) values (${userId}, ${top.toString()}::bigint)

@@ -206,11 +206,9 @@ export class InMemorySyncStore implements SyncStore {
       raise(String(o.fields.recurringEventUid), o.version);
     }
     for (const m of all.reminders) raise(ownerOf.get(String(m.fields.eventUid ?? m.fields.taskUid))!, m.version);
-    const objects = all.roots.map((r) => {
-      const extras = r.fields.icalExtras;
-      return { uid: r.uid, deleted: r.deleted !== null, version: highest.get(r.uid)!, icalExtras: typeof extras === 'string' && extras.includes(extrasHolding) ? extras : null };
-    });
-    const departures = all.departures.map((x) => ({ ...x, icalExtras: x.icalExtras !== null && x.icalExtras.includes(extrasHolding) ? x.icalExtras : null }));
+    const holding = (extras: unknown): string | null => (typeof extras === 'string' && extras.includes(extrasHolding) ? extras : null);
+    const objects = all.roots.map((r) => ({ uid: r.uid, deleted: r.deleted !== null, version: highest.get(r.uid)!, icalExtras: holding(r.fields.icalExtras) }));
+    const departures = all.departures.map((x) => ({ ...x, icalExtras: holding(x.icalExtras) }));
     return { calendars: all.calendars, objects, departures };
   }
 

@@ -250,7 +250,7 @@ export class PushPlanner {
     const idMap = new Map<number, number>();
     const takeId = reserved === null ? null : reservedIdTaker(reserved.rowIds);
     const writes: RowWrite[] = changed.map(({ row, existed, leaves }) => {
-      if (existed) return leaves === undefined ? { kind: 'update', row: { ...row, version: version(row.version) } } : { kind: 'update', row: { ...row, version: version(row.version) }, leaves };
+      if (existed) return { kind: 'update', row: { ...row, version: version(row.version) }, ...(leaves === undefined ? {} : { leaves }) };
       const id = takeId!(row.type);
       idMap.set(row.id, id);
       return { kind: 'insert', row: { ...row, id, version: version(row.version) } };

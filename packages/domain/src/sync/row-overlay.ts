@@ -165,18 +165,13 @@ export class RowOverlay implements RowView {
       const toLoad = new Map<string, { type: RecordType; field: string; uids: string[] }>();
       for (const parent of parents) {
         for (const link of childLinks(parent.type)) {
-          const loadKey = `${link.type}:${link.field}:${parent.uid}`;
-          if (this.#childrenLoaded.has(loadKey)) continue;
-          this.#childrenLoaded.add(loadKey);
           const linkKey = `${link.type}:${link.field}`;
           const group = toLoad.get(linkKey) ?? { type: link.type, field: link.field, uids: [] };
           group.uids.push(parent.uid);
           toLoad.set(linkKey, group);
         }
       }
-      for (const group of toLoad.values()) {
-        for (const row of await this.#uow.findLiveReferencing(group.type, group.field, group.uids)) this.#remember(row.type, row.uid, row);
-      }
+      for (const group of toLoad.values()) await this.loadReferencing(group.type, group.field, group.uids);
       const next: RecordRow[] = [];
       for (const parent of parents) {
         for (const link of childLinks(parent.type)) next.push(...this.liveReferencing(link.type, link.field, parent.uid));
@@ -219,7 +214,7 @@ export class RowOverlay implements RowView {
     const rest: ChangedRow[] = [];
     for (const { type, uid } of this.#touched) {
       const row = this.#rows[type].get(uid)!;
-      const origin = this.#origin[type].get(uid) ?? null;
+      const origin = this.stored(type, uid);
       const entry = { row: row!, existed: origin !== null, leaves: calendarLeft(origin, row!) };
       (isLiveDefault(origin) && !isLiveDefault(row) ? first : rest).push(entry);
     }

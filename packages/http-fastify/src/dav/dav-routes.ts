@@ -37,13 +37,6 @@ const METHODS = ['PROPFIND', 'PROPPATCH', 'MKCALENDAR', 'REPORT'] as const;
  * app's capability probe (RFC 4918), answered by its route, never a preflight.
  */
 const NO_CORS = { cors: false } as const;
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** @fastify/cors reads a route's `cors`: false takes the route out of CORS (its types do not declare it). */
-    cors?: false;
-  }
-}
 /** WebDAV methods calsync does not offer: answered 405 with the methods it does (a 404 to a MOVE would read as "no such source"). */
 const REFUSED_METHODS = ['MOVE', 'COPY', 'LOCK', 'UNLOCK', 'MKCOL', 'ACL'] as const;
 const ALLOW = 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, MKCALENDAR, REPORT';

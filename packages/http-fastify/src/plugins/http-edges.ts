@@ -25,6 +25,13 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   );
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** @fastify/cors reads a route's `cors`: false takes the route out of CORS (its types do not declare it). */
+    cors?: false;
+  }
+}
+
 /**
  * HTTP edges in the error envelope: a CORS preflight without Origin (or without
  * Access-Control-Request-Method) is refused here as 400 VALIDATION_ERROR, where the CORS plugin would
