@@ -1,9 +1,8 @@
 import { RECORD_TYPES, type CollectionVersions, type Departure, type KeptRender, type ObjectRows, type ObjectScope, type PushChangeset, type PushItem, type RecordRow, type RecordType, type RenderStore, type SyncApi } from '@calsync/domain';
 import { parseCalendar, planEventObject, planTaskObject, recordUidFor, renderCalendar, type ObjectWrite, type ParsedObject } from '@calsync/ical';
 import { calendarZoneOf, eventObjectOf, groupObjects, taskObjectOf, type IcalObject } from '../ical/objects.js';
+import { TASKS } from './dav-props.js';
 
-/** The collection of the user's tasks (VTODO); every other collection is a calendar (VEVENT), named by its uid. */
-export const TASKS = 'tasks';
 
 /** The records behind a collection. */
 export function scopeOf(collection: string): ObjectScope {

@@ -10,14 +10,39 @@ export type PropValue = string | readonly OutElement[] | null;
 /** The properties of one resource, by qualified name. */
 export type Props = ReadonlyMap<string, PropValue>;
 
+/**
+ * The collection of the user's tasks (VTODO). Every other collection is a calendar (VEVENT), keyed
+ * by its uid. The key has a character no record uid has, so a calendar may be named `tasks` too.
+ */
+export const TASKS = ':tasks';
+
+/** The path segment of the tasks collection. */
+const TASKS_SEGMENT = 'tasks';
+
+/** The path segment of the calendar whose uid is `tasks` (a '.' is never in a uid, so no other calendar has it). */
+const TASKS_CALENDAR_SEGMENT = 'tasks.calendar';
+
+/** The collection a path segment names: `TASKS`, or a calendar's uid. */
+export function collectionOfSegment(segment: string): string {
+  if (segment === TASKS_SEGMENT) return TASKS;
+  return segment === TASKS_CALENDAR_SEGMENT ? TASKS_SEGMENT : segment;
+}
+
+/** The path segment of a collection (the inverse of `collectionOfSegment`). */
+export function segmentOfCollection(collection: string): string {
+  if (collection === TASKS) return TASKS_SEGMENT;
+  return collection === TASKS_SEGMENT ? TASKS_CALENDAR_SEGMENT : collection;
+}
+
 /** Paths of the DAV tree of a user. */
 export function paths(userId: number) {
   const home = `/dav/calendars/${userId}/`;
+  const collection = (key: string) => `${home}${encodeURIComponent(segmentOfCollection(key))}/`;
   return {
     principal: `/dav/principals/${userId}/`,
     home,
-    collection: (collection: string) => `${home}${encodeURIComponent(collection)}/`,
-    resource: (collection: string, name: string) => `${home}${encodeURIComponent(collection)}/${encodeURIComponent(name)}`,
+    collection,
+    resource: (key: string, name: string) => `${collection(key)}${encodeURIComponent(name)}`,
   };
 }
 

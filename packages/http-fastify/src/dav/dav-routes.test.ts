@@ -86,6 +86,34 @@ describe('CalDAV', () => {
     expect(home.body).toMatch(/<d:sync-token>urn:calsync:sync:\d+<\/d:sync-token>/);
   });
 
+  it('serves a calendar whose uid is tasks beside the tasks collection, under a name no uid has', async () => {
+    await w.sync.push(w.userId, { calendars: [{ uid: 'tasks', op: 'upsert', baseVersion: null, fields: { name: 'Chores' } }] });
+    const home = `/dav/calendars/${w.userId}/`;
+    const listed = await dav('PROPFIND', home, propfind('<d:displayname/><c:supported-calendar-component-set/>'), { depth: '1' });
+    const comps = (href: string) => new RegExp(`<d:href>${href}</d:href>.*?<c:supported-calendar-component-set>(.*?)</c:supported-calendar-component-set>`).exec(listed.body)?.[1];
+    expect(comps(`${home}tasks.calendar/`)).toContain('VEVENT');
+    expect(comps(`${home}tasks/`)).toContain('VTODO');
+    expect(listed.body).toContain('<d:displayname>Chores</d:displayname>');
+    const event = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:x', 'BEGIN:VEVENT', 'UID:sweep', 'DTSTAMP:20260101T000000Z', 'SUMMARY:Sweep', 'DTSTART:20260601T110000Z', 'DTEND:20260601T120000Z', 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
+    const todo = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:x', 'BEGIN:VTODO', 'UID:t1', 'SUMMARY:Milk', 'END:VTODO', 'END:VCALENDAR', ''].join('\r\n');
+    expect((await dav('PUT', `${home}tasks.calendar/sweep.ics`, event)).statusCode).toBe(201);
+    expect((await dav('PUT', `${home}tasks/t1.ics`, todo)).statusCode).toBe(201);
+    const pulled = await w.sync.pull(w.userId, { limit: 100 });
+    expect(pulled.events.map((e) => [e.uid, e.calendarUid])).toEqual([['sweep', 'tasks']]);
+    expect(pulled.tasks.map((t) => t.title)).toEqual(['Milk']);
+    // Each collection lists its own objects, under hrefs that name it.
+    const events = await dav('PROPFIND', `${home}tasks.calendar/`, propfind('<d:getetag/>'), { depth: '1' });
+    expect(events.body).toContain(`<d:href>${home}tasks.calendar/sweep.ics</d:href>`);
+    expect(events.body).not.toContain('t1.ics');
+    const tasks = await dav('PROPFIND', `${home}tasks/`, propfind('<d:getetag/>'), { depth: '1' });
+    expect(tasks.body).toContain(`<d:href>${home}tasks/t1.ics</d:href>`);
+    expect(tasks.body).not.toContain('sweep');
+    // MKCALENDAR cannot make a calendar over the tasks collection; DELETE of the escaped name removes the calendar only.
+    expect((await dav('MKCALENDAR', `${home}tasks/`)).statusCode).not.toBe(201);
+    expect((await dav('DELETE', `${home}tasks.calendar/`)).statusCode).toBe(204);
+    expect((await w.sync.pull(w.userId, { limit: 100 })).tasks.map((t) => t.title)).toEqual(['Milk']);
+  });
+
   it('keeps what a client PUTs: GET gives back the same properties, ATTENDEE, CATEGORIES, X- and the override included; the SDK sees the series', async () => {
     const href = `/dav/calendars/${w.userId}/home/standup-1.ics`;
     const put = await dav('PUT', href, SERIES, { 'if-none-match': '*' });

@@ -2,8 +2,9 @@ import { DomainError, expandOccurrences, type AppPasswordIdentity, type AppPassw
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { etagOf, type IcalObject } from '../ical/objects.js';
 import { BasicAuthenticator, refuse, type BasicLimits } from './dav-auth.js';
-import { collectionVersion, DavObjects, DavWriteError, hrefNameOf, membersOf, RenderCache, TASKS, WrittenRenders, type Collection, type Member } from './dav-objects.js';
+import { collectionVersion, DavObjects, DavWriteError, hrefNameOf, membersOf, RenderCache, WrittenRenders, type Collection, type Member } from './dav-objects.js';
 import {
+  collectionOfSegment,
   collectionProps,
   homeProps,
   multistatus,
@@ -14,6 +15,7 @@ import {
   propResponse,
   statusResponse,
   syncToken,
+  TASKS,
   versionOfSyncToken,
   type PropRequest,
 } from './dav-props.js';
@@ -59,8 +61,8 @@ function targetOf(url: string, userId: number): Target {
   if (area === 'principals') return collection === undefined ? { kind: 'principal' } : { kind: 'none' };
   if (area !== 'calendars') return { kind: 'none' };
   if (collection === undefined) return { kind: 'home' };
-  if (name === undefined) return { kind: 'collection', collection };
-  return { kind: 'object', collection, name };
+  if (name === undefined) return { kind: 'collection', collection: collectionOfSegment(collection) };
+  return { kind: 'object', collection: collectionOfSegment(collection), name };
 }
 
 function xml(reply: FastifyReply, status: number, body: OutElement): FastifyReply {
