@@ -150,7 +150,7 @@ describe('the documented examples against the real server (contract test, OpenAP
     const checker = new OpenApiChecker(doc);
     const ok = (path: string, data: unknown) => ({ method: 'GET', path, status: 200, contentType: 'application/json', text: JSON.stringify({ success: true, data }) });
     const pull = { cursorReset: false, nextCursor: 'x', hasMore: false, newestConflictId: null, calendars: [], tasks: [], reminders: [] };
-    const event = { id: 1, uid: 'e', version: '2', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', deleted: null, calendarUid: 'c', title: 't', description: null, location: null, startTime: '2026-01-01T00:00:00.000Z', endTime: '2026-01-01T00:00:00.000Z', allDay: false, timezone: null, rrule: null, exdate: null, recurringEventUid: null, originalStartTime: null, splitFromUid: null, splitFromStart: null, icalExtras: null };
+    const event = { id: 1, uid: 'e', version: '2', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', deleted: null, calendarUid: 'c', title: 't', description: null, location: null, startTime: '2026-01-01T00:00:00.000Z', endTime: '2026-01-01T00:00:00.000Z', allDay: false, timezone: null, rrule: null, exdate: null, recurringEventUid: null, originalStartTime: null, splitFromUid: null, splitFromStart: null, moves: null, icalExtras: null };
     expect(checker.problems(ok('/api/sync/changes', { ...pull, events: [event] }))).toEqual([]);
     expect(checker.problems(ok('/api/sync/changes', { ...pull, events: [{ ...event, startTime: 'yesterday' }] }))).not.toEqual([]);
     expect(checker.problems(ok('/api/sync/changes', { ...pull, events: [{ ...event, version: null }] }))).not.toEqual([]);

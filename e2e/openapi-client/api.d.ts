@@ -668,6 +668,7 @@ export interface components {
             originalStartTime: string | null;
             splitFromUid: string | null;
             splitFromStart: string | null;
+            moves: string | null;
             icalExtras: string | null;
         };
         /** EventConflict */
@@ -727,6 +728,7 @@ export interface components {
             originalStartTime?: string | null;
             splitFromUid?: string | null;
             splitFromStart?: string | null;
+            moves?: string | null;
             icalExtras?: string | null;
         };
         /** EventSnapshot */
@@ -764,6 +766,7 @@ export interface components {
             originalStartTime: string | null;
             splitFromUid: string | null;
             splitFromStart: string | null;
+            moves: string | null;
             icalExtras: string | null;
         };
         /** EventTombstone */
@@ -806,6 +809,7 @@ export interface components {
             originalStartTime: string | null;
             splitFromUid: string | null;
             splitFromStart: string | null;
+            moves: string | null;
             icalExtras: string | null;
         };
         /** Feed */
@@ -3781,6 +3785,7 @@ export interface operations {
                      *             "originalStartTime": null,
                      *             "splitFromUid": null,
                      *             "splitFromStart": null,
+                     *             "moves": null,
                      *             "icalExtras": null
                      *           }
                      *         ],
@@ -3985,6 +3990,7 @@ export interface operations {
                      *               "originalStartTime": null,
                      *               "splitFromUid": null,
                      *               "splitFromStart": null,
+                     *               "moves": null,
                      *               "icalExtras": null
                      *             }
                      *           }
@@ -4182,6 +4188,7 @@ export interface operations {
                      *             "originalStartTime": null,
                      *             "splitFromUid": null,
                      *             "splitFromStart": null,
+                     *             "moves": null,
                      *             "icalExtras": null
                      *           }
                      *         },

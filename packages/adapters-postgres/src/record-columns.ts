@@ -12,6 +12,7 @@ export const SQL_TYPE_OF_KIND: Readonly<Record<FieldKind, 'text' | 'boolean' | '
   exdate: 'text',
   ref: 'text',
   link: 'text',
+  moves: 'text',
   boolean: 'boolean',
   integer: 'integer',
   datetime: 'timestamptz',

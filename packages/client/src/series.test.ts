@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startInMemoryService, type InMemoryService } from '../test-support/in-memory-service.js';
 import { clientOf, signIn } from '../test-support/clients.js';
+import type { SyncClient } from './client.js';
 
 let service: InMemoryService;
 beforeEach(async () => {
@@ -84,37 +85,66 @@ describe('series through the SDK', () => {
     expect({ old: minutes(uid), next: minutes(next), override: minutes(movedOverride), gone: minutes(override) }).toEqual({ old: [10], next: [10], override: [60], gone: [] });
   });
 
-  it.each(['the split', 'the offline edits'] as const)(
-    'occurrence edits made offline past a "this and following" split follow it when %s reach the server first: cancelled stays cancelled, an edited one shows once',
-    async (first) => {
-      const a = await clientOf(service);
-      const b = await clientOf(service);
-      const phone = first === 'the split' ? '+15550001006' : '+15550001007';
-      await signIn(service, a, phone);
-      await signIn(service, b, phone);
-      const cal = a.calendars.list()[0]!.uid;
-      const uid = await a.events.put({ calendarUid: cal, title: 'Gym', startTime: '2026-07-06T16:00:00.000Z', endTime: '2026-07-06T17:00:00.000Z', timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY' });
-      await a.sync();
-      await b.sync();
-      // A: from 20 July on, an hour later at a new place. B, offline and still seeing one series: cancels 27 July, renames 3 August.
-      const next = await a.events.editOccurrence(uid, '2026-07-20T16:00:00.000Z', { title: 'Gym (new place)', startTime: '2026-07-20T17:00:00.000Z', endTime: '2026-07-20T18:00:00.000Z' }, { scope: 'following' });
-      await b.events.removeOccurrence(uid, '2026-07-27T16:00:00.000Z');
-      const renamed = await b.events.editOccurrence(uid, '2026-08-03T16:00:00.000Z', { title: 'Gym with Sam' });
-      for (const c of first === 'the split' ? [a, b, a] : [b, a, b]) await c.sync();
-      const seen = (c: typeof a) => c.occurrences({ from: '2026-07-01T00:00:00Z', to: '2026-08-15T00:00:00Z', tz: 'Europe/Berlin' }).occurrences.map((o) => [o.start.slice(5, 16), o.title]);
-      expect(seen(a)).toEqual([
+  /**
+   * Device A changes the series (`change`) while device B, offline and still seeing one weekly 18:00
+   * Berlin series, cancels 27 July and renames 3 August; `first` reaches the server first. Both
+   * devices end with the same occurrences as the server, which the test returns with B's rename.
+   */
+  async function crossing(phone: string, first: 'a' | 'b', change: (a: SyncClient, uid: string) => Promise<unknown>) {
+    const a = await clientOf(service);
+    const b = await clientOf(service);
+    await signIn(service, a, phone);
+    await signIn(service, b, phone);
+    const cal = a.calendars.list()[0]!.uid;
+    const uid = await a.events.put({ calendarUid: cal, title: 'Gym', startTime: '2026-07-06T16:00:00.000Z', endTime: '2026-07-06T17:00:00.000Z', timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY' });
+    await a.sync();
+    await b.sync();
+    const changed = await change(a, uid);
+    await b.events.removeOccurrence(uid, '2026-07-27T16:00:00.000Z');
+    const renamed = await b.events.editOccurrence(uid, '2026-08-03T16:00:00.000Z', { title: 'Gym with Sam' });
+    for (const c of first === 'a' ? [a, b, a] : [b, a, b]) await c.sync();
+    const window = { from: '2026-07-01T00:00:00Z', to: '2026-08-15T00:00:00Z', tz: 'Europe/Berlin' };
+    const seen = (c: SyncClient) => c.occurrences(window).occurrences.map((o) => [o.start.slice(5, 16), o.title]);
+    expect(seen(b)).toEqual(seen(a));
+    expect(await service.sync.occurrences(a.auth.user()!.id, window)).toEqual(a.occurrences(window));
+    return { shown: seen(a), renamed: b.events.get(renamed), uid, changed };
+  }
+
+  it.each([['the split', 'a', '+15550001006'], ['the offline edits', 'b', '+15550001007']] as const)(
+    'occurrence edits made offline past a "this and following" split follow it (%s first at the server): cancelled stays cancelled, an edited one shows once',
+    async (_, first, phone) => {
+      // A: from 20 July on, an hour later at a new place.
+      const { shown, renamed, changed } = await crossing(phone, first, (a, uid) =>
+        a.events.editOccurrence(uid, '2026-07-20T16:00:00.000Z', { title: 'Gym (new place)', startTime: '2026-07-20T17:00:00.000Z', endTime: '2026-07-20T18:00:00.000Z' }, { scope: 'following' }),
+      );
+      expect(shown).toEqual([
         ['07-06T16:00', 'Gym'],
         ['07-13T16:00', 'Gym'],
         ['07-20T17:00', 'Gym (new place)'],
         ['08-03T17:00', 'Gym with Sam'],
         ['08-10T17:00', 'Gym (new place)'],
       ]);
-      expect(seen(b)).toEqual(seen(a));
       // The renamed occurrence is the same record, now an override of the new series at its new time.
-      expect(b.events.get(renamed)).toMatchObject({ recurringEventUid: next, originalStartTime: '2026-08-03T17:00:00.000Z', title: 'Gym with Sam' });
-      expect(await service.sync.occurrences(a.auth.user()!.id, { from: '2026-07-01T00:00:00Z', to: '2026-08-15T00:00:00Z', tz: 'Europe/Berlin' })).toEqual(
-        a.occurrences({ from: '2026-07-01T00:00:00Z', to: '2026-08-15T00:00:00Z', tz: 'Europe/Berlin' }),
+      expect(renamed).toMatchObject({ recurringEventUid: changed, originalStartTime: '2026-08-03T17:00:00.000Z', title: 'Gym with Sam' });
+    },
+  );
+
+  it.each([['the move', 'a', '+15550001008'], ['the offline edits', 'b', '+15550001009']] as const)(
+    'occurrence edits made offline across an "all events" move follow it (%s first at the server): cancelled stays cancelled, an edited one shows once',
+    async (_, first, phone) => {
+      // A: every occurrence an hour later.
+      const { shown, renamed, uid } = await crossing(phone, first, (a, uid) =>
+        a.events.editOccurrence(uid, '2026-07-13T16:00:00.000Z', { startTime: '2026-07-13T17:00:00.000Z', endTime: '2026-07-13T18:00:00.000Z' }, { scope: 'all' }),
       );
+      expect(shown).toEqual([
+        ['07-06T17:00', 'Gym'],
+        ['07-13T17:00', 'Gym'],
+        ['07-20T17:00', 'Gym'],
+        ['08-03T17:00', 'Gym with Sam'],
+        ['08-10T17:00', 'Gym'],
+      ]);
+      // The renamed occurrence is the same record, re-keyed to its occurrence's new time.
+      expect(renamed).toMatchObject({ recurringEventUid: uid, originalStartTime: '2026-08-03T17:00:00.000Z', title: 'Gym with Sam' });
     },
   );
 

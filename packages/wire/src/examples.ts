@@ -48,7 +48,7 @@ const event = {
   calendarUid: 'cal-work', title: 'Stand-up', description: null, location: 'Room 2',
   startTime: '2026-03-03T09:00:00.000Z', endTime: '2026-03-03T09:15:00.000Z', allDay: false,
   timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR', exdate: null,
-  recurringEventUid: null, originalStartTime: null, splitFromUid: null, splitFromStart: null, icalExtras: null,
+  recurringEventUid: null, originalStartTime: null, splitFromUid: null, splitFromStart: null, moves: null, icalExtras: null,
 };
 const conflict = {
   conflictId: 3, entityType: 'EVENT' as const, entityUid: 'evt-standup', winnerVersion: '9', createdAt: T1, resolvedAt: null,

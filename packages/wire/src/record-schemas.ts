@@ -57,6 +57,8 @@ function valueSchema(field: FieldSpec, pulled: boolean): TSchema {
       return Type.String({ description: 'RFC 5545 RRULE value without the RRULE: prefix' });
     case 'exdate':
       return Type.String({ description: 'comma-separated ISO 8601 start times' });
+    case 'moves':
+      return Type.String({ description: 'comma-separated from/to pairs of a series\' start, oldest first, one per "all events" move (an instant, or a date for an all-day series)' });
     case 'text':
       return Type.String(pulled && field.maxLength !== undefined ? { maxLength: field.maxLength } : {});
   }

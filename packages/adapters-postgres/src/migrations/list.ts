@@ -16,3 +16,4 @@ export * as m0014_events_reach_users_through_calendars from './0014_events_reach
 export * as m0015_event_departures from './0015_event_departures.js';
 export * as m0016_series_splits from './0016_series_splits.js';
 export * as m0017_overrides_in_series_calendar from './0017_overrides_in_series_calendar.js';
+export * as m0018_series_moves from './0018_series_moves.js';

@@ -6,7 +6,7 @@ import type { FieldValues } from '../records/types.js';
 import { settleFields } from '../records/record-state.js';
 import { expandOccurrences } from './expand-occurrences.js';
 import type { EventSource } from './occurrence.js';
-import { followSplits, planOccurrenceEdit, planOccurrenceRemoval, type OccurrencePlan } from './occurrence-edits.js';
+import { followMoves, followSplits, planOccurrenceEdit, planOccurrenceRemoval, type OccurrencePlan } from './occurrence-edits.js';
 
 // 50 runs in the default suite (each expands a series twice over years); FC_RUNS multiplies them, as everywhere.
 const RUNS = propertyRuns(50);
@@ -129,6 +129,32 @@ function followed(events: Map<string, FieldValues>): Map<string, FieldValues> {
 /** One occurrence edit a device makes: cancel it, rename it, or move it 90 minutes (a day for all-day) on its own. */
 type OfflineEdit = { readonly pick: number; readonly kind: 'cancel' | 'rename' | 'move' };
 
+/** An event time `by` ms later: a date for all-day, else an instant. */
+const later = (allDay: boolean, text: string, by: number) => (allDay ? new Date(Date.parse(`${text}T00:00:00Z`) + by).toISOString().slice(0, 10) : new Date(Date.parse(text) + by).toISOString());
+
+/**
+ * A device's edits of series `s`, each on a different occurrence of `before` (what it saw), planned
+ * on `view` and applied to `events` (what the server has when they arrive).
+ */
+function offlineEdits(events: Map<string, FieldValues>, view: Map<string, FieldValues>, before: readonly { start: string; end: string; originalStart: string | null }[], edits: readonly OfflineEdit[], allDay: boolean, uid: () => string) {
+  let out = events;
+  let seen = view;
+  const used = new Set<string>();
+  for (const e of edits) {
+    const o = before[e.pick % before.length]!;
+    if (used.has(o.originalStart!)) continue;
+    used.add(o.originalStart!);
+    const by = allDay ? DAY_MS : 90 * 60_000;
+    const plan =
+      e.kind === 'cancel'
+        ? planOccurrenceRemoval(stateOf(seen, 's'), o.originalStart!, 'this')
+        : planOccurrenceEdit(stateOf(seen, 's'), o.originalStart!, e.kind === 'rename' ? { title: `edit ${o.originalStart}` } : { startTime: later(allDay, o.start, by), endTime: later(allDay, o.end, by) }, 'this', uid);
+    out = apply(out, plan);
+    seen = apply(seen, plan);
+  }
+  return out;
+}
+
 describe('edits made offline past a split', () => {
   it(`end as if they had been made before the split, whichever reaches the server first (${RUNS} runs)`, () => {
     const editArb = fc.record({ pick: fc.nat(), kind: fc.constantFrom('cancel', 'rename', 'move') }) as fc.Arbitrary<OfflineEdit>;
@@ -142,31 +168,14 @@ describe('edits made offline past a split', () => {
         if (before.length < 3) return;
         const at = before[1 + (pick % (before.length - 1))]!;
         const shift = c.allDay ? Math.round(shiftMinutes / 1440) * DAY_MS : shiftMinutes * 60_000;
-        const moved = (text: string, by: number) => (c.allDay ? new Date(Date.parse(`${text}T00:00:00Z`) + by).toISOString().slice(0, 10) : new Date(Date.parse(text) + by).toISOString());
+        const moved = (text: string, by: number) => later(c.allDay, text, by);
         const split = (events: Map<string, FieldValues>, view: Map<string, FieldValues>) => {
           const uids = ['n', 'm1', 'm2', 'm3', 'm4', 'm5'];
           return apply(events, planOccurrenceEdit(stateOf(view, 's'), at.originalStart!, shift === 0 ? { title: 'split' } : { startTime: moved(at.start, shift), endTime: moved(at.end, shift) }, 'following', () => uids.shift()!));
         };
         // The other device's edits, each on a different occurrence, planned on what it saw (one series).
         let uid = 0;
-        const offline = (events: Map<string, FieldValues>, view: Map<string, FieldValues>) => {
-          let out = events;
-          let seen = view;
-          const used = new Set<string>();
-          for (const e of edits) {
-            const o = before[e.pick % before.length]!;
-            if (used.has(o.originalStart!)) continue;
-            used.add(o.originalStart!);
-            const by = c.allDay ? DAY_MS : 90 * 60_000;
-            const plan =
-              e.kind === 'cancel'
-                ? planOccurrenceRemoval(stateOf(seen, 's'), o.originalStart!, 'this')
-                : planOccurrenceEdit(stateOf(seen, 's'), o.originalStart!, e.kind === 'rename' ? { title: `edit ${o.originalStart}` } : { startTime: moved(o.start, by), endTime: moved(o.end, by) }, 'this', () => `o${++uid}`);
-            out = apply(out, plan);
-            seen = apply(seen, plan);
-          }
-          return out;
-        };
+        const offline = (events: Map<string, FieldValues>, view: Map<string, FieldValues>) => offlineEdits(events, view, before, edits, c.allDay, () => `o${++uid}`);
         // What a calendar shows; two occurrences at one time in title order (the uids of moved overrides differ between the paths).
         const shown = (events: Map<string, FieldValues>) =>
           occurrences(events, from, to + 2 * DAY_MS)
@@ -190,6 +199,93 @@ describe('edits made offline past a split', () => {
       { numRuns: RUNS },
     );
   }, 300_000);
+});
+
+/** What the server does after writes to a moved series `s` (`PushPlanner` runs `followMoves` after each pushed event of it). */
+function followedMoves(events: Map<string, FieldValues>): Map<string, FieldValues> {
+  const out = new Map(events);
+  const moved = followMoves(stateOf(out, 's'));
+  if (moved.seriesExdate !== undefined) out.set('s', { ...out.get('s')!, exdate: moved.seriesExdate });
+  for (const o of moved.overrides) out.set(o.uid, o.fields);
+  for (const [uid, fields] of out) {
+    const settled = settleFields('events', fields);
+    if (!settled.ok) throw new Error(`following the move writes an invalid event ${uid}: ${settled.error.message}`);
+  }
+  return out;
+}
+
+describe('edits made offline across an "all events" move', () => {
+  it(`end as if they had been made before it, whichever reaches the server first (${RUNS} runs)`, () => {
+    const editArb = fc.record({ pick: fc.nat(), kind: fc.constantFrom('cancel', 'rename', 'move') }) as fc.Arbitrary<OfflineEdit>;
+    fc.assert(
+      fc.property(seriesCaseArb('python'), fc.nat(), fc.constantFrom(60, -30, 24 * 60, -3 * 24 * 60), fc.array(editArb, { minLength: 1, maxLength: 4 }), (c, pick, shiftMinutes, edits) => {
+        const start: Map<string, FieldValues> = new Map([['s', caseEvent(c, [])]]);
+        const from = (c.allDay ? c.startLocal : Date.parse(String(start.get('s')!.startTime))) - 4 * DAY_MS;
+        const to = from + 400 * DAY_MS;
+        const before = occurrences(start, from, to);
+        const shift = c.allDay ? Math.round(shiftMinutes / 1440) * DAY_MS : shiftMinutes * 60_000;
+        if (before.length < 3 || shift === 0) return;
+        const at = before[pick % before.length]!;
+        const moved = (text: string, by: number) => later(c.allDay, text, by);
+        const move = (events: Map<string, FieldValues>, view: Map<string, FieldValues>) => {
+          const uids = ['m1', 'm2', 'm3', 'm4', 'm5'];
+          return apply(events, planOccurrenceEdit(stateOf(view, 's'), at.originalStart!, { startTime: moved(at.start, shift), endTime: moved(at.end, shift) }, 'all', () => uids.shift()!));
+        };
+        // The other device's edits, each on a different occurrence, planned on what it saw (the series before the move).
+        let uid = 0;
+        const offline = (events: Map<string, FieldValues>, view: Map<string, FieldValues>) => offlineEdits(events, view, before, edits, c.allDay, () => `o${++uid}`);
+        const shown = (events: Map<string, FieldValues>) =>
+          occurrences(events, from, to + 8 * DAY_MS)
+            .map((o) => `${o.start} ${o.title}`)
+            .sort();
+
+        // The order a calendar expects: the edits first, then the move made on top of them.
+        const edited = offline(start, start);
+        uid = 0;
+        const expected = shown(move(edited, edited));
+        // The move first; the edits, planned on the series before it, arrive after it (a cancellation's exdate whole).
+        const moveFirst = move(start, start);
+        // A move onto occurrences the series had (a daily series a day later) leaves an edit's
+        // occurrence ambiguous: it is read as one of the series now (docs/protocol.md).
+        const afterMove = occurrences(moveFirst, from, to + 8 * DAY_MS);
+        const after = new Set(afterMove.map((o) => o.originalStart));
+        if (before.some((o) => after.has(o.originalStart))) return;
+        // A move that is no shift of every occurrence (a day later, with a BYDAY the move keeps) has no occurrence to follow to.
+        const startOf = (o: { start: string }) => (c.allDay ? Date.parse(`${o.start}T00:00:00Z`) : Date.parse(o.start));
+        if (before.slice(0, 20).some((b, i) => afterMove[i] === undefined || Math.abs(startOf(afterMove[i]!) - startOf(b) - shift) > 3_600_000)) return;
+        uid = 0;
+        expect(shown(followedMoves(offline(moveFirst, start)))).toEqual(expected);
+        // The edits first; the move, planned without them, arrives after them (it writes no exdate: it saw none to move).
+        uid = 0;
+        const editsFirst = offline(start, start);
+        expect(shown(followedMoves(move(editsFirst, start)))).toEqual(expected);
+      }),
+      { numRuns: RUNS },
+    );
+  }, 300_000);
+
+  it('an edit made before two moves follows both; one made between them follows the second', () => {
+    const series: FieldValues = { calendarUid: 'c', title: 'Weekly', startTime: '2026-07-06T07:00:00.000Z', endTime: '2026-07-06T08:00:00.000Z', allDay: false, timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY', exdate: null, recurringEventUid: null, originalStartTime: null };
+    const start = new Map<string, FieldValues>([['s', series]]);
+    // 09:00 Berlin on Mondays, then 10:00, then 10:00 on Tuesdays.
+    const once = apply(start, planOccurrenceEdit(stateOf(start, 's'), '2026-07-06T07:00:00.000Z', { startTime: '2026-07-06T08:00:00.000Z', endTime: '2026-07-06T09:00:00.000Z' }, 'all', newUid));
+    const twice = apply(once, planOccurrenceEdit(stateOf(once, 's'), '2026-07-06T08:00:00.000Z', { startTime: '2026-07-07T08:00:00.000Z', endTime: '2026-07-07T09:00:00.000Z' }, 'all', newUid));
+    expect(twice.get('s')!.moves).toBe('2026-07-06T07:00:00.000Z/2026-07-06T08:00:00.000Z,2026-07-06T08:00:00.000Z/2026-07-07T08:00:00.000Z');
+    // Offline: 13 July cancelled as the device saw it first; 20 July renamed as it saw it after one move.
+    const cancelled = apply(twice, planOccurrenceRemoval(stateOf(start, 's'), '2026-07-13T07:00:00.000Z', 'this'));
+    const renamed = apply(cancelled, planOccurrenceEdit(stateOf(once, 's'), '2026-07-20T08:00:00.000Z', { title: 'Renamed' }, 'this', () => 'o'));
+    const after = followedMoves(renamed);
+    expect(after.get('s')!.exdate).toBe('2026-07-14T08:00:00.000Z');
+    expect(after.get('o')).toMatchObject({ originalStartTime: '2026-07-21T08:00:00.000Z', startTime: '2026-07-21T08:00:00.000Z' });
+    expect(occurrences(after, Date.parse('2026-07-06T00:00:00Z'), Date.parse('2026-07-29T00:00:00Z')).map((o) => [o.start, o.title])).toEqual([
+      ['2026-07-07T08:00:00.000Z', 'Weekly'],
+      ['2026-07-21T08:00:00.000Z', 'Renamed'],
+      ['2026-07-28T08:00:00.000Z', 'Weekly'],
+    ]);
+    // An edit the moves do not explain (an occurrence the rule never had) stays where it was put.
+    const stray = apply(after, { puts: [{ uid: 's', create: false, fields: { exdate: '2026-07-14T08:00:00.000Z,2026-07-15T09:30:00.000Z' } }], removes: [], target: null, reminders: [] });
+    expect(followMoves(stateOf(stray, 's'))).toEqual({ seriesExdate: undefined, overrides: [] });
+  });
 });
 
 describe('edits into the repeated hour of a fall-back', () => {

@@ -210,7 +210,7 @@ function seriesTimeFields(t: SeriesTime, newStart: number, moved: { start: numbe
 function plainPatch(patch: FieldValues): Record<string, FieldValue> {
   const out: Record<string, FieldValue> = {};
   for (const [k, v] of Object.entries(patch)) {
-    if (!['startTime', 'endTime', 'recurringEventUid', 'originalStartTime', 'rrule', 'exdate'].includes(k)) out[k] = v;
+    if (!['startTime', 'endTime', 'recurringEventUid', 'originalStartTime', 'rrule', 'exdate', 'moves'].includes(k)) out[k] = v;
   }
   return out;
 }
@@ -349,8 +349,12 @@ export function planOccurrenceEdit(
       Object.assign(seriesPatch, seriesTimeFields(t, newStart, moved, times));
       if (shift !== 0) {
         if (rule !== '') seriesPatch.rrule = patch.rrule !== undefined ? patch.rrule : shiftedUntil(t, rule, shift);
+        // Recorded, so what a device that has not seen the move edits offline follows it (`followMoves`).
+        seriesPatch.moves = [...moveEntries(sf.moves), `${textOf(t, t.startLocal)}/${textOf(t, newStart)}`].slice(-MAX_MOVES).join(',');
         const later = moveLater(state, t, Number.NEGATIVE_INFINITY, shift, state.series.uid, newUid, seriesPatch.calendarUid ?? sf.calendarUid ?? null);
-        seriesPatch.exdate = later.exdate.length > 0 ? later.exdate.join(',') : null;
+        // Written only when there are entries to move: a cancellation another device made meanwhile
+        // then stays, and follows the move on the server (`followMoves`).
+        if (later.exdate.length > 0) seriesPatch.exdate = later.exdate.join(',');
         return { puts: [{ uid: state.series.uid, fields: seriesPatch, create: false }, ...later.puts], removes: later.removes, target: state.series.uid, reminders: later.reminders };
       }
     }
@@ -463,6 +467,72 @@ export function followSplits(state: SeriesState, continuations: readonly EventSo
   }
   const seriesExdate = kept.length === now.length ? undefined : kept.length > 0 ? kept.join(',') : null;
   return { seriesExdate, overrides, continuations: grown };
+}
+
+/** Most moves a series keeps (the oldest go first): a device offline across more of them than this has its edits at keys that match no occurrence. */
+export const MAX_MOVES = 10;
+
+function moveEntries(value: FieldValue | undefined): string[] {
+  return typeof value === 'string' ? value.split(',').map((x) => x.trim()).filter(Boolean) : [];
+}
+
+/** What `followMoves` changes: the series' exdate (when it changes), and overrides re-keyed, whole. */
+export interface MoveFollowing {
+  readonly seriesExdate: string | null | undefined;
+  readonly overrides: readonly { readonly uid: string; readonly fields: FieldValues }[];
+}
+
+/**
+ * Occurrence edits of a series made where an "all events" move of it was not seen yet (another
+ * device, offline), moved with it (docs/protocol.md, "One occurrence of a series"). The series
+ * records each move of its start (`moves`: `from/to` pairs, oldest first). An exdate entry or an
+ * override's occurrence that is not an occurrence of the series now is carried through the moves
+ * after it in turn: each move whose rule, anchored at its `from`, has that occurrence adds its shift
+ * (`to` − `from`, in wall-clock time). It is taken when it lands on an occurrence of the series now,
+ * and left as it is otherwise. An override keeps its uid and reminders, and its own times unless it
+ * sat at its occurrence's time. Pure: the server runs it after each pushed item of a moved series.
+ */
+export function followMoves(state: SeriesState): MoveFollowing {
+  const none: MoveFollowing = { seriesExdate: undefined, overrides: [] };
+  const rule = state.series.fields.rrule;
+  if (typeof rule !== 'string' || rule === '') return none;
+  const t = seriesTime(state);
+  const moves = moveEntries(state.series.fields.moves).flatMap((pair) => {
+    const [from, to] = pair.split('/').map((x) => localOf(t, x));
+    return from == null || to == null || from === to ? [] : [{ from, shift: to - from }];
+  });
+  if (moves.length === 0) return none;
+  const open = withEnd(rule, {});
+  const occursIn = (at: SeriesTime, r: string, local: number) => startsIn(at, r, local, local + 1, 1).length > 0;
+  const followed = (local: number): number | null => {
+    if (occursIn(t, rule, local)) return null;
+    let at = local;
+    for (const m of moves) if (occursIn({ ...t, startLocal: m.from }, open, at)) at += m.shift;
+    return at !== local && occursIn(t, rule, at) ? at : null;
+  };
+
+  const overrides: { uid: string; fields: FieldValues }[] = [];
+  for (const o of state.overrides) {
+    const original = originalLocal(t, o);
+    const to = original === null ? null : followed(original);
+    if (to !== null) overrides.push({ uid: o.uid, fields: { ...o.fields, ...shiftedKey(t, o, original!, to - original!) } });
+  }
+  const now = exdateEntries(state.series.fields);
+  let changed = false;
+  const locals = new Set<number>();
+  const out: string[] = [];
+  for (const x of now) {
+    const local = localOf(t, x);
+    const to = local === null ? null : followed(local);
+    if (to !== null) changed = true;
+    const key = to ?? local;
+    if (key === null) out.push(x);
+    else if (!locals.has(key)) {
+      locals.add(key);
+      out.push(to === null ? x : textOf(t, to));
+    } else changed = true;
+  }
+  return { seriesExdate: changed ? (out.length > 0 ? out.join(',') : null) : undefined, overrides };
 }
 
 /**

@@ -27,7 +27,8 @@ function exdateHoldsDates(exdate: string): boolean {
  * - an all-day series' exdate entries are dates (INVALID_EXDATE otherwise);
  * - an override names its series and the occurrence it replaces together, and has no rrule or exdate;
  * - a series made by "this and following" names the series it continues and the occurrence of it
- *   where it begins together (splitFromUid, splitFromStart); an override names neither.
+ *   where it begins together (splitFromUid, splitFromStart); an override names neither;
+ * - an override has no moves (a series' record of its "all events" moves).
  */
 export function settleEvent(fields: FieldValues): Checked<FieldValues> {
   const allDay = fields.allDay === true;
@@ -65,6 +66,9 @@ export function settleEvent(fields: FieldValues): Checked<FieldValues> {
   }
   if (isOverride && out.splitFromUid != null) {
     return fail(itemError('INVALID_FIELD', 'an override (recurringEventUid) is split from no series (splitFromUid)'));
+  }
+  if (isOverride && out.moves != null) {
+    return fail(itemError('INVALID_FIELD', 'an override (recurringEventUid) has no moves: they are its series\' own'));
   }
   return ok(out);
 }

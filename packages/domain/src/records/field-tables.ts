@@ -31,6 +31,7 @@ const TABLES = {
     { name: 'originalStartTime', column: 'original_start_time', kind: 'eventtime', nullable: true, requiredOnCreate: false, immutable: true },
     { name: 'splitFromUid', column: 'split_from_uid', kind: 'link', ref: 'events', nullable: true, requiredOnCreate: false, immutable: true },
     { name: 'splitFromStart', column: 'split_from_start', kind: 'eventtime', nullable: true, requiredOnCreate: false, immutable: true },
+    { name: 'moves', column: 'moves', kind: 'moves', nullable: true, requiredOnCreate: false, maxLength: 1000 },
     { name: 'icalExtras', column: 'ical_extras', kind: 'text', nullable: true, requiredOnCreate: false, maxLength: ICAL_EXTRAS_MAX },
   ],
   tasks: [

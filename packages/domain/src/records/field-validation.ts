@@ -113,7 +113,28 @@ function validateValue(spec: FieldSpec, value: unknown): Checked<FieldValue> {
     case 'ref':
     case 'link':
       return typeof value === 'string' && UID_PATTERN.test(value) ? ok(value) : invalid(spec, 'must be a uid');
+    case 'moves': {
+      const moves = typeof value === 'string' && (spec.maxLength === undefined || value.length <= spec.maxLength) ? normalisedMoves(value) : null;
+      return moves !== null ? ok(moves) : invalid(spec, 'must be comma-separated from/to pairs of ISO 8601 date-times or dates YYYY-MM-DD');
+    }
   }
+}
+
+/** An event time as stored: a date stays, an instant in `toISOString` form; null when it is neither. */
+function storedEventTime(text: string): string | null {
+  return parseDateOnly(text) ?? storedInstant(text);
+}
+
+/** A `moves` value with its times in stored form, or null when it is not comma-separated `from/to` pairs. */
+function normalisedMoves(text: string): string | null {
+  const pairs: string[] = [];
+  for (const pair of text.split(',')) {
+    const parts = pair.trim().split('/');
+    const times = parts.map((p) => storedEventTime(p.trim()));
+    if (parts.length !== 2 || times.includes(null)) return null;
+    pairs.push(times.join('/'));
+  }
+  return pairs.join(',');
 }
 
 /**

@@ -24,8 +24,10 @@ export type EntityType = (typeof ENTITY_TYPE)[RecordType];
  * - color: `#RRGGBB`; timezone: an IANA zone name
  * - rrule: RFC 5545 RRULE value without `RRULE:` prefix; exdate: comma-separated ISO 8601 times
  * - ref: the uid of a live record of `ref` type owned by the same user
+ * - moves: comma-separated `from/to` pairs of event times (a series' earlier starts and where each
+ *   move put it), instants normalised as datetime
  */
-export type FieldKind = 'text' | 'boolean' | 'integer' | 'datetime' | 'eventtime' | 'color' | 'timezone' | 'rrule' | 'exdate' | 'ref' | 'link';
+export type FieldKind = 'text' | 'boolean' | 'integer' | 'datetime' | 'eventtime' | 'color' | 'timezone' | 'rrule' | 'exdate' | 'ref' | 'link' | 'moves';
 
 /** One row of a record type's field table. Everything about a field is data here. */
 export interface FieldSpec {

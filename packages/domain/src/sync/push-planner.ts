@@ -3,7 +3,7 @@ import { perRecordType } from '../records/per-record-type.js';
 import { referenceFields } from '../records/field-tables.js';
 import { fieldsOfWireRecord, completeFields } from '../records/snapshot.js';
 import { ENTITY_TYPE, RECORD_TYPES, type FieldValues, type RecordType, type WireRecord } from '../records/types.js';
-import { followSplits, ruleEnds } from '../calendar/occurrence-edits.js';
+import { followMoves, followSplits, ruleEnds, type SeriesState } from '../calendar/occurrence-edits.js';
 import { calendarLeft } from '../records/calendar-move.js';
 import { decidePushItem, type LoserSpec } from './decide-push-item.js';
 import { countPerType, reservedIdTaker } from './reserved-ids.js';
@@ -191,8 +191,9 @@ export class PushPlanner {
    * - an override is in its series' calendar: one written with another is put in the series'
    *   (a device that made it before the series moved), and a series that moves to another calendar
    *   takes its live overrides along;
-   * - the occurrence edits of a split series that belong to its continuation move there
-   *   (`followSplits`), for the series the event is, overrides or continues.
+   * - for the series the event is, overrides or continues: occurrence edits made before an "all
+   *   events" move of it follow the move (`followMoves`), then those of a split series that belong
+   *   to its continuation move there (`followSplits`).
    * Loads nothing for a single event that stays in its calendar.
    */
   async #settleSeries(uid: string): Promise<void> {
@@ -213,20 +214,31 @@ export class PushPlanner {
     for (const seriesUid of new Set(candidates)) {
       await this.#overlay.load('events', [seriesUid]);
       const series = this.#overlay.get('events', seriesUid);
-      if (series === null || series.deleted !== null || !ruleEnds(series.fields.rrule)) continue;
+      if (series === null || series.deleted !== null) continue;
+      if (series.fields.moves != null) {
+        const followed = followMoves(await this.#seriesState(seriesUid));
+        if (followed.seriesExdate !== undefined) this.#rewrite(seriesUid, { exdate: followed.seriesExdate });
+        for (const o of followed.overrides) this.#rewrite(o.uid, o.fields);
+      }
+      if (!ruleEnds(series.fields.rrule)) continue;
       await this.#overlay.loadReferencing('events', 'splitFromUid', [seriesUid]);
       const continuations = this.#overlay.liveReferencing('events', 'splitFromUid', seriesUid);
       if (continuations.length === 0) continue;
-      await this.#overlay.loadReferencing('events', 'recurringEventUid', [seriesUid]);
-      const calendarUid = String(series.fields.calendarUid);
-      await this.#overlay.load('calendars', [calendarUid]);
-      const zone = this.#overlay.get('calendars', calendarUid)?.fields.timezone;
-      const state = { series, overrides: this.#overlay.liveReferencing('events', 'recurringEventUid', seriesUid), calendarZone: typeof zone === 'string' ? zone : null };
-      const moved = followSplits(state, continuations);
+      const moved = followSplits(await this.#seriesState(seriesUid), continuations);
       if (moved.seriesExdate !== undefined) this.#rewrite(seriesUid, { exdate: moved.seriesExdate });
       for (const o of moved.overrides) this.#rewrite(o.uid, o.fields);
       for (const n of moved.continuations) this.#rewrite(n.uid, { exdate: n.exdate });
     }
+  }
+
+  /** A live series as the occurrence rules read it: its row, its live overrides and its calendar's zone, loaded. */
+  async #seriesState(seriesUid: string): Promise<SeriesState> {
+    const series = this.#overlay.get('events', seriesUid)!;
+    await this.#overlay.loadReferencing('events', 'recurringEventUid', [seriesUid]);
+    const calendarUid = String(series.fields.calendarUid);
+    await this.#overlay.load('calendars', [calendarUid]);
+    const zone = this.#overlay.get('calendars', calendarUid)?.fields.timezone;
+    return { series, overrides: this.#overlay.liveReferencing('events', 'recurringEventUid', seriesUid), calendarZone: typeof zone === 'string' ? zone : null };
   }
 
   /** A live event changed by the server itself (not an item's decision): these fields over its current ones, a new version. */

@@ -400,6 +400,47 @@ describe.each(['whole', 'item by item'] as const)('push %s', (mode) => {
     });
   });
 
+  describe('edits across an "all events" move', () => {
+    it('a cancellation and an override made before the move, pushed after it, follow it; so does an override pushed before it', async () => {
+      const { svc, store } = setup();
+      const weekly = { title: 'Gym', startTime: '2026-07-06T16:00:00.000Z', endTime: '2026-07-06T17:00:00.000Z', timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY', exdate: '2026-07-13T16:00:00.000Z' };
+      await svc.push(U, { calendars: [cal('home')], events: [up('s', { calendarUid: 'home', ...weekly })] });
+      // A device that has not seen the move overrides 10 August first.
+      await svc.push(U, { events: [up('a', { calendarUid: 'home', title: 'Gym with Ada', startTime: '2026-08-10T16:00:00.000Z', endTime: '2026-08-10T17:00:00.000Z', recurringEventUid: 's', originalStartTime: '2026-08-10T16:00:00.000Z' })] });
+      // One device moves all events an hour later (18:00 to 19:00 in Berlin), as the SDK plans it.
+      await svc.push(U, { events: [up('s', { startTime: '2026-07-06T17:00:00.000Z', endTime: '2026-07-06T18:00:00.000Z', exdate: '2026-07-13T17:00:00.000Z', moves: '2026-07-06T16:00:00.000Z/2026-07-06T17:00:00.000Z' }, '2')] });
+      // It sat at its occurrence's time, so it moves with it.
+      expect(row(store, 'events', 'a')?.fields).toMatchObject({ originalStartTime: '2026-08-10T17:00:00.000Z', startTime: '2026-08-10T17:00:00.000Z', title: 'Gym with Ada' });
+      // The other device, which saw version 2, cancels 27 July (its exdate, whole) and renames 3 August.
+      const pushed = await svc.push(U, {
+        events: [
+          up('s', { exdate: '2026-07-13T16:00:00.000Z,2026-07-27T16:00:00.000Z' }, '2'),
+          up('o', { calendarUid: 'home', title: 'Gym with Sam', startTime: '2026-08-03T16:00:00.000Z', endTime: '2026-08-03T17:00:00.000Z', recurringEventUid: 's', originalStartTime: '2026-08-03T16:00:00.000Z' }),
+        ],
+      });
+      expect(pushed.events.map((r) => r.status)).toEqual(['conflict', 'created']);
+      expect(row(store, 'events', 's')?.fields.exdate).toBe('2026-07-13T17:00:00.000Z,2026-07-27T17:00:00.000Z');
+      expect(row(store, 'events', 'o')?.fields).toMatchObject({ originalStartTime: '2026-08-03T17:00:00.000Z', startTime: '2026-08-03T17:00:00.000Z', endTime: '2026-08-03T18:00:00.000Z' });
+      const seen = await svc.occurrences(U, { from: '2026-07-06T00:00:00Z', to: '2026-08-18T00:00:00Z' });
+      expect(seen.occurrences.map((o) => [o.start, o.title])).toEqual([
+        ['2026-07-06T17:00:00.000Z', 'Gym'],
+        ['2026-07-20T17:00:00.000Z', 'Gym'],
+        ['2026-08-03T17:00:00.000Z', 'Gym with Sam'],
+        ['2026-08-10T17:00:00.000Z', 'Gym with Ada'],
+        ['2026-08-17T17:00:00.000Z', 'Gym'],
+      ]);
+    });
+
+    it('moves are a series\' own, given as from/to pairs', async () => {
+      const { svc } = setup();
+      await svc.push(U, { calendars: [cal('home')], events: [up('s', { calendarUid: 'home', title: 'A', startTime: T0, endTime: T1, rrule: 'FREQ=DAILY' })] });
+      const override = await one(svc, 'events', ev('o', 'home', { recurringEventUid: 's', originalStartTime: T0, moves: `${T0}/${T1}` }));
+      expect(override.result).toMatchObject({ status: 'error', error: { code: 'INVALID_FIELD' } });
+      const unpaired = await one(svc, 'events', ev('n', 'home', { rrule: 'FREQ=DAILY', moves: T0 }));
+      expect(unpaired.result).toMatchObject({ status: 'error', error: { code: 'INVALID_FIELD', message: expect.stringContaining('moves') } });
+    });
+  });
+
   describe('conflicts', () => {
     async function withConflicts(n: number) {
       const ctx = setup();

@@ -46,6 +46,7 @@ export function sampleFields(type: RecordType, refs: { calendarUid?: string; eve
         // A link (not a reference): it may name a series that is gone, or never was.
         splitFromUid: 'earlier-part',
         splitFromStart: '2024-02-26T08:30:00.000Z',
+        moves: '2024-02-19T09:00:00.000Z/2024-02-19T08:30:00.000Z',
         icalExtras: 'BEGIN:VEVENT\r\nCATEGORIES:Team\r\nX-EXAMPLE;PARAM=1:value\r\nEND:VEVENT',
       };
     case 'tasks':
