@@ -286,6 +286,18 @@ describe('edits made offline across an "all events" move', () => {
     const stray = apply(after, { puts: [{ uid: 's', create: false, fields: { exdate: '2026-07-14T08:00:00.000Z,2026-07-15T09:30:00.000Z' } }], removes: [], target: null, reminders: [] });
     expect(followMoves(stateOf(stray, 's'))).toEqual({ seriesExdate: undefined, overrides: [] });
   });
+
+  it('looks at a bounded number of stale keys a push: overrides past the budget stay where they were', () => {
+    const daily: FieldValues = { calendarUid: 'c', title: 'Daily', startTime: '2026-01-01T09:00:00.000Z', endTime: '2026-01-01T09:30:00.000Z', allDay: false, timezone: 'UTC', rrule: 'FREQ=DAILY', exdate: null, recurringEventUid: null, originalStartTime: null, moves: '2026-01-01T08:00:00.000Z/2026-01-01T09:00:00.000Z' };
+    const overrides = Array.from({ length: 1500 }, (_, i) => {
+      const at = new Date(Date.parse('2026-01-02T08:00:00.000Z') + i * DAY_MS).toISOString();
+      return { uid: `o${i}`, fields: { calendarUid: 'c', title: 'Stale', startTime: at, endTime: at, allDay: false, timezone: 'UTC', recurringEventUid: 's', originalStartTime: at } };
+    });
+    const { overrides: followed } = followMoves({ series: { uid: 's', fields: daily }, overrides, calendarZone: null });
+    // Three checks a stale key with one move: 1,333 of the 1,500 follow, the first ones, each an hour later.
+    expect(followed.length).toBe(1333);
+    expect(followed[0]).toMatchObject({ uid: 'o0', fields: { originalStartTime: '2026-01-02T09:00:00.000Z' } });
+  });
 });
 
 describe('edits into the repeated hour of a fall-back', () => {

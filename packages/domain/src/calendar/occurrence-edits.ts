@@ -2,7 +2,7 @@ import { asAllDayDate } from '../records/event-rules.js';
 import { parseIsoInstant } from '../records/datetime.js';
 import type { FieldValue, FieldValues } from '../records/types.js';
 import type { EventSource } from './occurrence.js';
-import { expandRule } from './rule-expansion.js';
+import { expandRule, occursAt } from './rule-expansion.js';
 import { untilLocalOf, untilOf, untilText, utcUntil, type UntilValue } from './until.js';
 import { instantOfLocal, localMsOf } from './zone.js';
 
@@ -472,6 +472,13 @@ export function followSplits(state: SeriesState, continuations: readonly EventSo
 /** Most moves a series keeps (the oldest go first): a device offline across more of them than this has its edits at keys that match no occurrence. */
 export const MAX_MOVES = 10;
 
+/**
+ * Most occurrence checks `followMoves` makes for one series (a key costs one when it is an
+ * occurrence now, and up to two more than the moves when it is not): a few hundred stale keys
+ * follow; keys past the budget stay as they are. Bounds a push's work whatever the rule repeats.
+ */
+const MAX_FOLLOW_CHECKS = 4000;
+
 function moveEntries(value: FieldValue | undefined): string[] {
   return typeof value === 'string' ? value.split(',').map((x) => x.trim()).filter(Boolean) : [];
 }
@@ -503,12 +510,14 @@ export function followMoves(state: SeriesState): MoveFollowing {
   });
   if (moves.length === 0) return none;
   const open = withEnd(rule, {});
-  const occursIn = (at: SeriesTime, r: string, local: number) => startsIn(at, r, local, local + 1, 1).length > 0;
+  const toLocal = (i: number) => localMsOf(i, t.zone);
+  let budget = MAX_FOLLOW_CHECKS;
+  const occurs = (start: number, r: string, local: number) => budget-- > 0 && occursAt({ rule: r, start, toLocal }, local);
   const followed = (local: number): number | null => {
-    if (occursIn(t, rule, local)) return null;
+    if (budget < moves.length + 2 || occurs(t.startLocal, rule, local)) return null;
     let at = local;
-    for (const m of moves) if (occursIn({ ...t, startLocal: m.from }, open, at)) at += m.shift;
-    return at !== local && occursIn(t, rule, at) ? at : null;
+    for (const m of moves) if (occurs(m.from, open, at)) at += m.shift;
+    return at !== local && occurs(t.startLocal, rule, at) ? at : null;
   };
 
   const overrides: { uid: string; fields: FieldValues }[] = [];

@@ -241,6 +241,27 @@ export function expandRule(input: RuleExpansion): number[] {
   return starts;
 }
 
+/**
+ * Whether the rule has an occurrence starting at local ms `at` (as `expandRule` would list it), at
+ * the cost of the period around `at` alone: a COUNT rule's set is read once and searched, any other
+ * rule is walked over `at` only, never a whole year (a rule that repeats every second would make
+ * that 31 million starts).
+ */
+export function occursAt(input: Omit<RuleExpansion, 'from' | 'to' | 'limit'>, at: number): boolean {
+  const parsed = parseRule(input.rule);
+  const untilMs = parsed.until === null ? null : untilLocalOf(parsed.until, input.toLocal);
+  if (parsed.options.count == null) return startsBetween(parsed, untilMs, input.start, at, at + 1).length > 0;
+  const all = remembered(`c\u0000${input.rule}\u0000${input.start}\u0000${untilMs ?? ''}`, () => startsBetween(parsed, untilMs, input.start, input.start, LAST_INSTANT));
+  let lo = 0;
+  let hi = all.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (all[mid]! < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return all[lo] === at;
+}
+
 /** Expanded spans (a series' year, or a COUNT series whole) by rule, start, UNTIL and span: computed once, the oldest dropped past the bound. */
 const SPANS = new Map<string, readonly number[]>();
 /** Most spans kept (a daily series' year is 365 numbers: the bound is some tens of megabytes). */
