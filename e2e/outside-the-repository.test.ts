@@ -60,7 +60,17 @@ describe('outside the repository: packed packages in an empty npm project', () =
     mkdirSync(join(app, 'src'), { recursive: true });
     const dependencies = Object.fromEntries(INSTALLED.map((name) => [`@calsync/${name}`, `file:${join(packs, `calsync-${name}-0.1.0.tgz`)}`]));
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'an-app', private: true, type: 'module', dependencies }));
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: app, stdio: 'pipe' });
+    // The registry is the one thing here outside the machine: a dropped connection (EIDLETIMEOUT,
+    // seen once in CI) is tried again, up to three times in all, and the cache keeps what arrived.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: app, stdio: 'pipe' });
+        break;
+      } catch (error) {
+        if (attempt === 3) throw error;
+        console.log(`npm install failed (attempt ${attempt}), trying again: ${String((error as { stderr?: unknown }).stderr ?? error).split('\n')[0]}`);
+      }
+    }
     symlinkSync(join(REPO_ROOT, 'node_modules', 'vitest'), join(app, 'node_modules', 'vitest'));
     console.log(`npm install: ${Date.now() - t1} ms`);
 
