@@ -476,6 +476,44 @@ describe('CalDAV', () => {
     expect((await dav('GET', `${base}lunch.ics`)).statusCode).toBe(404);
   });
 
+  it('keeps a sync-collection to its DAV:limit: the oldest changes, a token at the last of them and 507 for the collection, until the rest fit', async () => {
+    const base = `/dav/calendars/${w.userId}/home/`;
+    const event = (uid: string) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:x', 'BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20260101T000000Z', `SUMMARY:${uid}`, 'DTSTART:20260601T110000Z', 'DTEND:20260601T120000Z', 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
+    for (const uid of ['e1', 'e2', 'e3', 'e4', 'e5']) expect((await dav('PUT', `${base}${uid}.ics`, event(uid))).statusCode).toBe(201);
+    const sync = async (token: string, limit: number | null, props = '<d:getetag/>') => {
+      const limited = limit === null ? '' : `<d:limit><d:nresults>${limit}</d:nresults></d:limit>`;
+      const r = await dav('REPORT', base, `<d:sync-collection xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:sync-token>${token}</d:sync-token><d:sync-level>1</d:sync-level>${limited}<d:prop>${props}</d:prop></d:sync-collection>`);
+      expect(r.statusCode).toBe(207);
+      return {
+        names: [...r.body.matchAll(/home\/(e\d)\.ics<\/d:href>/g)].map((m) => m[1]),
+        gone: [...r.body.matchAll(/home\/(e\d)\.ics<\/d:href><d:status>HTTP\/1.1 404/g)].map((m) => m[1]),
+        truncated: r.body.includes(`<d:href>${base}</d:href><d:status>HTTP/1.1 507 Insufficient Storage</d:status><d:error><d:number-of-matches-within-limits/></d:error>`),
+        token: /<d:sync-token>([^<]+)<\/d:sync-token>/.exec(r.body)![1]!,
+        body: r.body,
+      };
+    };
+    // From no token, by pages of two (the light listing), then with calendar data (the whole read).
+    const first = await sync('', 2);
+    expect([first.names, first.truncated]).toEqual([['e1', 'e2'], true]);
+    const second = await sync(first.token, 2);
+    expect([second.names, second.truncated]).toEqual([['e3', 'e4'], true]);
+    const third = await sync(second.token, 2);
+    expect([third.names, third.truncated]).toEqual([['e5'], false]);
+    expect(third.token).toBe((await sync('', null)).token);
+    const withData = await sync('', 2, '<d:getetag/><c:calendar-data/>');
+    expect([withData.names, withData.truncated, withData.token]).toEqual([['e1', 'e2'], true, first.token]);
+    expect(withData.body).toContain('SUMMARY:e2');
+    expect(withData.body).not.toContain('SUMMARY:e3');
+    // Changes since a token: a deletion counts as one; a limit of zero or no number is no limit.
+    expect((await dav('DELETE', `${base}e1.ics`)).statusCode).toBe(204);
+    expect((await dav('PUT', `${base}e2.ics`, event('e2').replace('SUMMARY:e2', 'SUMMARY:e2 again'))).statusCode).toBe(204);
+    const changed = await sync(third.token, 1);
+    expect([changed.names, changed.gone, changed.truncated]).toEqual([['e1'], ['e1'], true]);
+    const rest = await sync(changed.token, 1);
+    expect([rest.names, rest.gone, rest.truncated]).toEqual([['e2'], [], false]);
+    for (const odd of [0, 'x']) expect((await sync(third.token, odd as number)).names).toEqual(['e1', 'e2']);
+  });
+
   it('shows an event moved to another calendar through the sync API gone from the one it left: CTag, sync-collection 404 under its listed name, listings', async () => {
     const home = `/dav/calendars/${w.userId}/`;
     const event = (uid: string) =>

@@ -434,9 +434,14 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
     const withData = wantsData(request_);
     const responses: OutElement[] = [];
     let token = since ?? 0n;
-    if (withData) await objects.loadRenders(coll!.objects.filter((o) => since === null || o.version > since), coll!, collection);
+    // DAV:limit (RFC 6578 3.7): the oldest changes up to the limit, a token at the last of them, and 507 for the collection.
+    const limit = nresultsOf(body);
+    const reported = limit === null ? [] : members.filter((m) => (since === null ? !m.deleted : m.version > since)).map((m) => m.version);
+    const cut = limit !== null && reported.length > limit ? reported.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))[limit - 1]! : null;
+    const within = (version: bigint) => (since === null || version > since) && (cut === null || version <= cut);
+    if (withData) await objects.loadRenders(coll!.objects.filter((o) => within(o.version)), coll!, collection);
     for (const m of members) {
-      if (since !== null && m.version <= since) continue;
+      if (!within(m.version)) continue;
       if (m.version > token) token = m.version;
       if (m.deleted) {
         if (since !== null) responses.push(statusResponse(p.resource(collection, m.name), 'HTTP/1.1 404 Not Found'));
@@ -447,6 +452,10 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
     }
     // From the whole collection the token is its version (the same as the newest object's, or higher when nothing is left).
     if (since === null) token = upTo;
+    if (cut !== null) {
+      token = cut;
+      responses.push(el(d('response'), [el(d('href'), p.collection(collection)), el(d('status'), 'HTTP/1.1 507 Insufficient Storage'), el(d('error'), [el(d('number-of-matches-within-limits'))])]));
+    }
     keepLater(objects, reply);
     return xml(reply, 207, multistatus(responses, syncToken(token)));
   }
@@ -471,6 +480,13 @@ function sinceOf(body: XmlNode): bigint | null | 'invalid' {
   const tokenText = child(body, d('sync-token'))?.text.trim() ?? '';
   if (tokenText === '') return null;
   return versionOfSyncToken(tokenText) ?? 'invalid';
+}
+
+/** A sync-collection's `DAV:limit` (`nresults`, a positive integer), or null without one (or with one that is no such number). */
+function nresultsOf(body: XmlNode): number | null {
+  const text = child(child(body, d('limit')), d('nresults'))?.text.trim() ?? '';
+  const n = /^[0-9]{1,9}$/.test(text) ? Number(text) : 0;
+  return n >= 1 ? n : null;
 }
 
 /** Whether a REPORT's properties include calendar data (allprop and propname count as asking: a multiget's allprop answers it). */
