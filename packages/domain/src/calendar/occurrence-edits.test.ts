@@ -126,6 +126,12 @@ function followed(events: Map<string, FieldValues>): Map<string, FieldValues> {
   return out;
 }
 
+/** What a calendar shows in a window; two occurrences at one time in title order (the uids of moved overrides differ between the paths a test compares). */
+const shownIn = (events: Map<string, FieldValues>, from: number, to: number) =>
+  occurrences(events, from, to)
+    .map((o) => `${o.start} ${o.title}`)
+    .sort();
+
 /** One occurrence edit a device makes: cancel it, rename it, or move it 90 minutes (a day for all-day) on its own. */
 type OfflineEdit = { readonly pick: number; readonly kind: 'cancel' | 'rename' | 'move' };
 
@@ -176,11 +182,7 @@ describe('edits made offline past a split', () => {
         // The other device's edits, each on a different occurrence, planned on what it saw (one series).
         let uid = 0;
         const offline = (events: Map<string, FieldValues>, view: Map<string, FieldValues>) => offlineEdits(events, view, before, edits, c.allDay, () => `o${++uid}`);
-        // What a calendar shows; two occurrences at one time in title order (the uids of moved overrides differ between the paths).
-        const shown = (events: Map<string, FieldValues>) =>
-          occurrences(events, from, to + 2 * DAY_MS)
-            .map((o) => `${o.start} ${o.title}`)
-            .sort();
+        const shown = (events: Map<string, FieldValues>) => shownIn(events, from, to + 2 * DAY_MS);
 
         // The order a calendar expects: the edits first, then the split made on top of them.
         const edited = offline(start, start);
@@ -234,10 +236,7 @@ describe('edits made offline across an "all events" move', () => {
         // The other device's edits, each on a different occurrence, planned on what it saw (the series before the move).
         let uid = 0;
         const offline = (events: Map<string, FieldValues>, view: Map<string, FieldValues>) => offlineEdits(events, view, before, edits, c.allDay, () => `o${++uid}`);
-        const shown = (events: Map<string, FieldValues>) =>
-          occurrences(events, from, to + 8 * DAY_MS)
-            .map((o) => `${o.start} ${o.title}`)
-            .sort();
+        const shown = (events: Map<string, FieldValues>) => shownIn(events, from, to + 8 * DAY_MS);
 
         // The order a calendar expects: the edits first, then the move made on top of them.
         const edited = offline(start, start);

@@ -155,11 +155,13 @@ function occurrencesBefore(t: SeriesTime, rule: string, local: number): number {
   return startsBefore(t, rule, local).length;
 }
 
+/** The entries of a comma-separated list field (exdate, moves); none when it is unset. */
+function listEntries(value: FieldValue | undefined): string[] {
+  return typeof value === 'string' ? value.split(',').map((x) => x.trim()).filter(Boolean) : [];
+}
+
 function exdateEntries(f: FieldValues): string[] {
-  return String(f.exdate ?? '')
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean);
+  return listEntries(f.exdate);
 }
 
 /** The patch's start and end as local ms, when it moves the occurrence; else the occurrence's own. */
@@ -350,7 +352,7 @@ export function planOccurrenceEdit(
       if (shift !== 0) {
         if (rule !== '') seriesPatch.rrule = patch.rrule !== undefined ? patch.rrule : shiftedUntil(t, rule, shift);
         // Recorded, so what a device that has not seen the move edits offline follows it (`followMoves`).
-        seriesPatch.moves = [...moveEntries(sf.moves), `${textOf(t, t.startLocal)}/${textOf(t, newStart)}`].slice(-MAX_MOVES).join(',');
+        seriesPatch.moves = [...listEntries(sf.moves), `${textOf(t, t.startLocal)}/${textOf(t, newStart)}`].slice(-MAX_MOVES).join(',');
         const later = moveLater(state, t, Number.NEGATIVE_INFINITY, shift, state.series.uid, newUid, seriesPatch.calendarUid ?? sf.calendarUid ?? null);
         // Written only when there are entries to move: a cancellation another device made meanwhile
         // then stays, and follows the move on the server (`followMoves`).
@@ -479,9 +481,11 @@ export const MAX_MOVES = 10;
  */
 const MAX_FOLLOW_CHECKS = 4000;
 
-function moveEntries(value: FieldValue | undefined): string[] {
-  return typeof value === 'string' ? value.split(',').map((x) => x.trim()).filter(Boolean) : [];
-}
+/**
+ * The fields of a series whose change can leave its exdate entries or overrides at keys of an
+ * earlier move: a push that changes none of them, and adds no override, has nothing to follow.
+ */
+export const MOVE_INPUTS = ['startTime', 'allDay', 'timezone', 'rrule', 'exdate', 'moves'] as const;
 
 /** What `followMoves` changes: the series' exdate (when it changes), and overrides re-keyed, whole. */
 export interface MoveFollowing {
@@ -497,14 +501,16 @@ export interface MoveFollowing {
  * after it in turn: each move whose rule, anchored at its `from`, has that occurrence adds its shift
  * (`to` − `from`, in wall-clock time). It is taken when it lands on an occurrence of the series now,
  * and left as it is otherwise. An override keeps its uid and reminders, and its own times unless it
- * sat at its occurrence's time. Pure: the server runs it after each pushed item of a moved series.
+ * sat at its occurrence's time. With `onlyOverride` it looks at that override alone (the one a push
+ * just wrote; the rest were followed when they were written). Pure: the server runs it after each
+ * pushed item of a moved series.
  */
-export function followMoves(state: SeriesState): MoveFollowing {
+export function followMoves(state: SeriesState, onlyOverride?: string): MoveFollowing {
   const none: MoveFollowing = { seriesExdate: undefined, overrides: [] };
   const rule = state.series.fields.rrule;
   if (typeof rule !== 'string' || rule === '') return none;
   const t = seriesTime(state);
-  const moves = moveEntries(state.series.fields.moves).flatMap((pair) => {
+  const moves = listEntries(state.series.fields.moves).flatMap((pair) => {
     const [from, to] = pair.split('/').map((x) => localOf(t, x));
     return from == null || to == null || from === to ? [] : [{ from, shift: to - from }];
   });
@@ -522,24 +528,30 @@ export function followMoves(state: SeriesState): MoveFollowing {
 
   const overrides: { uid: string; fields: FieldValues }[] = [];
   for (const o of state.overrides) {
+    if (onlyOverride !== undefined && o.uid !== onlyOverride) continue;
     const original = originalLocal(t, o);
     const to = original === null ? null : followed(original);
     if (to !== null) overrides.push({ uid: o.uid, fields: { ...o.fields, ...shiftedKey(t, o, original!, to - original!) } });
   }
-  const now = exdateEntries(state.series.fields);
+  if (onlyOverride !== undefined) return { seriesExdate: undefined, overrides };
+  // Each entry followed, or kept as written; an entry that lands on one already there goes.
   let changed = false;
-  const locals = new Set<number>();
+  const kept = new Set<number>();
   const out: string[] = [];
-  for (const x of now) {
+  for (const x of exdateEntries(state.series.fields)) {
     const local = localOf(t, x);
-    const to = local === null ? null : followed(local);
+    if (local === null) {
+      out.push(x);
+      continue;
+    }
+    const to = followed(local);
+    if (kept.has(to ?? local)) {
+      changed = true;
+      continue;
+    }
+    kept.add(to ?? local);
     if (to !== null) changed = true;
-    const key = to ?? local;
-    if (key === null) out.push(x);
-    else if (!locals.has(key)) {
-      locals.add(key);
-      out.push(to === null ? x : textOf(t, to));
-    } else changed = true;
+    out.push(to === null ? x : textOf(t, to));
   }
   return { seriesExdate: changed ? (out.length > 0 ? out.join(',') : null) : undefined, overrides };
 }

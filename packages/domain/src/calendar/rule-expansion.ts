@@ -220,14 +220,13 @@ export interface RuleExpansion {
 export function expandRule(input: RuleExpansion): number[] {
   const parsed = parseRule(input.rule);
   const untilMs = parsed.until === null ? null : untilLocalOf(parsed.until, input.toLocal);
-  const series = `${input.rule}\u0000${input.start}\u0000${untilMs ?? ''}`;
+  const series = seriesKey(input.rule, input.start, untilMs);
   const starts: number[] = [];
   const take = (times: readonly number[]): void => {
     for (const t of times) if (t >= input.from && t < input.to && starts.length < input.limit) starts.push(t);
   };
   if (parsed.options.count != null) {
-    // COUNT counts from DTSTART: the whole set, once.
-    take(remembered(`c\u0000${series}`, () => startsBetween(parsed, untilMs, input.start, input.start, LAST_INSTANT)));
+    take(countSet(parsed, series, untilMs, input.start));
     return starts;
   }
   // Otherwise a calendar year of wall-clock time at a time, each kept for the next query.
@@ -251,7 +250,7 @@ export function occursAt(input: Omit<RuleExpansion, 'from' | 'to' | 'limit'>, at
   const parsed = parseRule(input.rule);
   const untilMs = parsed.until === null ? null : untilLocalOf(parsed.until, input.toLocal);
   if (parsed.options.count == null) return startsBetween(parsed, untilMs, input.start, at, at + 1).length > 0;
-  const all = remembered(`c\u0000${input.rule}\u0000${input.start}\u0000${untilMs ?? ''}`, () => startsBetween(parsed, untilMs, input.start, input.start, LAST_INSTANT));
+  const all = countSet(parsed, seriesKey(input.rule, input.start, untilMs), untilMs, input.start);
   let lo = 0;
   let hi = all.length;
   while (lo < hi) {
@@ -260,6 +259,16 @@ export function occursAt(input: Omit<RuleExpansion, 'from' | 'to' | 'limit'>, at
     else hi = mid;
   }
   return all[lo] === at;
+}
+
+/** The key of a series' expansions: its rule, start and UNTIL (as local ms in its zone). */
+function seriesKey(rule: string, start: number, untilMs: number | null): string {
+  return `${rule}\u0000${start}\u0000${untilMs ?? ''}`;
+}
+
+/** A COUNT rule's whole set (COUNT counts from DTSTART), expanded once per `series` key (rule, start, UNTIL). */
+function countSet(parsed: ParsedRule, series: string, untilMs: number | null, start: number): readonly number[] {
+  return remembered(`c\u0000${series}`, () => startsBetween(parsed, untilMs, start, start, LAST_INSTANT));
 }
 
 /** Expanded spans (a series' year, or a COUNT series whole) by rule, start, UNTIL and span: computed once, the oldest dropped past the bound. */

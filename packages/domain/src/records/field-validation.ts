@@ -92,9 +92,8 @@ function validateValue(spec: FieldSpec, value: unknown): Checked<FieldValue> {
     }
     case 'eventtime': {
       // A date stays a date here; whether the event needs a date or an instant is settled on its whole state (settleEvent).
-      if (typeof value === 'string' && parseDateOnly(value) !== null) return ok(value);
-      const instant = typeof value === 'string' ? storedInstant(value) : null;
-      return instant !== null ? ok(instant) : invalid(spec, 'must be an ISO 8601 date-time or a date YYYY-MM-DD');
+      const time = typeof value === 'string' ? storedEventTime(value) : null;
+      return time !== null ? ok(time) : invalid(spec, 'must be an ISO 8601 date-time or a date YYYY-MM-DD');
     }
     case 'color':
       return typeof value === 'string' && COLOR.test(value) ? ok(value) : invalid(spec, 'must be #RRGGBB');

@@ -3,7 +3,7 @@ import { perRecordType } from '../records/per-record-type.js';
 import { referenceFields } from '../records/field-tables.js';
 import { fieldsOfWireRecord, completeFields } from '../records/snapshot.js';
 import { ENTITY_TYPE, RECORD_TYPES, type FieldValues, type RecordType, type WireRecord } from '../records/types.js';
-import { followMoves, followSplits, ruleEnds, type SeriesState } from '../calendar/occurrence-edits.js';
+import { followMoves, followSplits, MOVE_INPUTS, ruleEnds, type SeriesState } from '../calendar/occurrence-edits.js';
 import { calendarLeft } from '../records/calendar-move.js';
 import { decidePushItem, type LoserSpec } from './decide-push-item.js';
 import { countPerType, reservedIdTaker } from './reserved-ids.js';
@@ -215,8 +215,11 @@ export class PushPlanner {
       await this.#overlay.load('events', [seriesUid]);
       const series = this.#overlay.get('events', seriesUid);
       if (series === null || series.deleted !== null) continue;
-      if (series.fields.moves != null) {
-        const followed = followMoves(await this.#seriesState(seriesUid));
+      // The series itself when what its keys follow changed; an override of it, that override alone.
+      const own = seriesUid === uid;
+      const follow = own ? MOVE_INPUTS.some((k) => this.#overlay.stored('events', uid)?.fields[k] !== f[k]) : seriesUid === f.recurringEventUid;
+      if (series.fields.moves != null && follow) {
+        const followed = followMoves(await this.#seriesState(seriesUid), own ? undefined : uid);
         if (followed.seriesExdate !== undefined) this.#rewrite(seriesUid, { exdate: followed.seriesExdate });
         for (const o of followed.overrides) this.#rewrite(o.uid, o.fields);
       }

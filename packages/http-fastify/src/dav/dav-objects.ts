@@ -3,7 +3,6 @@ import { parseCalendar, planEventObject, planTaskObject, recordUidFor, renderCal
 import { calendarZoneOf, eventObjectOf, groupObjects, taskObjectOf, type IcalObject } from '../ical/objects.js';
 import { TASKS } from './dav-props.js';
 
-
 /** The records behind a collection. */
 export function scopeOf(collection: string): ObjectScope {
   return collection === TASKS ? { tasks: true } : { calendarUid: collection };

@@ -170,9 +170,9 @@ export function propResponse(href: string, props: Props, request: PropRequest): 
   return el(RESPONSE, [el(HREF, href), ...propstats]);
 }
 
-/** A `response` with only a status (a multiget href that is not there, a deleted member in sync-collection). */
-export function statusResponse(href: string, status: string): OutElement {
-  return el(RESPONSE, [el(HREF, href), el(d('status'), status)]);
+/** A `response` with only a status (a multiget href that is not there, a deleted member in sync-collection), and the DAV precondition `error` names. */
+export function statusResponse(href: string, status: string, error?: string): OutElement {
+  return el(RESPONSE, [el(HREF, href), el(d('status'), status), ...(error === undefined ? [] : [el(d('error'), [el(d(error))])])]);
 }
 
 /** The multistatus document of some responses (and a sync token, for sync-collection). */

@@ -454,7 +454,7 @@ export async function davRoutes(app: FastifyInstance, opts: DavOptions): Promise
     if (since === null) token = upTo;
     if (cut !== null) {
       token = cut;
-      responses.push(el(d('response'), [el(d('href'), p.collection(collection)), el(d('status'), 'HTTP/1.1 507 Insufficient Storage'), el(d('error'), [el(d('number-of-matches-within-limits'))])]));
+      responses.push(statusResponse(p.collection(collection), 'HTTP/1.1 507 Insufficient Storage', 'number-of-matches-within-limits'));
     }
     keepLater(objects, reply);
     return xml(reply, 207, multistatus(responses, syncToken(token)));
