@@ -121,6 +121,40 @@ describe('series and all-day events across time zones, in Chromium', () => {
     expect(await eventsOn(berlinB, target, 'Team sync').count()).toBe(1);
   });
 
+  it('each device cancels a different occurrence, one of them offline: both stay cancelled on both, and no one is asked', async () => {
+    const mondays = await berlinA.locator('td[data-date] .fc-event', { hasText: 'Team sync' }).evaluateAll((els) =>
+      [...new Set(els.map((el) => el.closest('td')?.getAttribute('data-date') ?? ''))],
+    );
+    const [onB, onA] = [mondays[2]!, mondays[3]!];
+    /** Deletes "This event" on `day` in the month shown. */
+    const cancel = async (page: Page, day: string) => {
+      await eventsOn(page, day, 'Team sync').click();
+      const dialog = page.getByRole('dialog');
+      await expect.poll(() => dialog.getByRole('radio', { name: 'This event', exact: true }).isChecked()).toBe(true);
+      await dialog.getByRole('button', { name: 'Delete' }).click();
+      await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+      await eventsOn(page, day, 'Team sync').waitFor({ state: 'detached' });
+    };
+    await syncNow(berlinB);
+    await berlinB.context().setOffline(true);
+    await waitForStatus(berlinB, /Offline/);
+    await cancel(berlinB, onB);
+    await waitForStatus(berlinB, /Offline.*1 pending/);
+    await cancel(berlinA, onA);
+    await waitForStatus(berlinA, /Synced/);
+    // B's edit of the series is stale now: the server applies it and records a conflict, which B
+    // settles (it merges the two cancellations) before anyone lists it.
+    await berlinB.context().setOffline(false);
+    await waitForStatus(berlinB, /Synced/);
+    await syncNow(berlinB);
+    await syncNow(berlinA);
+    for (const page of [berlinA, berlinB]) {
+      expect([await eventsOn(page, onA, 'Team sync').count(), await eventsOn(page, onB, 'Team sync').count(), await eventsOn(page, mondays[0]!, 'Team sync').count()]).toEqual([0, 0, 1]);
+      expect([await page.getByTestId('conflict-count').count(), await page.getByText('was changed on two devices').count()]).toEqual([0, 0]);
+    }
+    await berlinB.screenshot({ path: screenshotPath('two-cancellations'), fullPage: true });
+  });
+
   it('a daily series ending on 6 February in Los Angeles keeps that end when reopened and renamed', async () => {
     await openScreen(losAngeles, 'Calendar');
     await losAngeles.getByRole('button', { name: 'New event' }).click();

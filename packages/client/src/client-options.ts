@@ -24,6 +24,12 @@ export interface SyncClientOptions {
   readonly pageSize?: number;
   /** Items per record type in one push (1000, the server's limit). */
   readonly maxBatchItems?: number;
+  /**
+   * How long a sync round waits, when it lists a conflict another device's push made, for that
+   * device to settle it before reporting it (2,000 ms): a conflict that lost nothing is dismissed by
+   * the device that made it a moment after its push, and is then never reported.
+   */
+  readonly settleWaitMs?: number;
   /** Name of the Web Lock and channel tabs share (defaults to the base URL). */
   readonly lockName?: string;
   /** Randomness for backoff jitter (Math.random). */

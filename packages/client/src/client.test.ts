@@ -106,6 +106,52 @@ describe('@calsync/client against the in-memory service', () => {
     expect((await c.conflicts.list()).map((x) => x.mine)).toEqual([null]);
   });
 
+  it.each([
+    ['waits for it and reports nothing', 1, 0],
+    ['reports it when told not to wait', 0, 1],
+  ] as const)("a conflict the other device settles just after its push, listed here before that: the listing %s", async (_, settleWaitMs, reported) => {
+    // B's push makes a conflict that lost nothing (A renamed the task, B wrote its notes offline);
+    // A's round runs between B's push and B's dismissal of it, and lists it while it is unresolved.
+    const path = (input: Parameters<typeof fetch>[0]) => new URL(String(input)).pathname;
+    let aListed!: () => void;
+    let bDismissed!: () => void;
+    const [firstListingOnA, dismissalByB] = [new Promise<void>((r) => (aListed = r)), new Promise<void>((r) => (bDismissed = r))];
+    let listingsOnA = 0;
+    let roundOnA: Promise<void> | undefined;
+    const aFetch: typeof fetch = async (input, init) => {
+      const listing = path(input) === '/api/sync/conflicts' && (init?.method ?? 'GET') === 'GET';
+      if (listing && ++listingsOnA === 2) await dismissalByB;
+      const answer = await service.fetch(input, init);
+      if (listing && listingsOnA === 1) aListed();
+      return answer;
+    };
+    const bFetch: typeof fetch = async (input, init) => {
+      if (!path(input).endsWith('/resolve')) return service.fetch(input, init);
+      roundOnA = a.sync();
+      await firstListingOnA;
+      const answer = await service.fetch(input, init);
+      bDismissed();
+      return answer;
+    };
+    const a = await clientOf(service, { fetch: aFetch, settleWaitMs });
+    const b = await clientOf(service, { fetch: bFetch });
+    await signIn(service, a, `+1555000003${settleWaitMs}`);
+    await signIn(service, b, `+1555000003${settleWaitMs}`);
+    const uid = await a.tasks.put({ title: 'Groceries' });
+    await a.sync();
+    await b.sync();
+    const heard: unknown[] = [];
+    a.conflicts.subscribe((c) => heard.push(...c));
+    await a.tasks.put({ uid, title: 'Groceries for Sunday' });
+    await a.sync();
+    await b.tasks.put({ uid, notes: 'oat milk' });
+    await b.sync();
+    await roundOnA;
+    await a.sync();
+    expect({ heard: heard.length, listingsOnA, task: a.tasks.get(uid) }).toMatchObject({ heard: reported, listingsOnA: 2 - reported, task: { title: 'Groceries for Sunday', notes: 'oat milk' } });
+    expect(await a.conflicts.list()).toEqual([]);
+  });
+
   it('lists conflicts only when a pull reports an unresolved one newer than its mark, and never asks twice for one resolved before it listed', async () => {
     // Each device's conflict listings (GET /api/sync/conflicts), and a hook run before one is answered.
     const listings = { a: 0, b: 0 };

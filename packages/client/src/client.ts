@@ -66,6 +66,7 @@ export function createSyncClient(options: SyncClientOptions): SyncClient {
         pageSize: options.pageSize ?? 500,
         maxAttempts: options.maxAttempts ?? 5,
         maxBatchItems: options.maxBatchItems ?? 1000,
+        settleWaitMs: options.settleWaitMs ?? 2000,
         onConflicts: (c) => conflicts.emit(c),
       }),
     opened: () => opened,

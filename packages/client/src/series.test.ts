@@ -85,6 +85,56 @@ describe('series through the SDK', () => {
     expect({ old: minutes(uid), next: minutes(next), override: minutes(movedOverride), gone: minutes(override) }).toEqual({ old: [10], next: [10], override: [60], gone: [] });
   });
 
+  /** The conflicts either device hears of from now on (the web client's toast listens so). */
+  function hearConflicts(...clients: SyncClient[]): unknown[] {
+    const heard: unknown[] = [];
+    for (const c of clients) c.conflicts.subscribe((fresh) => heard.push(...fresh));
+    return heard;
+  }
+
+  /** Two devices of one person, signed in and synced, with a weekly 18:00 Berlin "Gym" made on the first. */
+  async function twoDevicesWithGym(phone: string) {
+    const a = await clientOf(service);
+    const b = await clientOf(service);
+    await signIn(service, a, phone);
+    await signIn(service, b, phone);
+    const uid = await a.events.put({ calendarUid: a.calendars.list()[0]!.uid, title: 'Gym', startTime: '2026-07-06T16:00:00.000Z', endTime: '2026-07-06T17:00:00.000Z', timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY' });
+    await a.sync();
+    await b.sync();
+    return { a, b, uid };
+  }
+
+  it('two devices that each cancel a different occurrence offline: both stay cancelled everywhere, and no one is asked', async () => {
+    const { a, b, uid } = await twoDevicesWithGym('+15550001010');
+    await a.events.removeOccurrence(uid, '2026-07-13T16:00:00.000Z');
+    await b.events.removeOccurrence(uid, '2026-07-20T16:00:00.000Z');
+    const heard = hearConflicts(a, b);
+    for (const c of [a, b, a]) await c.sync();
+    const starts = (c: SyncClient) => c.occurrences(july).occurrences.map((o) => o.start.slice(5, 16));
+    expect(starts(a)).toEqual(['07-06T16:00', '07-27T16:00']);
+    expect(starts(b)).toEqual(starts(a));
+    expect(await service.sync.occurrences(a.auth.user()!.id, july)).toEqual(a.occurrences(july));
+    expect({ heard, listed: [await a.conflicts.list(), await b.conflicts.list()] }).toEqual({ heard: [], listed: [[], []] });
+  });
+
+  it('a device that cancels an occurrence offline while the other renames the series: both edits stay, and no one is asked; two renames still ask', async () => {
+    const { a, b, uid } = await twoDevicesWithGym('+15550001011');
+    await a.events.put({ uid, title: 'Gym (new place)' });
+    await b.events.removeOccurrence(uid, '2026-07-13T16:00:00.000Z');
+    const heard = hearConflicts(a, b);
+    for (const c of [a, b, a]) await c.sync();
+    for (const c of [a, b]) expect(c.occurrences(july).occurrences.map((o) => [o.start.slice(5, 10), o.title])).toEqual([['07-06', 'Gym (new place)'], ['07-20', 'Gym (new place)'], ['07-27', 'Gym (new place)']]);
+    expect({ heard, listed: await a.conflicts.list() }).toEqual({ heard: [], listed: [] });
+    // Both rename it offline: one name is lost, and a person chooses (B's push came later, so B's name stands).
+    await a.events.put({ uid, title: 'Gym at six' });
+    await b.events.put({ uid, title: 'Gym with Sam' });
+    for (const c of [a, b, a]) await c.sync();
+    const [conflict] = await a.conflicts.list();
+    expect([(conflict?.loserSnapshot as { title?: string } | undefined)?.title, a.events.get(uid)?.title]).toEqual(['Gym at six', 'Gym with Sam']);
+    // Each device heard of it once.
+    expect(heard.map((c) => (c as { conflictId: number }).conflictId)).toEqual([conflict!.conflictId, conflict!.conflictId]);
+  });
+
   /**
    * Device A changes the series (`change`) while device B, offline and still seeing one weekly 18:00
    * Berlin series, cancels 27 July and renames 3 August; `first` reaches the server first. Both
@@ -102,11 +152,15 @@ describe('series through the SDK', () => {
     const changed = await change(a, uid);
     await b.events.removeOccurrence(uid, '2026-07-27T16:00:00.000Z');
     const renamed = await b.events.editOccurrence(uid, '2026-08-03T16:00:00.000Z', { title: 'Gym with Sam' });
+    const heard = hearConflicts(a, b);
     for (const c of first === 'a' ? [a, b, a] : [b, a, b]) await c.sync();
     const window = { from: '2026-07-01T00:00:00Z', to: '2026-08-15T00:00:00Z', tz: 'Europe/Berlin' };
     const seen = (c: SyncClient) => c.occurrences(window).occurrences.map((o) => [o.start.slice(5, 16), o.title]);
     expect(seen(b)).toEqual(seen(a));
     expect(await service.sync.occurrences(a.auth.user()!.id, window)).toEqual(a.occurrences(window));
+    // The later push was stale, and the server recorded a conflict; it lost nothing, so the device
+    // that pushed it dismissed it, and no one was asked.
+    expect({ heard, listed: [await a.conflicts.list(), await b.conflicts.list()] }).toEqual({ heard: [], listed: [[], []] });
     return { shown: seen(a), renamed: b.events.get(renamed), uid, changed };
   }
 

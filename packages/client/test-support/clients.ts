@@ -13,6 +13,8 @@ export async function clientOf(
     device: { platform: 'test', name: 'test device' },
     fetch: service.fetch,
     debounceMs: 5,
+    // No wait for another device to settle a conflict: these tests sync one device after another.
+    settleWaitMs: 0,
     random: () => 0.5,
     ...options,
   });

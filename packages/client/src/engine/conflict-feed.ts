@@ -3,6 +3,7 @@ import type { CalsyncApi } from '../http/api.js';
 import type { MetaValue, OutboxItem, StoreWrite } from '../store/local-store.js';
 import type { WireConflict, WireItemResult } from '../wire.js';
 import { META, type LocalState } from './local-state.js';
+import { settledConflicts } from './stale-writes.js';
 
 /** Which side of a conflict this device wrote: the record's current version, the losing one, or neither. */
 export type ConflictSide = 'current' | 'loser' | null;
@@ -54,8 +55,7 @@ export function planOwnWrites(state: LocalState, sent: readonly OutboxItem[], re
     if (!result || result.status === 'error' || result.version === null) return;
     let side: 'current' | 'loser' = 'current';
     if (result.status === 'conflict') {
-      const conflict = conflicts.find((c) => c.conflictId === result.conflictId);
-      side = conflict && conflict.loserSnapshot.version === (item.sent?.baseVersion ?? null) ? 'loser' : 'current';
+      side = sideOfAnswer(item, conflicts.find((c) => c.conflictId === result.conflictId));
       if (result.conflictId !== undefined) putMeta[sideKey(result.conflictId)] = side;
     }
     if (side === 'current') {
@@ -66,6 +66,15 @@ export function planOwnWrites(state: LocalState, sent: readonly OutboxItem[], re
   });
   if (conflicts.length > 0) putMeta[META.conflictsDue] = true;
   return { putMeta };
+}
+
+/**
+ * The side this device's item took in a conflict its push made: the loser when the snapshot is the
+ * version it was pushed against (its edit met a tombstone), else the current version (a stale edit
+ * applied over a newer one, which lost).
+ */
+export function sideOfAnswer(item: OutboxItem, conflict: WireConflict | undefined): 'current' | 'loser' {
+  return conflict && conflict.loserSnapshot.version === (item.sent?.baseVersion ?? null) ? 'loser' : 'current';
 }
 
 /** Whether this device's own push wrote `version` of the record (a pull that brings back only these needs no conflict listing). */
@@ -89,18 +98,32 @@ export const withSide = (state: LocalState, conflict: WireConflict): ClientConfl
 /**
  * Lists the conflicts made since the last listing (another device's push may have made one: a
  * pull that brought records marks the feed due), advances the mark, and returns them with sides.
+ * A conflict another device's push made may be one that device settles a moment later (its edit
+ * lost nothing, see stale-writes.ts): when one is among them, the listing is asked again after
+ * `settleWaitMs`, so a settled one is never reported.
  */
-export async function fetchNewConflicts(state: LocalState, api: CalsyncApi): Promise<ClientConflict[]> {
-  const found: WireConflict[] = [];
+export async function fetchNewConflicts(state: LocalState, api: CalsyncApi, settleWaitMs = 0): Promise<ClientConflict[]> {
   const last = state.meta.get(META.conflictsAfterId);
-  let afterId = typeof last === 'number' ? last : undefined;
+  const from = typeof last === 'number' ? last : undefined;
+  let found = await listAbove(api, from);
+  if (settleWaitMs > 0 && found.some((c) => decidedSide(state, c.conflictId) === undefined)) {
+    await new Promise((resolve) => setTimeout(resolve, settleWaitMs));
+    found = await listAbove(api, from);
+  }
+  const afterId = found.at(-1)?.conflictId ?? from;
+  await state.commit({ putMeta: afterId === undefined ? {} : { [META.conflictsAfterId]: afterId }, deleteMeta: [META.conflictsDue] });
+  const settled = settledConflicts(state);
+  return found.filter((c) => !settled.has(c.conflictId)).map((c) => withSide(state, c));
+}
+
+/** Every unresolved conflict above `afterId`, all pages. */
+export async function listAbove(api: CalsyncApi, afterId: number | undefined): Promise<WireConflict[]> {
+  const found: WireConflict[] = [];
   for (;;) {
     const page = await api.conflicts(afterId, 200);
     found.push(...page.conflicts);
     if (page.conflicts.length > 0) afterId = page.conflicts.at(-1)!.conflictId;
-    if (!page.hasMore || page.nextAfterId === null) break;
+    if (!page.hasMore || page.nextAfterId === null) return found;
     afterId = page.nextAfterId;
   }
-  await state.commit({ putMeta: afterId === undefined ? {} : { [META.conflictsAfterId]: afterId }, deleteMeta: [META.conflictsDue] });
-  return found.map((c) => withSide(state, c));
 }

@@ -44,7 +44,7 @@ export function planPut(state: LocalState, type: RecordType, uid: string, patch:
     version: record?.version ?? null,
   };
   const mergedInto = (into: OutboxItem, p: Readonly<Record<string, FieldValue>>): OutboxItem =>
-    ({ ...into, patch: { ...into.patch, ...p }, state: 'pending', waitForPull: false, ...(into.state === 'failed' ? { attempts: 0, lastError: null } : {}) });
+    withBase({ ...into, patch: { ...into.patch, ...p }, state: 'pending', waitForPull: false, ...(into.state === 'failed' ? { attempts: 0, lastError: null } : {}) }, record);
   // Making a calendar the default whose create has not left yet is a promotion, not a create as the
   // default: merged into the create, it would ask the server for the user's existing default (a
   // merge that drops this calendar). So until the create leaves, it takes the calendar's fields and
@@ -57,7 +57,19 @@ export function planPut(state: LocalState, type: RecordType, uid: string, patch:
       return { putRecords: [next], putOutbox: [mergedInto(create, fields), ...promote] };
     }
   }
-  return { putRecords: [next], putOutbox: [last && mergeable(last) ? mergedInto(last, patch) : queuedItem(state, type, uid, 'upsert', patch)] };
+  return { putRecords: [next], putOutbox: [last && mergeable(last) ? mergedInto(last, patch) : withBase(queuedItem(state, type, uid, 'upsert', patch), record)] };
+}
+
+/**
+ * `item` with the values its patched fields had before it (see OutboxItem.base): a field's first
+ * edit takes the record's value then (the server's at the record's version, or what an earlier
+ * item of it, whose answer is outstanding, wrote); later edits keep it. None for a create.
+ */
+function withBase(item: OutboxItem, record: StoredRecord | undefined): OutboxItem {
+  if (record === undefined || record.version === null) return item;
+  const base = { ...item.base };
+  for (const k of Object.keys(item.patch)) if (!(k in base)) base[k] = record.fields[k] ?? null;
+  return { ...item, base };
 }
 
 /**

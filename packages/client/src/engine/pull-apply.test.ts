@@ -5,9 +5,9 @@ import type { WirePullResponse } from '../wire.js';
 import { LocalState } from './local-state.js';
 import { planPullPage } from './pull-apply.js';
 
-const task = (uid: string, version: string, parentTaskUid: string | null) => ({
+const task = (uid: string, version: string, parentTaskUid: string | null, notes: string | null = null) => ({
   uid, version, deleted: null, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
-  title: uid, notes: null, dueAt: null, completed: false, completedAt: null, priority: null, parentTaskUid, icalExtras: null,
+  title: uid, notes, dueAt: null, completed: false, completedAt: null, priority: null, parentTaskUid, icalExtras: null,
 });
 const page = (tasks: ReturnType<typeof task>[]): WirePullResponse =>
   ({ calendars: [], events: [], tasks, reminders: [], cursorReset: false, nextCursor: 'c', hasMore: false }) as unknown as WirePullResponse;
@@ -30,5 +30,18 @@ describe('a pull page', () => {
     state.outbox = [deleteOf('other', '4')];
     const write = planPullPage(state, page([task('root', '1', null), task('child', '2', 'root')]));
     expect(write.putRecords?.map((r) => r.uid)).toEqual(['root', 'child']);
+  });
+
+  it("re-bases a queued edit on the pulled version: its base becomes that version's values; a frozen one keeps the base it went out with", async () => {
+    const state = new LocalState(new MemoryStore(), 0);
+    const edit = (seq: number, uid: string, sent: boolean): OutboxItem => ({
+      seq, type: 'tasks', uid, op: 'upsert', patch: { notes: 'mine' }, base: { notes: null }, baseVersion: null, state: sent ? 'inflight' : 'pending', attempts: 0,
+      sent: sent ? { op: 'upsert', baseVersion: '1', fields: { notes: 'mine' } } : null, waitForPull: false, lastError: null,
+    });
+    state.outbox = [edit(1, 'queued', false), edit(2, 'frozen', true)];
+    const write = planPullPage(state, page([task('queued', '2', null, 'theirs'), task('frozen', '2', null, 'theirs')]));
+    const bySeq = new Map(write.putOutbox?.map((i) => [i.seq, i]));
+    expect([bySeq.get(1)?.base, bySeq.get(2)?.base]).toEqual([{ notes: 'theirs' }, { notes: null }]);
+    expect(write.putRecords?.map((r) => [r.uid, r.fields.notes, r.version])).toEqual([['queued', 'mine', '2'], ['frozen', 'mine', '2']]);
   });
 });

@@ -8,6 +8,7 @@ import { META, type LocalState } from './local-state.js';
 import { hasFreshItems, isPromotion, planPark, planPulled, planResults, planSend, planUnsent, selectBatch } from './outbox.js';
 import { planPullPage, planSnapshotEnd } from './pull-apply.js';
 import { planRekey } from './rekey.js';
+import { dismissSettled, planSettled } from './stale-writes.js';
 import { uuidv7 } from '../uid.js';
 
 /** What one round needs. */
@@ -19,6 +20,8 @@ export interface RoundContext {
   /** Items per array in one push (the server refuses more than 1000). */
   readonly maxBatchItems: number;
   readonly now: () => number;
+  /** How long a listing waits for another device to settle a conflict its push made (see fetchNewConflicts). */
+  readonly settleWaitMs: number;
   /** Conflicts new since the last listing, whichever device's push made them, with this device's side. */
   readonly onConflicts: (conflicts: readonly ClientConflict[]) => void;
 }
@@ -53,13 +56,16 @@ export async function runRound(ctx: RoundContext): Promise<void> {
       // other calendar edit goes out (selectBatch held those back).
       if (batch.some(isPromotion) && selectBatch(ctx.state, ctx.maxBatchItems).some((item) => item.type === 'calendars')) await pullAll(ctx);
     }
+    // Conflicts of this device's stale pushes that lost nothing (their merges went out above) are
+    // dismissed before the pull, so the listing below, and other devices', never show them.
+    await dismissSettled(ctx.state, ctx.api);
     await pullAll(ctx);
   } while (++passes < PUSH_CYCLES_PER_ROUND && hasFreshItems(ctx.state));
   // A push of this round made a conflict, or the pull reported an unresolved conflict newer than
   // the feed's mark (another device's push made it): list the new conflicts, so every device hears
   // of them in this round.
   if (ctx.state.meta.get(META.conflictsDue) === true) {
-    const fresh = await fetchNewConflicts(ctx.state, ctx.api);
+    const fresh = await fetchNewConflicts(ctx.state, ctx.api, ctx.settleWaitMs);
     if (fresh.length > 0) ctx.onConflicts(fresh);
   }
 }
@@ -162,6 +168,7 @@ async function pushSent(ctx: RoundContext, sent: readonly OutboxItem[]): Promise
   // Each plan reads memory, which a commit changes at once; committed back to back, the answer and
   // its bookkeeping reach the store as one write (LocalState joins them).
   const written = [ctx.state.commit(write), ctx.state.commit(planOwnWrites(ctx.state, sent, results, data.conflicts))];
+  for (const settled of planSettled(ctx.state, sent, results, data.conflicts)) written.push(ctx.state.commit(settled));
   for (const rekey of rekeys) written.push(ctx.state.commit(planRekey(ctx.state, rekey, () => uuidv7(ctx.now()))));
   await Promise.all(written);
 }

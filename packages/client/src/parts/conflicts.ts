@@ -1,5 +1,6 @@
-import { withSide, type ClientConflict } from '../engine/conflict-feed.js';
+import { listAbove, withSide, type ClientConflict } from '../engine/conflict-feed.js';
 import type { LocalState } from '../engine/local-state.js';
+import { settledConflicts } from '../engine/stale-writes.js';
 import type { CalsyncApi } from '../http/api.js';
 import type { SyncClient } from '../sync-client.js';
 
@@ -12,14 +13,8 @@ export function conflictsPart(state: LocalState, api: CalsyncApi, requestRound: 
     },
     facade: {
       async list() {
-        const all: ClientConflict[] = [];
-        let afterId: number | undefined;
-        for (;;) {
-          const page = await api.conflicts(afterId, 200);
-          all.push(...page.conflicts.map((c) => withSide(state, c)));
-          if (!page.hasMore || page.nextAfterId === null) return all;
-          afterId = page.nextAfterId;
-        }
+        const settled = settledConflicts(state);
+        return (await listAbove(api, undefined)).filter((c) => !settled.has(c.conflictId)).map((c) => withSide(state, c));
       },
       async restore(conflictId) {
         const answer = await api.resolve(conflictId, 'restore');

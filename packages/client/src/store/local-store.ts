@@ -52,7 +52,15 @@ export interface OutboxItem {
    * version (a re-push answered from its receipt) says the pulled copy already holds or supersedes
    * the item, so these values come back.
    */
-  readonly pulledUnder?: { readonly version: string; readonly fields: Readonly<Record<string, FieldValue>> };  /**
+  readonly pulledUnder?: { readonly version: string; readonly fields: Readonly<Record<string, FieldValue>> };
+  /**
+   * For an upsert of a record the server has: the values its patched fields had in the version the
+   * item goes out against (the record's version when it is sent). A stale push's answer compares
+   * them with the conflict's loser to tell what, if anything, the other device's version lost
+   * (`settleStaleWrite`). Absent for a create, and for an item queued by an older client.
+   */
+  readonly base?: Readonly<Record<string, FieldValue>>;
+  /**
    * For a delete: the frozen upserts (their answers outstanding) of records below it when it was
    * deleted here. It waits for their answers: sent in one push, the server's cascade would reach
    * them first and turn each into a conflict with this device's own delete. A calendar delete

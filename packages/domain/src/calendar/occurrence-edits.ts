@@ -1,5 +1,6 @@
 import { asAllDayDate } from '../records/event-rules.js';
 import { parseIsoInstant } from '../records/datetime.js';
+import { listEntries } from '../records/field-validation.js';
 import type { FieldValue, FieldValues } from '../records/types.js';
 import type { EventSource } from './occurrence.js';
 import { expandRule, occursAt } from './rule-expansion.js';
@@ -153,11 +154,6 @@ function startsBefore(t: SeriesTime, rule: string, local: number): number[] {
 /** How many occurrences the rule gives from DTSTART up to (not including) `local`, exdates not subtracted (COUNT counts them). */
 function occurrencesBefore(t: SeriesTime, rule: string, local: number): number {
   return startsBefore(t, rule, local).length;
-}
-
-/** The entries of a comma-separated list field (exdate, moves); none when it is unset. */
-function listEntries(value: FieldValue | undefined): string[] {
-  return typeof value === 'string' ? value.split(',').map((x) => x.trim()).filter(Boolean) : [];
 }
 
 function exdateEntries(f: FieldValues): string[] {

@@ -52,6 +52,11 @@ export function isValidTimezone(zone: string): boolean {
   }
 }
 
+/** The entries of a comma-separated list field (exdate, moves); none when it is unset. */
+export function listEntries(value: FieldValue | undefined): string[] {
+  return typeof value === 'string' ? value.split(',').map((x) => x.trim()).filter(Boolean) : [];
+}
+
 /** True for a comma-separated list of ISO 8601 instants (blanks around items tolerated). */
 export function isValidExdate(text: string): boolean {
   return text.split(',').every((p) => parseIsoInstant(p.trim()) !== null);

@@ -11,3 +11,4 @@ export * from './snapshot.js';
 export * from './default-calendar.js';
 export * from './per-record-type.js';
 export * from './calendar-move.js';
+export * from './stale-write.js';

@@ -1,0 +1,70 @@
+import { fieldsOfWireRecord, settleStaleWrite } from '@calsync/domain/rules';
+import { ApiError } from '../http/api-error.js';
+import type { CalsyncApi } from '../http/api.js';
+import type { MetaValue, OutboxItem, StoreWrite } from '../store/local-store.js';
+import type { WireConflict, WireItemResult } from '../wire.js';
+import { sideOfAnswer } from './conflict-feed.js';
+import type { LocalState } from './local-state.js';
+import { planPut } from './outbox.js';
+
+/**
+ * `settled:<conflictId>`: a conflict this device's own stale push made in which the other device's
+ * version lost nothing (or nothing once a merge, queued with it, is written). It is dismissed on
+ * the server, and no listing shows it meanwhile.
+ */
+const SETTLED = 'settled:';
+const settledKey = (conflictId: number): string => `${SETTLED}${conflictId}`;
+
+/**
+ * What one push answer's conflicts need from this device. The server records every stale upsert
+ * as a conflict, the other device's version kept as the loser; most lose nothing: the two devices
+ * changed different fields (one cancelled an occurrence while the other renamed the series), or
+ * both cancelled occurrences. For each conflict this device's item made as the current side,
+ * `settleStaleWrite` compares the loser with the fields sent and their values before: when nothing
+ * was lost the conflict is marked settled; when both devices changed `exdate`, the merged list is
+ * queued as an edit (a clean push, later in the same round) and the conflict is marked settled;
+ * when a field both set differs, the conflict stays for a person to choose. One write per merge, in
+ * order: each plan reads the state the one before it left.
+ */
+export function planSettled(state: LocalState, sent: readonly OutboxItem[], results: readonly WireItemResult[], conflicts: readonly WireConflict[]): StoreWrite[] {
+  const writes: StoreWrite[] = [];
+  const putMeta: Record<string, MetaValue> = {};
+  sent.forEach((item, i) => {
+    const result = results[i];
+    if (result?.status !== 'conflict' || result.conflictId === undefined || item.op !== 'upsert' || !item.sent) return;
+    const conflict = conflicts.find((c) => c.conflictId === result.conflictId);
+    if (!conflict || sideOfAnswer(item, conflict) !== 'current') return;
+    const outcome = settleStaleWrite(item.type, item.sent.fields, item.base, fieldsOfWireRecord(item.type, conflict.loserSnapshot));
+    if (outcome.kind === 'lost') return;
+    if (outcome.kind === 'merge') {
+      // The record may have gone here since (deleted on this device): then there is nothing to merge into.
+      if (!state.records[item.type].has(item.uid)) return;
+      writes.push(planPut(state, item.type, item.uid, outcome.patch));
+    }
+    putMeta[settledKey(result.conflictId)] = true;
+  });
+  return Object.keys(putMeta).length > 0 ? [...writes, { putMeta }] : writes;
+}
+
+/** The ids of conflicts marked settled and not dismissed yet. */
+export function settledConflicts(state: LocalState): Set<number> {
+  const ids = new Set<number>();
+  for (const key of state.meta.keys()) if (key.startsWith(SETTLED)) ids.add(Number(key.slice(SETTLED.length)));
+  return ids;
+}
+
+/**
+ * Dismisses the settled conflicts on the server (the current version, which holds both devices'
+ * edits, stays). One already resolved, by a person on another device, or gone, is done with too;
+ * a failed request leaves the mark for the next round.
+ */
+export async function dismissSettled(state: LocalState, api: CalsyncApi): Promise<void> {
+  for (const id of settledConflicts(state)) {
+    try {
+      await api.resolve(id, 'dismiss');
+    } catch (error) {
+      if (!(error instanceof ApiError && (error.status === 404 || error.status === 409))) throw error;
+    }
+    await state.commit({ deleteMeta: [settledKey(id)] });
+  }
+}
