@@ -117,6 +117,35 @@ describe('series through the SDK', () => {
     expect({ heard, listed: [await a.conflicts.list(), await b.conflicts.list()] }).toEqual({ heard: [], listed: [[], []] });
   });
 
+  it('the merge keeps a cancellation made on the device while its stale push was on its way', async () => {
+    const a = await clientOf(service);
+    let pushes = 0;
+    let later: Promise<unknown> = Promise.resolve();
+    const b = await clientOf(service, {
+      fetch: async (input, init) => {
+        // B's first push after coming back online: while it travels, B cancels one more occurrence.
+        if (new URL(String(input)).pathname === '/api/sync/push' && pushes++ === 0 && armed) later = b.events.removeOccurrence(uid, '2026-07-27T16:00:00.000Z');
+        return service.fetch(input, init);
+      },
+    });
+    let armed = false;
+    await signIn(service, a, '+15550001012');
+    await signIn(service, b, '+15550001012');
+    const uid = await a.events.put({ calendarUid: a.calendars.list()[0]!.uid, title: 'Gym', startTime: '2026-07-06T16:00:00.000Z', endTime: '2026-07-06T17:00:00.000Z', timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY' });
+    await a.sync();
+    await b.sync();
+    await a.events.removeOccurrence(uid, '2026-07-13T16:00:00.000Z');
+    await a.sync();
+    await b.events.removeOccurrence(uid, '2026-07-20T16:00:00.000Z');
+    [pushes, armed] = [0, true];
+    await b.sync();
+    await later;
+    await b.sync();
+    await a.sync();
+    for (const c of [a, b]) expect(c.occurrences(july).occurrences.map((o) => o.start.slice(5, 10))).toEqual(['07-06']);
+    expect([await a.conflicts.list(), await b.conflicts.list()]).toEqual([[], []]);
+  });
+
   it('a device that cancels an occurrence offline while the other renames the series: both edits stay, and no one is asked; two renames still ask', async () => {
     const { a, b, uid } = await twoDevicesWithGym('+15550001011');
     await a.events.put({ uid, title: 'Gym (new place)' });

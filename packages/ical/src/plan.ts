@@ -1,3 +1,4 @@
+import { followMoves, movesOfRewrite } from '@calsync/domain/calendar';
 import { asAllDayDate, parseIsoInstant, type FieldValue, type FieldValues, type RecordType } from '@calsync/domain/records';
 import type { ParsedAlarm } from './alarms.js';
 import type { ParsedEventObject } from './event-object.js';
@@ -71,17 +72,36 @@ function planAlarms(
  * under `rootUid`, or the changed fields), each override (matched by the occurrence it replaces,
  * whatever its uid; a new one under a uid derived from the series and RECURRENCE-ID), each alarm,
  * and deletes of the overrides and alarms the text no longer has. Nothing when the text says what
- * the records hold already (an import of the same file twice writes nothing).
+ * the records hold already (an import of the same file twice writes nothing). A series written at
+ * another start with the same rule is a move (`movesOfRewrite`): it is recorded in `moves`, and an
+ * override whose RECURRENCE-ID moved with it stays the same record (`calendarZone` reads a
+ * series without a zone of its own).
  */
-export function planEventObject(current: CurrentObject, parsed: ParsedEventObject, rootUid: string, calendarUid: string): ObjectWrite[] {
+export function planEventObject(current: CurrentObject, parsed: ParsedEventObject, rootUid: string, calendarUid: string, calendarZone: string | null = null): ObjectWrite[] {
   const out: ObjectWrite[] = [];
-  put(current.root ?? undefined, 'events', rootUid, { ...parsed.root.fields, calendarUid, recurringEventUid: null, originalStartTime: null }, out);
+  const rootFields: Record<string, FieldValue> = { ...parsed.root.fields, calendarUid, recurringEventUid: null, originalStartTime: null };
+  // A series written again at another start with the same days is an "all events" move made in
+  // the app: recorded, so what devices that have not seen it edit offline follows it.
+  const series = current.root === null ? null : { series: current.root, overrides: current.overrides, calendarZone };
+  const moves = series === null ? undefined : movesOfRewrite(series, rootFields);
+  if (moves !== undefined) rootFields.moves = moves;
+  // Its overrides moved with it (their RECURRENCE-IDs shifted as the start did): each is still the
+  // same record, at the key it had, written before the series so the server re-keys it in place
+  // when the move arrives (followMoves), as it does for the SDK's moves.
+  const followed = moves === undefined ? [] : followMoves({ ...series!, series: { uid: rootUid, fields: { ...current.root!.fields, ...rootFields } } }).overrides;
+  const rootWrites: ObjectWrite[] = [];
+  put(current.root ?? undefined, 'events', rootUid, rootFields, rootWrites);
+  if (moves === undefined) out.push(...rootWrites);
   const keptOverrides = new Set<string>();
   const keptReminders = new Set<string>();
   const ownerAlarms = (uid: string) => current.reminders.filter((r) => r.fields.eventUid === uid);
   planAlarms({ uid: rootUid, field: 'eventUid' }, parsed.root.alarms, ownerAlarms(rootUid), keptReminders, out);
   for (const o of parsed.overrides) {
-    const existing = current.overrides.find((c) => occurrenceKey(c.fields.originalStartTime) === occurrenceKey(o.originalStart));
+    const key = occurrenceKey(o.originalStart);
+    const free = current.overrides.filter((c) => !keptOverrides.has(c.uid));
+    const existing =
+      free.find((c) => occurrenceKey(c.fields.originalStartTime) === key) ??
+      free.find((c) => followed.some((f) => f.uid === c.uid && occurrenceKey(f.fields.originalStartTime) === key));
     const uid = existing?.uid ?? overrideUidFor(rootUid, o.originalStart);
     keptOverrides.add(uid);
     const fields = { ...o.fields, calendarUid, recurringEventUid: rootUid, originalStartTime: existing?.fields.originalStartTime ?? o.originalStart };
@@ -94,7 +114,8 @@ export function planEventObject(current: CurrentObject, parsed: ParsedEventObjec
     // The reminders of a deleted override go with it (the cascade).
     if (!keptReminders.has(r.uid) && !gone.has(String(r.fields.eventUid))) out.push({ type: 'reminders', uid: r.uid, op: 'delete', fields: {} });
   }
-  return out;
+  // A push applies events in array order: after a move, the series goes after its overrides.
+  return moves === undefined ? out : [...out.filter((w) => w.type === 'events'), ...rootWrites, ...out.filter((w) => w.type !== 'events')];
 }
 
 /** The writes that make the records of a task object what `parsed` says (the task, its alarms). */

@@ -20,7 +20,8 @@ const settledKey = (conflictId: number): string => `${SETTLED}${conflictId}`;
  * as a conflict, the other device's version kept as the loser; most lose nothing: the two devices
  * changed different fields (one cancelled an occurrence while the other renamed the series), or
  * both cancelled occurrences. For each conflict this device's item made as the current side,
- * `settleStaleWrite` compares the loser with the fields sent and their values before: when nothing
+ * `settleStaleWrite` compares the loser with the fields sent (as this device holds them now: a later
+ * edit of one, still queued, counts) and their values before: when nothing
  * was lost the conflict is marked settled; when both devices changed `exdate`, the merged list is
  * queued as an edit (a clean push, later in the same round) and the conflict is marked settled;
  * when a field both set differs, the conflict stays for a person to choose. One write per merge, in
@@ -34,13 +35,14 @@ export function planSettled(state: LocalState, sent: readonly OutboxItem[], resu
     if (result?.status !== 'conflict' || result.conflictId === undefined || item.op !== 'upsert' || !item.sent) return;
     const conflict = conflicts.find((c) => c.conflictId === result.conflictId);
     if (!conflict || sideOfAnswer(item, conflict) !== 'current') return;
-    const outcome = settleStaleWrite(item.type, item.sent.fields, item.base, fieldsOfWireRecord(item.type, conflict.loserSnapshot));
+    // What this device holds now of the fields it sent: the sent values, or later edits of them
+    // still queued (a merge must keep those too). A record deleted here since is left to its delete.
+    const local = state.records[item.type].get(item.uid);
+    if (local === undefined) return;
+    const mine = Object.fromEntries(Object.keys(item.sent.fields).map((k) => [k, local.fields[k] ?? null]));
+    const outcome = settleStaleWrite(item.type, mine, item.base, fieldsOfWireRecord(item.type, conflict.loserSnapshot));
     if (outcome.kind === 'lost') return;
-    if (outcome.kind === 'merge') {
-      // The record may have gone here since (deleted on this device): then there is nothing to merge into.
-      if (!state.records[item.type].has(item.uid)) return;
-      writes.push(planPut(state, item.type, item.uid, outcome.patch));
-    }
+    if (outcome.kind === 'merge') writes.push(planPut(state, item.type, item.uid, outcome.patch));
     putMeta[settledKey(result.conflictId)] = true;
   });
   return Object.keys(putMeta).length > 0 ? [...writes, { putMeta }] : writes;

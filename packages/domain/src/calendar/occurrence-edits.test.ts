@@ -6,7 +6,7 @@ import type { FieldValues } from '../records/types.js';
 import { settleFields } from '../records/record-state.js';
 import { expandOccurrences } from './expand-occurrences.js';
 import type { EventSource } from './occurrence.js';
-import { followMoves, followSplits, planOccurrenceEdit, planOccurrenceRemoval, type OccurrencePlan } from './occurrence-edits.js';
+import { followMoves, followSplits, movesOfRewrite, planOccurrenceEdit, planOccurrenceRemoval, type OccurrencePlan } from './occurrence-edits.js';
 
 // 50 runs in the default suite (each expands a series twice over years); FC_RUNS multiplies them, as everywhere.
 const RUNS = propertyRuns(50);
@@ -430,5 +430,27 @@ describe('reminders of a split or re-keyed event', () => {
     const more = ['o3', 'r3'];
     const all = planOccurrenceEdit({ ...stateOf(events, 's'), reminders }, '2026-07-06T07:00:00.000Z', { startTime: '2026-07-06T08:00:00.000Z', endTime: '2026-07-06T09:00:00.000Z' }, 'all', () => more.shift()!);
     expect(all.reminders.map((r) => [r.uid, r.fields.eventUid, r.fields.minutesBefore])).toEqual([['r3', 'o3', 60]]);
+  });
+});
+
+describe('a series written again whole (a calendar app)', () => {
+  const gym = { startTime: '2026-12-07T17:00:00.000Z', endTime: '2026-12-07T18:00:00.000Z', timezone: 'Europe/Berlin', allDay: false, rrule: 'FREQ=WEEKLY;UNTIL=20261228T170000Z', moves: null };
+  const state = { series: { uid: 's', fields: gym }, overrides: [], calendarZone: null };
+
+  it('is a move when only its start changed (its end may follow), recorded after the moves it had', () => {
+    expect(movesOfRewrite(state, { ...gym, startTime: '2026-12-07T18:00:00.000Z', rrule: 'FREQ=WEEKLY;UNTIL=20261228T180000Z' })).toBe('2026-12-07T17:00:00.000Z/2026-12-07T18:00:00.000Z');
+    const before = { ...state, series: { uid: 's', fields: { ...gym, moves: '2026-12-07T16:00:00.000Z/2026-12-07T17:00:00.000Z' } } };
+    expect(movesOfRewrite(before, { ...gym, startTime: '2026-12-08T17:00:00.000Z' })).toBe('2026-12-07T16:00:00.000Z/2026-12-07T17:00:00.000Z,2026-12-07T17:00:00.000Z/2026-12-08T17:00:00.000Z');
+  });
+
+  it('is no move when the start stayed, or the rule\'s days, the zone or the kind of time changed with it', () => {
+    const next = { ...gym, startTime: '2026-12-09T17:00:00.000Z' };
+    expect([
+      movesOfRewrite(state, { ...gym, title: 'Gym' }),
+      movesOfRewrite(state, { ...next, rrule: 'FREQ=WEEKLY;BYDAY=WE' }),
+      movesOfRewrite(state, { ...next, timezone: 'Europe/London' }),
+      movesOfRewrite(state, { ...next, allDay: true, startTime: '2026-12-09', endTime: '2026-12-10' }),
+      movesOfRewrite({ ...state, series: { uid: 's', fields: { ...gym, rrule: null } } }, next),
+    ]).toEqual([undefined, undefined, undefined, undefined, undefined]);
   });
 });

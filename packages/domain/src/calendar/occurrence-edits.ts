@@ -348,7 +348,7 @@ export function planOccurrenceEdit(
       if (shift !== 0) {
         if (rule !== '') seriesPatch.rrule = patch.rrule !== undefined ? patch.rrule : shiftedUntil(t, rule, shift);
         // Recorded, so what a device that has not seen the move edits offline follows it (`followMoves`).
-        seriesPatch.moves = [...listEntries(sf.moves), `${textOf(t, t.startLocal)}/${textOf(t, newStart)}`].slice(-MAX_MOVES).join(',');
+        seriesPatch.moves = withMove(t, sf.moves, newStart);
         const later = moveLater(state, t, Number.NEGATIVE_INFINITY, shift, state.series.uid, newUid, seriesPatch.calendarUid ?? sf.calendarUid ?? null);
         // Written only when there are entries to move: a cancellation another device made meanwhile
         // then stays, and follows the move on the server (`followMoves`).
@@ -469,6 +469,29 @@ export function followSplits(state: SeriesState, continuations: readonly EventSo
 
 /** Most moves a series keeps (the oldest go first): a device offline across more of them than this has its edits at keys that match no occurrence. */
 export const MAX_MOVES = 10;
+
+/** `moves` with one more move of the series' start, from where it is to `newStart` (local ms); the oldest go past MAX_MOVES. */
+function withMove(t: SeriesTime, moves: FieldValue | undefined, newStart: number): string {
+  return [...listEntries(moves), `${textOf(t, t.startLocal)}/${textOf(t, newStart)}`].slice(-MAX_MOVES).join(',');
+}
+
+/**
+ * The `moves` of a series that is written whole again with another start (a calendar app's
+ * "all events" move, over CalDAV), so the edits of devices that have not seen it follow it as they
+ * follow the SDK's (`followMoves`). It is a move when the start changed and the rule (its end
+ * aside), the zone and the kind of time did not: a new rule or zone is a new series' shape, not a
+ * move. Undefined when `next` (the series' fields as written now, whole) is no move of `state`'s series.
+ */
+export function movesOfRewrite(state: SeriesState, next: FieldValues): string | undefined {
+  const f = state.series.fields;
+  const rule = f.rrule;
+  if (typeof rule !== 'string' || rule === '' || typeof next.rrule !== 'string' || typeof next.startTime !== 'string') return undefined;
+  if ((next.allDay === true) !== (f.allDay === true) || (next.timezone ?? null) !== (f.timezone ?? null)) return undefined;
+  if (withEnd(rule, {}) !== withEnd(next.rrule, {})) return undefined;
+  const t = seriesTime(state);
+  const to = localOf(t, next.startTime);
+  return to === null || to === t.startLocal ? undefined : withMove(t, f.moves, to);
+}
 
 /**
  * Most occurrence checks `followMoves` makes for one series (a key costs one when it is an

@@ -479,8 +479,11 @@ export class DavObjects {
       throw new DavWriteError(403, collection === TASKS ? 'the tasks collection holds VTODO' : 'a calendar collection holds VEVENT', 'supported-calendar-component');
     }
     const uid = found?.root.uid ?? (await this.newUid(collection, object.icalUid, named, hint === null ? [] : [recordUidFor(hint)]));
-    const writes = planObject(withHref(object, uid, name), found, uid, collection);
-    const asSent = parsed.skipped.length === 0;
+    const writes = planObject(withHref(object, uid, name), found, uid, collection, zone);
+    // A recorded move makes the server re-key the series' overrides after the push's own writes
+    // (later versions), and adds `moves`: what is stored is not the text either way.
+    const moved = writes.some((w) => w.uid === uid && w.fields.moves !== undefined);
+    const asSent = parsed.skipped.length === 0 && !moved;
     if (writes.length === 0) return { created: false, etag: asSent ? `"${found!.version}"` : null, written: null };
     // The push's versions are the newest of the object: they are its new ETag, no second read needed.
     const written = await this.pushWrites(writes, found);
@@ -589,14 +592,14 @@ export class DavObjects {
 }
 
 /** The writes of a parsed object against what the records hold now. */
-function planObject(object: ParsedObject, current: IcalObject | null, uid: string, collection: string): ObjectWrite[] {
+function planObject(object: ParsedObject, current: IcalObject | null, uid: string, collection: string, calendarZone: string | null): ObjectWrite[] {
   const live = (rows: readonly RecordRow[]) => rows.filter((r) => r.deleted === null).map((r) => ({ uid: r.uid, fields: r.fields }));
   const now = {
     root: current === null ? null : { uid: current.root.uid, fields: current.root.fields },
     overrides: current === null ? [] : live(current.overrides),
     reminders: current === null ? [] : live(current.reminders),
   };
-  return object.kind === 'event' ? planEventObject(now, object, uid, collection) : planTaskObject(now, object, uid);
+  return object.kind === 'event' ? planEventObject(now, object, uid, collection, calendarZone) : planTaskObject(now, object, uid);
 }
 
 /** The object with the resource name kept in its extras when the name is not `<uid>.ics` (never written out: see @calsync/ical). */

@@ -157,6 +157,43 @@ describe('CalDAV', () => {
     expect(again.headers.etag).toBeUndefined();
   });
 
+  it('records an "all events" move a calendar app writes (a new DTSTART, the same rule): its override stays the same record, and an offline device\'s edits follow it', async () => {
+    const lines = SERIES.split('\r\n');
+    const zone = lines.slice(0, lines.indexOf('END:VTIMEZONE') + 1);
+    const at = (day: number, hour: number) => `TZID=Europe/Berlin:202612${String(day).padStart(2, '0')}T${hour}0000`;
+    // A weekly Gym on Mondays at `hour` Berlin from 7 December, with 14 December renamed, as an app writes it.
+    const gym = (hour: number) => [
+      ...zone,
+      'BEGIN:VEVENT', 'UID:gym-1', 'DTSTAMP:20261201T000000Z', 'SUMMARY:Gym', `DTSTART;${at(7, hour)}`, `DTEND;${at(7, hour + 1)}`, 'RRULE:FREQ=WEEKLY', 'END:VEVENT',
+      'BEGIN:VEVENT', 'UID:gym-1', 'DTSTAMP:20261201T000000Z', `RECURRENCE-ID;${at(14, hour)}`, 'SUMMARY:Gym with Sam', `DTSTART;${at(14, hour)}`, `DTEND;${at(14, hour + 1)}`, 'END:VEVENT',
+      'END:VCALENDAR',
+    ].join('\r\n');
+    const href = `/dav/calendars/${w.userId}/home/gym-1.ics`;
+    expect((await dav('PUT', href, gym(18), { 'if-none-match': '*' })).statusCode).toBe(201);
+    const seen = (await w.sync.pull(w.userId, { limit: 100 })).events;
+    const series = seen.find((e) => e.rrule !== null)!;
+    const override = seen.find((e) => e.recurringEventUid === series.uid)!;
+    // The app moves every occurrence to 19:00: DTSTART, and the override's RECURRENCE-ID with it.
+    const moved = await dav('PUT', href, gym(19));
+    expect([moved.statusCode, moved.headers.etag]).toEqual([204, undefined]);
+    const after = (await w.sync.pull(w.userId, { limit: 100 })).events;
+    expect(after.find((e) => e.uid === series.uid)).toMatchObject({ startTime: '2026-12-07T18:00:00.000Z', moves: '2026-12-07T17:00:00.000Z/2026-12-07T18:00:00.000Z' });
+    expect(after.filter((e) => e.recurringEventUid === series.uid).map((e) => [e.uid, e.originalStartTime, e.startTime])).toEqual([[override.uid, '2026-12-14T18:00:00.000Z', '2026-12-14T18:00:00.000Z']]);
+    // A device that had not seen the move, offline: it cancels 21 December at 18:00 and renames the override.
+    const offline = await w.sync.push(w.userId, {
+      events: [
+        { uid: series.uid, op: 'upsert', baseVersion: series.version, fields: { exdate: '2026-12-21T17:00:00.000Z' } },
+        { uid: override.uid, op: 'upsert', baseVersion: override.version, fields: { title: 'Gym with Sam and Kim' } },
+      ],
+    });
+    expect(offline.events.map((r) => r.status)).toEqual(['conflict', 'conflict']);
+    const { occurrences } = await w.sync.occurrences(w.userId, { from: '2026-12-01T00:00:00Z', to: '2027-01-01T00:00:00Z' });
+    expect(occurrences.map((o) => [o.start.slice(5, 16), o.title])).toEqual([['12-07T18:00', 'Gym'], ['12-14T18:00', 'Gym with Sam and Kim'], ['12-28T18:00', 'Gym']]);
+    // The app reads the object back at its new time, the cancellation and the override included.
+    const text = (await dav('GET', href)).body;
+    expect([text.includes('EXDATE;TZID=Europe/Berlin:20261221T190000'), text.includes('RECURRENCE-ID;TZID=Europe/Berlin:20261214T190000')]).toEqual([true, true]);
+  });
+
   it('refuses a UID that is stored under another resource name (no-uid-conflict), whether or not the text names it plainly', async () => {
     const base = `/dav/calendars/${w.userId}/home/`;
     const lunch = (uidLine: string, summary: string) =>
