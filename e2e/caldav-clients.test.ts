@@ -108,6 +108,38 @@ describe('Python caldav (python3-caldav) and tsdav against CalDAV on PGlite', ()
     }
   });
 
+  it('python caldav: an app moves every occurrence of a series an hour later while the SDK, offline, cancels one: it stays cancelled, and the override is the same record', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'calsync-pycaldav-'));
+    try {
+      await writeFile(join(dir, 'series.ics'), seriesWithUid('py-yoga@example.org').replace('SUMMARY:Stand-up\r\n', 'SUMMARY:Yoga\r\n'));
+      const script = join(REPO_ROOT, 'e2e/interop/python_caldav_client.py');
+      const { href } = JSON.parse((await run(PYTHON, [script, 'first', account.base, account.phone, account.password, join(dir, 'series.ics')])).stdout) as { href: string };
+      await account.sdk.sync();
+      const root = account.sdk.events.list().find((e) => e.title === 'Yoga')!;
+      const override = account.sdk.events.list().find((e) => e.recurringEventUid === root.uid)!;
+      // Offline (no sync): the SDK cancels Monday 23 March at 09:00 Berlin.
+      await account.sdk.events.removeOccurrence(root.uid, '2026-03-23T08:00:00.000Z');
+      const moved = JSON.parse((await run(PYTHON, [script, 'move', href, account.phone, account.password, '1'])).stdout) as { data: string };
+      expect(moved.data).toContain('DTSTART;TZID=Europe/Berlin:20260302T100000');
+      await account.sdk.sync();
+      const window = { from: '2026-03-23T00:00:00Z', to: '2026-04-02T00:00:00Z', tz: 'Europe/Berlin' };
+      const shown = account.sdk.occurrences(window).occurrences.filter((o) => o.seriesUid === root.uid).map((o) => [o.title, o.start]);
+      // 10:00 Berlin from now on (CET, then CEST after 29 March); the override keeps its own 11:00.
+      expect(shown).toEqual([
+        ['Yoga', '2026-03-25T09:00:00.000Z'],
+        ['Stand-up (late)', '2026-03-30T09:00:00.000Z'],
+        ['Yoga', '2026-04-01T08:00:00.000Z'],
+      ]);
+      expect(account.sdk.events.list().filter((e) => e.recurringEventUid === root.uid).map((e) => [e.uid, e.originalStartTime])).toEqual([[override.uid, '2026-03-30T08:00:00.000Z']]);
+      expect(await account.sdk.conflicts.list()).toEqual([]);
+      // The calendar as the tests after this one expect it.
+      await account.sdk.events.remove(root.uid);
+      await account.sdk.sync();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('tsdav: discovery, calendars, create with TZID/RRULE/override read back equal, time-range fetch, and sync-collection after an SDK write and an SDK move', async () => {
     const client = await createDAVClient({ serverUrl: account.base, credentials: { username: account.phone, password: account.password }, authMethod: 'Basic', defaultAccountType: 'caldav' });
     const calendars = await client.fetchCalendars();

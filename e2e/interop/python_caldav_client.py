@@ -4,12 +4,16 @@ app would, and prints what it saw as JSON for the e2e test to judge.
   first <base> <user> <password> <ics-file>   discovery from /.well-known/caldav, calendars, a PUT,
                                               the object read back, a time-range search, a sync token
   since <collection-url> <user> <password> <token>   what changed since the token
+  move <object-url> <user> <password> <hours>  every occurrence of the series that many hours later,
+                                              as a calendar app writes it: DTSTART, DTEND, EXDATE and
+                                              each override's RECURRENCE-ID shifted (icalendar)
 """
 import datetime
 import json
 import sys
 
 import caldav
+import icalendar
 
 
 def client(url, user, password):
@@ -47,6 +51,35 @@ def since(url, user, password, token):
     return {"syncToken": changed.sync_token, "objects": [{"url": str(o.url), "data": o.data} for o in changed]}
 
 
+def shift(component, name, delta):
+    value = component.decoded(name)
+    del component[name]
+    component.add(name, value + delta)
+
+
+def move(url, user, password, hours):
+    delta = datetime.timedelta(hours=int(hours))
+    collection = url.rsplit("/", 1)[0] + "/"
+    event = caldav.Calendar(client=client(collection, user, password), url=collection).event_by_url(url)
+    event.load()
+    calendar = icalendar.Calendar.from_ical(event.data)
+    for component in calendar.walk("VEVENT"):
+        if "RECURRENCE-ID" in component:
+            shift(component, "RECURRENCE-ID", delta)
+            continue
+        shift(component, "DTSTART", delta)
+        shift(component, "DTEND", delta)
+        exdates = component.get("EXDATE")
+        if exdates is not None:
+            days = [d.dt + delta for lst in (exdates if isinstance(exdates, list) else [exdates]) for d in lst.dts]
+            del component["EXDATE"]
+            component.add("EXDATE", days)
+    event.data = calendar.to_ical().decode("utf-8")
+    event.save()
+    event.load()
+    return {"data": event.data}
+
+
 if __name__ == "__main__":
     mode, *args = sys.argv[1:]
-    print(json.dumps(first(*args) if mode == "first" else since(*args)))
+    print(json.dumps({"first": first, "since": since, "move": move}[mode](*args)))

@@ -231,6 +231,32 @@ describe('series through the SDK', () => {
     },
   );
 
+  it.each([['the move', 'a', '+15550001013'], ['the offline edit', 'b', '+15550001014']] as const)(
+    'an override made before an "all events" move stays the same record: the mover shows it moved at once, and an offline edit of it lands (%s first at the server)',
+    async (_, first, phone) => {
+      const { a, b, uid } = await twoDevicesWithGym(phone);
+      const sam = await a.events.editOccurrence(uid, '2026-07-13T16:00:00.000Z', { title: 'Gym with Sam' });
+      const reminder = await a.reminders.put({ eventUid: sam, minutesBefore: 30 });
+      await a.sync();
+      await b.sync();
+      // A moves every occurrence an hour later; B, offline, renames the override.
+      await a.events.editOccurrence(uid, '2026-07-06T16:00:00.000Z', { startTime: '2026-07-06T17:00:00.000Z', endTime: '2026-07-06T18:00:00.000Z' }, { scope: 'all' });
+      const seen = (c: SyncClient) => c.occurrences(july).occurrences.map((o) => [o.start.slice(5, 16), o.title]);
+      const moved = [['07-06T17:00', 'Gym'], ['07-13T17:00', 'Gym with Sam'], ['07-20T17:00', 'Gym'], ['07-27T17:00', 'Gym']];
+      expect(seen(a)).toEqual(moved);
+      await b.events.editOccurrence(uid, '2026-07-13T16:00:00.000Z', { title: 'Gym with Sam and Kim' });
+      const heard = hearConflicts(a, b);
+      for (const c of first === 'a' ? [a, b, a] : [b, a, b]) await c.sync();
+      for (const c of [a, b]) {
+        expect(seen(c)).toEqual(moved.map(([at, title]) => [at, title === 'Gym with Sam' ? 'Gym with Sam and Kim' : title]));
+        expect(c.events.get(sam)).toMatchObject({ recurringEventUid: uid, originalStartTime: '2026-07-13T17:00:00.000Z' });
+        expect(c.reminders.get(reminder)).toMatchObject({ eventUid: sam, minutesBefore: 30 });
+      }
+      expect(await service.sync.occurrences(a.auth.user()!.id, july)).toEqual(a.occurrences(july));
+      expect({ heard, listed: [await a.conflicts.list(), await b.conflicts.list()] }).toEqual({ heard: [], listed: [[], []] });
+    },
+  );
+
   it("moves a series with its changed occurrences to another calendar; one occurrence alone cannot leave its series' calendar", async () => {
     const a = await clientOf(service);
     const b = await clientOf(service);

@@ -78,11 +78,20 @@ interface PlanTargets {
   readonly reminders: Collection<ReminderFields>;
 }
 
-/** Carries out a plan: deletes first, then the event writes, then the reminders that follow them, each through the outbox. */
-async function apply({ events, reminders }: PlanTargets, plan: OccurrencePlan): Promise<void> {
+/**
+ * Carries out a plan: deletes first, then the event writes, then the reminders that follow them,
+ * each through the outbox; last the overrides the server derives from those writes (a move re-keys
+ * them in place), into this device's copy only: the pull brings the server's same result.
+ */
+async function apply(state: LocalState, { events, reminders }: PlanTargets, plan: OccurrencePlan): Promise<void> {
   for (const uid of plan.removes) await events.remove(uid);
   for (const put of plan.puts) await events.put({ ...(put.fields as Partial<EventFields>), uid: put.uid });
   for (const put of plan.reminders) await reminders.put({ ...(put.fields as Partial<ReminderFields>), uid: put.uid });
+  const derived = (plan.derived ?? []).flatMap((d) => {
+    const record = state.records.events.get(d.uid);
+    return record === undefined ? [] : [{ ...record, fields: { ...record.fields, ...d.fields } }];
+  });
+  if (derived.length > 0) await state.commit({ putRecords: derived });
 }
 
 /** The occurrence operations over `state`, writing through `targets`; `newUid` names new series, overrides and reminders. */
@@ -90,11 +99,11 @@ export function occurrenceOperations(state: LocalState, targets: PlanTargets, ne
   return {
     async editOccurrence(uid, occurrenceStart, patch, options = {}) {
       const plan = planOccurrenceEdit(seriesOf(state, uid), occurrenceStart, patch as FieldValues, options.scope ?? 'this', newUid);
-      await apply(targets, plan);
+      await apply(state, targets, plan);
       return plan.target ?? uid;
     },
     async removeOccurrence(uid, occurrenceStart, options = {}) {
-      await apply(targets, planOccurrenceRemoval(seriesOf(state, uid), occurrenceStart, options.scope ?? 'this'));
+      await apply(state, targets, planOccurrenceRemoval(seriesOf(state, uid), occurrenceStart, options.scope ?? 'this'));
     },
   };
 }

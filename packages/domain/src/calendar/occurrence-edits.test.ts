@@ -12,11 +12,15 @@ import { followMoves, followSplits, movesOfRewrite, planOccurrenceEdit, planOccu
 const RUNS = propertyRuns(50);
 const DAY_MS = 86_400_000;
 
-/** Applies a plan to a map of events as the server would (removes first, patches merged), checking each state against the event rules. */
+/**
+ * Applies a plan to a map of events as the server would (removes first, patches merged, then the
+ * overrides a move re-keys, which the server derives as the plan says), checking each state against
+ * the event rules.
+ */
 function apply(events: Map<string, FieldValues>, plan: OccurrencePlan): Map<string, FieldValues> {
   const out = new Map(events);
   for (const uid of plan.removes) out.delete(uid);
-  for (const put of plan.puts) {
+  for (const put of [...plan.puts, ...(plan.derived ?? []).map((d) => ({ ...d, create: true }))]) {
     const fields = put.create ? put.fields : { ...out.get(put.uid), ...put.fields };
     const settled = settleFields('events', fields);
     if (!settled.ok) throw new Error(`the plan writes an invalid event ${put.uid}: ${settled.error.message}`);
@@ -349,7 +353,8 @@ describe('this event and all events', () => {
     let events = new Map<string, FieldValues>([['s', { ...series, exdate: '2026-07-20T07:00:00.000Z' }]]);
     events = apply(events, planOccurrenceEdit(stateOf(events, 's'), '2026-07-13T07:00:00.000Z', { title: 'Moved' }, 'this', () => 'ov'));
     events = apply(events, planOccurrenceEdit(stateOf(events, 's'), '2026-07-06T07:00:00.000Z', { startTime: '2026-07-06T08:00:00.000Z', endTime: '2026-07-06T09:00:00.000Z' }, 'all', () => 'ov2'));
-    expect(events.get('ov2')).toMatchObject({ originalStartTime: '2026-07-13T08:00:00.000Z', startTime: '2026-07-13T08:00:00.000Z' });
+    // The override is the same record, re-keyed.
+    expect([events.get('ov'), events.has('ov2')]).toMatchObject([{ originalStartTime: '2026-07-13T08:00:00.000Z', startTime: '2026-07-13T08:00:00.000Z' }, false]);
     expect(events.get('s')).toMatchObject({ startTime: '2026-01-05T09:00:00.000Z', exdate: '2026-07-20T08:00:00.000Z' });
     expect(month(events).map((o) => [o.start.slice(5, 16), o.title, o.overridden])).toEqual([
       ['07-06T08:00', 'Weekly', false], ['07-13T08:00', 'Moved', true], ['07-27T08:00', 'Weekly', false],
@@ -426,10 +431,17 @@ describe('reminders of a split or re-keyed event', () => {
     );
     expect(plan.reminders).toHaveLength(2);
     expect(new Set(plan.reminders.map((r) => r.uid))).toEqual(new Set(['r1', 'r2']));
-    // "All events" moving the times re-keys the override too: its reminder follows it.
+    // "All events" moving the times re-keys the override in place (the server derives it, and the
+    // device's copy at once): the same record, so its reminder stays with it and nothing is made again.
+    const all = planOccurrenceEdit({ ...stateOf(events, 's'), reminders }, '2026-07-06T07:00:00.000Z', { startTime: '2026-07-06T08:00:00.000Z', endTime: '2026-07-06T09:00:00.000Z' }, 'all', () => 'unused');
+    expect([all.reminders, all.removes, all.puts.map((p) => p.uid)]).toEqual([[], [], ['s']]);
+    expect(all.derived?.map((d) => [d.uid, d.fields.originalStartTime, d.fields.startTime])).toEqual([['o', '2026-07-13T08:00:00.000Z', '2026-07-13T08:00:00.000Z']]);
+    // A daily series moved a whole day: the override's new key was an occurrence already, so it is
+    // made again (with its reminder) under a new uid, as the server could not tell it apart.
+    const daily = new Map<string, FieldValues>([['s', { ...series, rrule: 'FREQ=DAILY' }], ['o', override]]);
     const more = ['o3', 'r3'];
-    const all = planOccurrenceEdit({ ...stateOf(events, 's'), reminders }, '2026-07-06T07:00:00.000Z', { startTime: '2026-07-06T08:00:00.000Z', endTime: '2026-07-06T09:00:00.000Z' }, 'all', () => more.shift()!);
-    expect(all.reminders.map((r) => [r.uid, r.fields.eventUid, r.fields.minutesBefore])).toEqual([['r3', 'o3', 60]]);
+    const dayLater = planOccurrenceEdit({ ...stateOf(daily, 's'), reminders }, '2026-07-06T07:00:00.000Z', { startTime: '2026-07-07T07:00:00.000Z', endTime: '2026-07-07T08:00:00.000Z' }, 'all', () => more.shift()!);
+    expect([dayLater.derived, dayLater.removes, dayLater.reminders.map((r) => [r.uid, r.fields.eventUid, r.fields.minutesBefore])]).toEqual([[], ['o'], [['r3', 'o3', 60]]]);
   });
 });
 

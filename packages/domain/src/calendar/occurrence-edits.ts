@@ -38,6 +38,11 @@ export interface OccurrencePlan {
   readonly target: string | null;
   /** Reminders to create after the event writes: those of a re-keyed override, and a split series' own. */
   readonly reminders: readonly PlannedPut[];
+  /**
+   * Overrides as the server makes them once the puts arrive (an "all events" move re-keys them in
+   * place, `followMoves`): the device writes them to its own copy at once and pushes nothing for them.
+   */
+  readonly derived?: readonly { readonly uid: string; readonly fields: FieldValues }[];
 }
 
 /** The fields an override copies from its series when it is created. */
@@ -349,11 +354,25 @@ export function planOccurrenceEdit(
         if (rule !== '') seriesPatch.rrule = patch.rrule !== undefined ? patch.rrule : shiftedUntil(t, rule, shift);
         // Recorded, so what a device that has not seen the move edits offline follows it (`followMoves`).
         seriesPatch.moves = withMove(t, sf.moves, newStart);
-        const later = moveLater(state, t, Number.NEGATIVE_INFINITY, shift, state.series.uid, newUid, seriesPatch.calendarUid ?? sf.calendarUid ?? null);
+        // Each override the server re-keys by this move to its occurrence's new time stays the same
+        // record (its uid, its reminders), so a device that has not seen the move still edits it;
+        // the rest (a move onto occurrences the series had leaves one ambiguous) are made again.
+        const movedSeries = { uid: state.series.uid, fields: { ...sf, ...seriesPatch } };
+        const calendar: FieldValues = seriesPatch.calendarUid !== undefined ? { calendarUid: seriesPatch.calendarUid } : {};
+        const derived = followMoves({ ...state, series: movedSeries }).overrides
+          .filter((f) => {
+            const o = state.overrides.find((x) => x.uid === f.uid)!;
+            const original = originalLocal(t, o);
+            return original !== null && localOf(t, String(f.fields.originalStartTime)) === original + shift;
+          })
+          .map((f) => ({ uid: f.uid, fields: { ...f.fields, ...calendar } }));
+        const kept = new Set(derived.map((d) => d.uid));
+        const rest = { ...state, overrides: state.overrides.filter((o) => !kept.has(o.uid)) };
+        const later = moveLater(rest, t, Number.NEGATIVE_INFINITY, shift, state.series.uid, newUid, seriesPatch.calendarUid ?? sf.calendarUid ?? null);
         // Written only when there are entries to move: a cancellation another device made meanwhile
         // then stays, and follows the move on the server (`followMoves`).
         if (later.exdate.length > 0) seriesPatch.exdate = later.exdate.join(',');
-        return { puts: [{ uid: state.series.uid, fields: seriesPatch, create: false }, ...later.puts], removes: later.removes, target: state.series.uid, reminders: later.reminders };
+        return { puts: [{ uid: state.series.uid, fields: seriesPatch, create: false }, ...later.puts], removes: later.removes, target: state.series.uid, reminders: later.reminders, derived };
       }
     }
     if (patch.rrule !== undefined) seriesPatch.rrule = patch.rrule;
