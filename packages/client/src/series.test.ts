@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startInMemoryService, type InMemoryService } from '../test-support/in-memory-service.js';
 import { clientOf, signIn } from '../test-support/clients.js';
+import { FaultyFetch } from '../test-support/faulty-fetch.js';
 import type { SyncClient } from './client.js';
 
 let service: InMemoryService;
@@ -115,6 +116,28 @@ describe('series through the SDK', () => {
     expect(starts(b)).toEqual(starts(a));
     expect(await service.sync.occurrences(a.auth.user()!.id, july)).toEqual(a.occurrences(july));
     expect({ heard, listed: [await a.conflicts.list(), await b.conflicts.list()] }).toEqual({ heard: [], listed: [[], []] });
+  });
+
+  it('a stale cancellation whose answer was lost is settled from the repeated answer too', async () => {
+    const faulty = new FaultyFetch(service.fetch);
+    const a = await clientOf(service);
+    const b = await clientOf(service, { fetch: faulty.fetch });
+    await signIn(service, a, '+15550001015');
+    await signIn(service, b, '+15550001015');
+    const uid = await a.events.put({ calendarUid: a.calendars.list()[0]!.uid, title: 'Gym', startTime: '2026-07-06T16:00:00.000Z', endTime: '2026-07-06T17:00:00.000Z', timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY' });
+    await a.sync();
+    await b.sync();
+    await a.events.removeOccurrence(uid, '2026-07-13T16:00:00.000Z');
+    await a.sync();
+    await b.events.removeOccurrence(uid, '2026-07-20T16:00:00.000Z');
+    // B's stale push is applied, and its answer (with the conflict it made) never arrives.
+    faulty.next = ({ path }) => (path === '/api/sync/push' ? 'drop-response' : null);
+    await expect(b.sync()).rejects.toMatchObject({ kind: 'network' });
+    faulty.next = () => null;
+    await b.sync(); // the same items again: answered from the server's receipts
+    await a.sync();
+    for (const c of [a, b]) expect(c.occurrences(july).occurrences.map((o) => o.start.slice(5, 10))).toEqual(['07-06', '07-27']);
+    expect([await a.conflicts.list(), await b.conflicts.list()]).toEqual([[], []]);
   });
 
   it('the merge keeps a cancellation made on the device while its stale push was on its way', async () => {

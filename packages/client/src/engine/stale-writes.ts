@@ -48,6 +48,26 @@ export function planSettled(state: LocalState, sent: readonly OutboxItem[], resu
   return Object.keys(putMeta).length > 0 ? [...writes, { putMeta }] : writes;
 }
 
+/**
+ * The conflicts a push answer's results name: those the answer lists, and those it does not (an
+ * answer replayed from the server's receipts, after a lost one, lists only the conflicts that push
+ * made), looked up one by one while unresolved. A lookup that fails leaves that conflict out: it
+ * is then not settled here, and a person decides it as before.
+ */
+export async function conflictsOfAnswer(api: CalsyncApi, results: readonly WireItemResult[], listed: readonly WireConflict[]): Promise<WireConflict[]> {
+  const out = [...listed];
+  for (const r of results) {
+    if (r.status !== 'conflict' || r.conflictId === undefined || out.some((c) => c.conflictId === r.conflictId)) continue;
+    try {
+      const found = (await api.conflicts(r.conflictId - 1, 1)).conflicts.find((c) => c.conflictId === r.conflictId);
+      if (found) out.push(found);
+    } catch {
+      // Left to a person (see above).
+    }
+  }
+  return out;
+}
+
 /** The ids of conflicts marked settled and not dismissed yet. */
 export function settledConflicts(state: LocalState): Set<number> {
   const ids = new Set<number>();

@@ -8,7 +8,7 @@ import { META, type LocalState } from './local-state.js';
 import { hasFreshItems, isPromotion, planPark, planPulled, planResults, planSend, planUnsent, selectBatch } from './outbox.js';
 import { planPullPage, planSnapshotEnd } from './pull-apply.js';
 import { planRekey } from './rekey.js';
-import { dismissSettled, planSettled } from './stale-writes.js';
+import { conflictsOfAnswer, dismissSettled, planSettled } from './stale-writes.js';
 import { uuidv7 } from '../uid.js';
 
 /** What one round needs. */
@@ -168,7 +168,8 @@ async function pushSent(ctx: RoundContext, sent: readonly OutboxItem[]): Promise
   // Each plan reads memory, which a commit changes at once; committed back to back, the answer and
   // its bookkeeping reach the store as one write (LocalState joins them).
   const written = [ctx.state.commit(write), ctx.state.commit(planOwnWrites(ctx.state, sent, results, data.conflicts))];
-  for (const settled of planSettled(ctx.state, sent, results, data.conflicts)) written.push(ctx.state.commit(settled));
   for (const rekey of rekeys) written.push(ctx.state.commit(planRekey(ctx.state, rekey, () => uuidv7(ctx.now()))));
   await Promise.all(written);
+  const conflicts = await conflictsOfAnswer(ctx.api, results, data.conflicts);
+  for (const settled of planSettled(ctx.state, sent, results, conflicts)) await ctx.state.commit(settled);
 }
