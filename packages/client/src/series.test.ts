@@ -93,10 +93,10 @@ describe('series through the SDK', () => {
     return heard;
   }
 
-  /** Two devices of one person, signed in and synced, with a weekly 18:00 Berlin "Gym" made on the first. */
-  async function twoDevicesWithGym(phone: string) {
+  /** Two devices of one person, signed in and synced, with a weekly 18:00 Berlin "Gym" made on the first; `bOptions` are B's client options. */
+  async function twoDevicesWithGym(phone: string, bOptions: Parameters<typeof clientOf>[1] = {}) {
     const a = await clientOf(service);
-    const b = await clientOf(service);
+    const b = await clientOf(service, bOptions);
     await signIn(service, a, phone);
     await signIn(service, b, phone);
     const uid = await a.events.put({ calendarUid: a.calendars.list()[0]!.uid, title: 'Gym', startTime: '2026-07-06T16:00:00.000Z', endTime: '2026-07-06T17:00:00.000Z', timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY' });
@@ -118,18 +118,17 @@ describe('series through the SDK', () => {
     expect({ heard, listed: [await a.conflicts.list(), await b.conflicts.list()] }).toEqual({ heard: [], listed: [[], []] });
   });
 
-  it('a stale cancellation whose answer was lost is settled from the repeated answer too', async () => {
-    const faulty = new FaultyFetch(service.fetch);
-    const a = await clientOf(service);
-    const b = await clientOf(service, { fetch: faulty.fetch });
-    await signIn(service, a, '+15550001015');
-    await signIn(service, b, '+15550001015');
-    const uid = await a.events.put({ calendarUid: a.calendars.list()[0]!.uid, title: 'Gym', startTime: '2026-07-06T16:00:00.000Z', endTime: '2026-07-06T17:00:00.000Z', timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY' });
-    await a.sync();
-    await b.sync();
+  /** A cancels 13 July and syncs; B, which has not seen it, cancels 20 July: B's next push is stale. */
+  async function crossingCancellations(a: SyncClient, b: SyncClient, uid: string) {
     await a.events.removeOccurrence(uid, '2026-07-13T16:00:00.000Z');
     await a.sync();
     await b.events.removeOccurrence(uid, '2026-07-20T16:00:00.000Z');
+  }
+
+  it('a stale cancellation whose answer was lost is settled from the repeated answer too', async () => {
+    const faulty = new FaultyFetch(service.fetch);
+    const { a, b, uid } = await twoDevicesWithGym('+15550001015', { fetch: faulty.fetch });
+    await crossingCancellations(a, b, uid);
     // B's stale push is applied, and its answer (with the conflict it made) never arrives.
     faulty.next = ({ path }) => (path === '/api/sync/push' ? 'drop-response' : null);
     await expect(b.sync()).rejects.toMatchObject({ kind: 'network' });
@@ -141,26 +140,17 @@ describe('series through the SDK', () => {
   });
 
   it('the merge keeps a cancellation made on the device while its stale push was on its way', async () => {
-    const a = await clientOf(service);
-    let pushes = 0;
+    let duringPush: (() => Promise<unknown>) | null = null;
     let later: Promise<unknown> = Promise.resolve();
-    const b = await clientOf(service, {
+    const { a, b, uid } = await twoDevicesWithGym('+15550001012', {
       fetch: async (input, init) => {
-        // B's first push after coming back online: while it travels, B cancels one more occurrence.
-        if (new URL(String(input)).pathname === '/api/sync/push' && pushes++ === 0 && armed) later = b.events.removeOccurrence(uid, '2026-07-27T16:00:00.000Z');
+        if (new URL(String(input)).pathname === '/api/sync/push' && duringPush) [later, duringPush] = [duringPush(), null];
         return service.fetch(input, init);
       },
     });
-    let armed = false;
-    await signIn(service, a, '+15550001012');
-    await signIn(service, b, '+15550001012');
-    const uid = await a.events.put({ calendarUid: a.calendars.list()[0]!.uid, title: 'Gym', startTime: '2026-07-06T16:00:00.000Z', endTime: '2026-07-06T17:00:00.000Z', timezone: 'Europe/Berlin', rrule: 'FREQ=WEEKLY' });
-    await a.sync();
-    await b.sync();
-    await a.events.removeOccurrence(uid, '2026-07-13T16:00:00.000Z');
-    await a.sync();
-    await b.events.removeOccurrence(uid, '2026-07-20T16:00:00.000Z');
-    [pushes, armed] = [0, true];
+    await crossingCancellations(a, b, uid);
+    // B's first push after coming back online: while it travels, B cancels one more occurrence.
+    duringPush = () => b.events.removeOccurrence(uid, '2026-07-27T16:00:00.000Z');
     await b.sync();
     await later;
     await b.sync();
