@@ -3,7 +3,6 @@ import type { CalsyncApi } from '../http/api.js';
 import type { MetaValue, OutboxItem, StoreWrite } from '../store/local-store.js';
 import type { WireConflict, WireItemResult } from '../wire.js';
 import { META, type LocalState } from './local-state.js';
-import { settledConflicts } from './stale-writes.js';
 
 /** Which side of a conflict this device wrote: the record's current version, the losing one, or neither. */
 export type ConflictSide = 'current' | 'loser' | null;
@@ -95,6 +94,18 @@ export function sideOf(state: LocalState, conflict: WireConflict): ConflictSide 
 /** `conflict` with the side this device wrote. */
 export const withSide = (state: LocalState, conflict: WireConflict): ClientConflict => ({ ...conflict, mine: sideOf(state, conflict) });
 
+/** The ids of conflicts marked settled and not dismissed yet (one small list, see META.settledConflicts). */
+export function settledConflicts(state: LocalState): readonly number[] {
+  const ids = state.meta.get(META.settledConflicts);
+  return Array.isArray(ids) ? (ids as readonly number[]) : [];
+}
+
+/** The conflicts to report, with sides: those being settled (dismissed a moment later) left out. */
+export function reported(state: LocalState, conflicts: readonly WireConflict[]): ClientConflict[] {
+  const settled = new Set(settledConflicts(state));
+  return conflicts.filter((c) => !settled.has(c.conflictId)).map((c) => withSide(state, c));
+}
+
 /**
  * Lists the conflicts made since the last listing (another device's push may have made one: a
  * pull that brought records marks the feed due), advances the mark, and returns them with sides.
@@ -112,8 +123,7 @@ export async function fetchNewConflicts(state: LocalState, api: CalsyncApi, sett
   }
   const afterId = found.at(-1)?.conflictId ?? from;
   await state.commit({ putMeta: afterId === undefined ? {} : { [META.conflictsAfterId]: afterId }, deleteMeta: [META.conflictsDue] });
-  const settled = settledConflicts(state);
-  return found.filter((c) => !settled.has(c.conflictId)).map((c) => withSide(state, c));
+  return reported(state, found);
 }
 
 /** Every unresolved conflict above `afterId`, all pages. */

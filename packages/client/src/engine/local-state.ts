@@ -20,6 +20,8 @@ export const META = {
   conflictsAfterId: 'conflictsAfterId',
   /** Set when a conflict may have been made since the last listing; cleared by the next listing. */
   conflictsDue: 'conflictsDue',
+  /** Ids of conflicts this device's own stale pushes made that lost nothing, until dismissed on the server (stale-writes.ts). */
+  settledConflicts: 'settledConflicts',
 } as const;
 
 /**

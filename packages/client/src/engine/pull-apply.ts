@@ -66,7 +66,7 @@ export function planPullPage(state: LocalState, page: WirePullResponse): StoreWr
         if (item.op === 'upsert' && item.sent !== null) {
           const under = Object.fromEntries(Object.keys(item.patch).map((k) => [k, fields[k] ?? null]));
           putOutbox.set(item.seq, { ...(putOutbox.get(item.seq) ?? item), pulledUnder: { version: wire.version, fields: under } });
-        } else if (item.op === 'upsert' && item.state !== 'inflight') {
+        } else if (item.op === 'upsert') {
           // It will go out against this version: its base is what the version holds (under the
           // items before it, whose answers are outstanding).
           const base = Object.fromEntries(Object.keys(item.patch).map((k) => [k, fields[k] ?? null]));

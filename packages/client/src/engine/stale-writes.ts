@@ -1,19 +1,11 @@
 import { fieldsOfWireRecord, settleStaleWrite } from '@calsync/domain/rules';
 import { ApiError } from '../http/api-error.js';
 import type { CalsyncApi } from '../http/api.js';
-import type { MetaValue, OutboxItem, StoreWrite } from '../store/local-store.js';
+import type { OutboxItem, StoreWrite } from '../store/local-store.js';
 import type { WireConflict, WireItemResult } from '../wire.js';
-import { sideOfAnswer } from './conflict-feed.js';
-import type { LocalState } from './local-state.js';
+import { settledConflicts, sideOfAnswer } from './conflict-feed.js';
+import { META, type LocalState } from './local-state.js';
 import { planPut } from './outbox.js';
-
-/**
- * `settled:<conflictId>`: a conflict this device's own stale push made in which the other device's
- * version lost nothing (or nothing once a merge, queued with it, is written). It is dismissed on
- * the server, and no listing shows it meanwhile.
- */
-const SETTLED = 'settled:';
-const settledKey = (conflictId: number): string => `${SETTLED}${conflictId}`;
 
 /**
  * What one push answer's conflicts need from this device. The server records every stale upsert
@@ -24,12 +16,13 @@ const settledKey = (conflictId: number): string => `${SETTLED}${conflictId}`;
  * edit of one, still queued, counts) and their values before: when nothing
  * was lost the conflict is marked settled; when both devices changed `exdate`, the merged list is
  * queued as an edit (a clean push, later in the same round) and the conflict is marked settled;
- * when a field both set differs, the conflict stays for a person to choose. One write per merge, in
- * order: each plan reads the state the one before it left.
+ * when a field both set differs, the conflict stays for a person to choose. The settled ids join
+ * META.settledConflicts, which the listings leave out until `dismissSettled` has dismissed them.
+ * One write per merge (of different records: a push holds one item per record), then the list.
  */
 export function planSettled(state: LocalState, sent: readonly OutboxItem[], results: readonly WireItemResult[], conflicts: readonly WireConflict[]): StoreWrite[] {
   const writes: StoreWrite[] = [];
-  const putMeta: Record<string, MetaValue> = {};
+  const settled: number[] = [];
   sent.forEach((item, i) => {
     const result = results[i];
     if (result?.status !== 'conflict' || result.conflictId === undefined || item.op !== 'upsert' || !item.sent) return;
@@ -43,9 +36,9 @@ export function planSettled(state: LocalState, sent: readonly OutboxItem[], resu
     const outcome = settleStaleWrite(item.type, mine, item.base, fieldsOfWireRecord(item.type, conflict.loserSnapshot));
     if (outcome.kind === 'lost') return;
     if (outcome.kind === 'merge') writes.push(planPut(state, item.type, item.uid, outcome.patch));
-    putMeta[settledKey(result.conflictId)] = true;
+    settled.push(result.conflictId);
   });
-  return Object.keys(putMeta).length > 0 ? [...writes, { putMeta }] : writes;
+  return settled.length > 0 ? [...writes, { putMeta: { [META.settledConflicts]: [...settledConflicts(state), ...settled] } }] : writes;
 }
 
 /**
@@ -68,13 +61,6 @@ export async function conflictsOfAnswer(api: CalsyncApi, results: readonly WireI
   return out;
 }
 
-/** The ids of conflicts marked settled and not dismissed yet. */
-export function settledConflicts(state: LocalState): Set<number> {
-  const ids = new Set<number>();
-  for (const key of state.meta.keys()) if (key.startsWith(SETTLED)) ids.add(Number(key.slice(SETTLED.length)));
-  return ids;
-}
-
 /**
  * Dismisses the settled conflicts on the server (the current version, which holds both devices'
  * edits, stays). One already resolved, by a person on another device, or gone, is done with too;
@@ -87,6 +73,6 @@ export async function dismissSettled(state: LocalState, api: CalsyncApi): Promis
     } catch (error) {
       if (!(error instanceof ApiError && (error.status === 404 || error.status === 409))) throw error;
     }
-    await state.commit({ deleteMeta: [settledKey(id)] });
+    await state.commit({ putMeta: { [META.settledConflicts]: settledConflicts(state).filter((x) => x !== id) } });
   }
 }

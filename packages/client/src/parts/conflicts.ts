@@ -1,6 +1,5 @@
-import { listAbove, withSide, type ClientConflict } from '../engine/conflict-feed.js';
+import { listAbove, reported, type ClientConflict } from '../engine/conflict-feed.js';
 import type { LocalState } from '../engine/local-state.js';
-import { settledConflicts } from '../engine/stale-writes.js';
 import type { CalsyncApi } from '../http/api.js';
 import type { SyncClient } from '../sync-client.js';
 
@@ -13,8 +12,7 @@ export function conflictsPart(state: LocalState, api: CalsyncApi, requestRound: 
     },
     facade: {
       async list() {
-        const settled = settledConflicts(state);
-        return (await listAbove(api, undefined)).filter((c) => !settled.has(c.conflictId)).map((c) => withSide(state, c));
+        return reported(state, await listAbove(api, undefined));
       },
       async restore(conflictId) {
         const answer = await api.resolve(conflictId, 'restore');
