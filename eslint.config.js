@@ -52,4 +52,15 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: ['fastify', '@fastify/*', 'kysely', 'pg', '@electric-sql/*', 'ioredis', 'pino', '@calsync/*', '!@calsync/domain', '**/test-support/**'] }],
     },
   },
+  {
+    // The db and e2e projects reuse one worker across files (vitest.config.ts, isolate: false):
+    // a module mock, a stubbed global or fake timers would carry over into the next file.
+    files: ['packages/*/src/**/*.pg.test.ts', 'e2e/**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        ...['mock', 'doMock', 'stubGlobal', 'stubEnv', 'useFakeTimers'].map((property) => ({ object: 'vi', property, message: 'these files share one worker (isolate: false): nothing may carry over' })),
+      ],
+    },
+  },
 );

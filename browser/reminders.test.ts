@@ -7,7 +7,7 @@ import { signInWithPhone } from './lib/app-page.js';
 import { startAppServer, type AppServer } from './lib/app-server.js';
 import { launchChromium, screenshotPath } from './lib/chromium.js';
 
-// A reminder due in 20 s, written by another device of the user, shows as a toast in the web
+// A reminder due in 8 s, written by another device of the user, shows as a toast in the web
 // client; in a browser context that granted the Notification permission it is also a browser
 // Notification (the page's Notification constructor is wrapped to record what it creates).
 
@@ -67,14 +67,14 @@ describe('due reminders in the web client, in Chromium', () => {
     await app?.stop();
   });
 
-  it('a reminder due in 20 s shows its toast, and with the permission granted a Notification too', async () => {
+  it('a reminder due in 8 s shows its toast, and with the permission granted a Notification too', async () => {
     expect(await plain.evaluate(() => Notification.permission)).toBe('default');
     expect(await allowed.evaluate(() => Notification.permission)).toBe('granted');
     await plain.getByRole('button', { name: 'Turn on notifications' }).waitFor();
     expect(await allowed.getByRole('button', { name: 'Turn on notifications' }).count()).toBe(0);
 
     const taskUid = await other.tasks.put({ title: 'Water the plants' });
-    await other.reminders.put({ taskUid, remindAt: new Date(Date.now() + 20_000).toISOString() });
+    await other.reminders.put({ taskUid, remindAt: new Date(Date.now() + 8_000).toISOString() });
     await other.sync();
 
     for (const page of [plain, allowed]) {

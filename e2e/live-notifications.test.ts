@@ -22,7 +22,7 @@ const kinds: Kind[] = [{ name: 'PGlite (one node)', twoNodes: false, make: async
 const serverUrl = process.env.TEST_DATABASE_URL;
 if (serverUrl) kinds.push({ name: 'PostgreSQL (two nodes)', twoNodes: true, make: () => createScratchDatabase(serverUrl) });
 
-const COALESCE_MS = 5000;
+const COALESCE_MS = 2500;
 
 async function until(check: () => boolean | Promise<boolean>, ms = 20_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + ms;
