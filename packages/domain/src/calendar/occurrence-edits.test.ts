@@ -47,6 +47,14 @@ function occurrences(events: Map<string, FieldValues>, from: number, to: number)
  */
 const LAST_OCCURRENCE_A_DAY_LATER: SeriesCase = { zone: 'Australia/Sydney', allDay: false, startLocal: 1788130800000, duration: 900000, rule: 'FREQ=WEEKLY', exdateIndexes: [], from: 1788094800000, to: 1788181200000 };
 
+/**
+ * Seed 426194810, found by a CI run: a 02:00 series in Sydney split, unchanged, at its occurrence
+ * on 5 October 2031, when 02:00 does not exist (stored at 03:00). A new series that began there
+ * went on at 03:00, and lost its last occurrence past the UNTIL. It now begins at the occurrence
+ * before, cancelled.
+ */
+const SPLIT_IN_A_GAP: SeriesCase = { zone: 'Australia/Sydney', allDay: false, startLocal: 1924221600000, duration: 900000, rule: 'FREQ=DAILY;INTERVAL=2;BYMONTHDAY=-9,5;UNTIL=20320104T151500Z', exdateIndexes: [], from: 1924182000000, to: 1924268400000 };
+
 let counter = 0;
 const newUid = () => `new-${++counter}`;
 
@@ -88,7 +96,7 @@ describe('this and following', () => {
           expect(wider.length).toBeGreaterThanOrEqual(Math.min(later.length, 1));
         }
       }),
-      { numRuns: RUNS, examples: [[LAST_OCCURRENCE_A_DAY_LATER, 712109663, 1440], [{ zone: 'Europe/Berlin', allDay: false, startLocal: 1648260000000, duration: 900000, rule: 'FREQ=MONTHLY;BYMONTHDAY=1,26,-1;BYMONTH=3;BYSETPOS=2', exdateIndexes: [], from: 1648256400000, to: 1648342800000 }, 0, 0]] },
+      { numRuns: RUNS, examples: [[LAST_OCCURRENCE_A_DAY_LATER, 712109663, 1440], [SPLIT_IN_A_GAP, 1840388648, 0], [{ zone: 'Europe/Berlin', allDay: false, startLocal: 1648260000000, duration: 900000, rule: 'FREQ=MONTHLY;BYMONTHDAY=1,26,-1;BYMONTH=3;BYSETPOS=2', exdateIndexes: [], from: 1648256400000, to: 1648342800000 }, 0, 0]] },
     );
   }, 300_000);
 
@@ -109,6 +117,36 @@ describe('this and following', () => {
     expect(occurrences(next, Date.parse('2026-03-01T00:00:00Z'), Date.parse('2026-04-01T00:00:00Z')).map((o) => o.start.slice(5, 10))).toEqual([
       '03-02', '03-04', '03-05', '03-06', '03-07', '03-09', '03-10', '03-11',
     ]);
+  });
+});
+
+describe('this and following at an occurrence in a spring-forward gap', () => {
+  // A 02:00 series in Sydney: on 5 October 2031 02:00 does not exist, and the occurrence is at 03:00 (16:00Z).
+  const series: FieldValues = { calendarUid: 'c', title: 'Night', startTime: '2031-10-01T16:00:00.000Z', endTime: '2031-10-01T16:30:00.000Z', allDay: false, timezone: 'Australia/Sydney', rrule: 'FREQ=DAILY;COUNT=10', exdate: null, recurringEventUid: null, originalStartTime: null };
+  const window = [Date.parse('2031-09-30T00:00:00Z'), Date.parse('2031-10-20T00:00:00Z')] as const;
+
+  it('the new series goes on at 02:00, from the occurrence in the gap, with the rest of the COUNT', () => {
+    const events = new Map<string, FieldValues>([['s', series]]);
+    const next = apply(events, planOccurrenceEdit(stateOf(events, 's'), '2031-10-04T16:00:00.000Z', { title: 'Later' }, 'following', () => 'n'));
+    expect(next.get('s')?.rrule).toBe('FREQ=DAILY;COUNT=3');
+    // It begins at the occurrence before (cancelled), the last one that exists at 02:00; COUNT counts it.
+    expect(next.get('n')).toMatchObject({ startTime: '2031-10-03T16:00:00.000Z', endTime: '2031-10-03T16:30:00.000Z', exdate: '2031-10-03T16:00:00.000Z', rrule: 'FREQ=DAILY;COUNT=8', splitFromStart: '2031-10-04T16:00:00.000Z' });
+    const all = occurrences(next, ...window).map((o) => [o.start, o.title]);
+    expect(all).toEqual([
+      ...['2031-10-01T16:00:00.000Z', '2031-10-02T16:00:00.000Z', '2031-10-03T16:00:00.000Z'].map((start) => [start, 'Night']),
+      ['2031-10-04T16:00:00.000Z', 'Later'],
+      ...[5, 6, 7, 8, 9, 10].map((d) => [`2031-10-${String(d).padStart(2, '0')}T15:00:00.000Z`, 'Later']),
+    ]);
+  });
+
+  it('an edit made offline after it, before the split was seen, follows to the new series at its own time', () => {
+    const events = new Map<string, FieldValues>([['s', series]]);
+    const next = apply(events, planOccurrenceEdit(stateOf(events, 's'), '2031-10-04T16:00:00.000Z', { title: 'Later' }, 'following', () => 'n'));
+    const offline: FieldValues = { ...series, title: 'Moved here', startTime: '2031-10-07T15:00:00.000Z', endTime: '2031-10-07T15:30:00.000Z', rrule: null, recurringEventUid: 's', originalStartTime: '2031-10-07T15:00:00.000Z' };
+    const out = followed(new Map([...next, ['o', offline]]));
+    expect(out.get('o')).toMatchObject({ recurringEventUid: 'n', originalStartTime: '2031-10-07T15:00:00.000Z', startTime: '2031-10-07T15:00:00.000Z' });
+    const at = occurrences(out, ...window).find((o) => o.start === '2031-10-07T15:00:00.000Z');
+    expect(at).toMatchObject({ title: 'Moved here', seriesUid: 'n' });
   });
 });
 

@@ -302,6 +302,42 @@ function remindersFor(state: SeriesState, from: string, to: string, newUid: () =
 }
 
 /**
+ * Where a series that goes on from the occurrence at `local` at the same wall-clock time starts
+ * when that occurrence is in a spring-forward gap, else null. Such an occurrence is stored at the
+ * shifted time (02:00 read as 03:00, RFC 5545 3.3.5), and a series that began there would take
+ * that wall time for all its occurrences. So it begins at the last earlier occurrence of the rule
+ * that exists at the rule's own time, with that one and any up to `local` cancelled (`cancelled`:
+ * exdate entries, which COUNT counts): its first occurrence is still the one at `local`.
+ */
+function gapAnchor(t: SeriesTime, rule: string, local: number): { start: number; cancelled: number[] } | null {
+  if (t.allDay || rule === '') return null;
+  const exists = (s: number) => localMsOf(instantOfLocal(s, t.zone), t.zone) === s;
+  const at = instantOfLocal(local, t.zone);
+  const inGap = startsIn(t, rule, local - DAY_MS, local + 1).some((s) => s !== local && !exists(s) && instantOfLocal(s, t.zone) === at);
+  if (!inGap) return null;
+  const earlier = startsBefore(t, rule, local);
+  const from = earlier.findLastIndex(exists);
+  return from < 0 ? null : { start: earlier[from]!, cancelled: earlier.slice(from) };
+}
+
+/**
+ * Whether a continuation that starts at local `start`, before the occurrence at `from` it was split
+ * at, begins at a `gapAnchor`: its start is cancelled and its rule has the occurrence at `from`'s
+ * instant, in the gap. It goes on at the series' own times (no shift), though its start is earlier.
+ */
+function anchoredAt(t: SeriesTime, fields: FieldValues, start: number, from: number, exdate: readonly string[]): boolean {
+  if (t.allDay || start >= from || typeof fields.rrule !== 'string' || !exdate.some((x) => localOf(t, x) === start)) return false;
+  const at = instantOfLocal(from, t.zone);
+  return startsIn({ ...t, startLocal: start }, fields.rrule, from - DAY_MS, from + 1).some((s) => instantOfLocal(s, t.zone) === at);
+}
+
+/** The new series' start and end when it begins at local `start` (`gapAnchor`), as long as `times` lasts. */
+function anchoredTimes(t: SeriesTime, start: number, times: FieldValues): FieldValues {
+  const startTime = textOf(t, start);
+  return { startTime, endTime: new Date(Date.parse(startTime) + Date.parse(String(times.endTime)) - Date.parse(String(times.startTime))).toISOString() };
+}
+
+/**
  * The record writes of an edit of the occurrence `occurrenceStart` (its `originalStart` as the
  * expander reports it) of a series (docs/protocol.md, "One occurrence of a series"):
  * - `this`: patches the occurrence's override, or creates one;
@@ -384,8 +420,10 @@ export function planOccurrenceEdit(
   const count = ruleCount(rule);
   const before = count === null ? 0 : occurrencesBefore(t, rule, local);
   const oldRule = count === null ? withEnd(rule, { until: untilBefore(t, rule, local) }) : withEnd(rule, { count: before });
+  const anchor = shift === 0 && patch.rrule === undefined ? gapAnchor(t, rule, local) : null;
   // A new repeat rule in the patch is the new series' own; else the old rule goes on.
-  const newRule = patch.rrule !== undefined ? patch.rrule : count === null ? shiftedUntil(t, rule, shift) : withEnd(rule, { count: Math.max(1, count - before) });
+  const newRule =
+    patch.rrule !== undefined ? patch.rrule : count === null ? shiftedUntil(t, rule, shift) : withEnd(rule, { count: Math.max(1, count - before) + (anchor?.cancelled.length ?? 0) });
   const uid = newUid();
   const later = moveLater(state, t, local, shift, uid, newUid, plain.calendarUid ?? sf.calendarUid ?? null);
   const copied: Record<string, FieldValue> = {};
@@ -396,9 +434,9 @@ export function planOccurrenceEdit(
     fields: {
       ...copied,
       ...plain,
-      ...times,
+      ...(anchor === null ? times : anchoredTimes(t, anchor.start, times)),
       rrule: newRule,
-      exdate: newRule !== null && later.exdate.length > 0 ? later.exdate.join(',') : null,
+      exdate: newRule !== null && (anchor?.cancelled.length ?? 0) + later.exdate.length > 0 ? [...(anchor?.cancelled ?? []).map((s) => textOf(t, s)), ...later.exdate].join(',') : null,
       recurringEventUid: null,
       originalStartTime: null,
       splitFromUid: state.series.uid,
@@ -447,7 +485,9 @@ export function followSplits(state: SeriesState, continuations: readonly EventSo
     .flatMap((n) => {
       const from = typeof n.fields.splitFromStart === 'string' ? localOf(t, n.fields.splitFromStart) : null;
       const start = typeof n.fields.startTime === 'string' ? localOf(t, n.fields.startTime) : null;
-      return from === null || start === null ? [] : [{ uid: n.uid, calendarUid: n.fields.calendarUid ?? null, from, shift: start - from, exdate: exdateEntries(n.fields) }];
+      if (from === null || start === null) return [];
+      const exdate = exdateEntries(n.fields);
+      return [{ uid: n.uid, calendarUid: n.fields.calendarUid ?? null, from, shift: anchoredAt(t, n.fields, start, from, exdate) ? 0 : start - from, exdate }];
     })
     .sort((a, b) => b.from - a.from);
   const partOf = (local: number) => parts.find((p) => p.from <= local);
