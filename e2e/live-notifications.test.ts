@@ -1,5 +1,5 @@
 import type { SyncClient } from '@calsync/client';
-import { openEventStream, startStandInFcm, startStandInSmsGateway, type OpenedStream, type StandInFcm, type StandInSmsGateway } from '@calsync/testkit';
+import { openEventStream, startStandInFcm, startStandInSmsGateway, until, type OpenedStream, type StandInFcm, type StandInSmsGateway } from '@calsync/testkit';
 import { randomInt } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,14 +23,6 @@ const serverUrl = process.env.TEST_DATABASE_URL;
 if (serverUrl) kinds.push({ name: 'PostgreSQL (two nodes)', twoNodes: true, make: () => createScratchDatabase(serverUrl) });
 
 const COALESCE_MS = 2500;
-
-async function until(check: () => boolean | Promise<boolean>, ms = 20_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe.each(kinds)('live notifications on $name', ({ twoNodes, make }) => {
   let sms: StandInSmsGateway;
@@ -103,7 +95,7 @@ describe.each(kinds)('live notifications on $name', ({ twoNodes, make }) => {
     const changed = await watch.nextEvent(15_000);
     expect(changed.event).toBe('changed');
     expect(changed.id).toMatch(/^[0-9]+$/);
-    await until(() => reader.tasks.get(uid) !== undefined, 15_000, 'the reader to pull the task');
+    await until(() => reader.tasks.get(uid) !== undefined, { ms: 15_000, what: 'the reader to pull the task' });
     expect(reader.tasks.get(uid)).toMatchObject({ title: 'written on node 1' });
     const metrics = await (await fetch(`${node2.baseUrl}/metrics`)).text();
     expect(sampleValue(metrics, 'calsync_notification_streams_open')).toBeGreaterThanOrEqual(2);
@@ -116,7 +108,7 @@ describe.each(kinds)('live notifications on $name', ({ twoNodes, make }) => {
     const before = fcm.delivered.length;
     let last = '';
     for (let i = 0; i < 20; i++) last = await pushTask(node1.baseUrl, tokenOf(writer), `burst-${i}`);
-    await until(() => fcm.delivered.length > before, COALESCE_MS * 4, 'the FCM message');
+    await until(() => fcm.delivered.length > before, { ms: COALESCE_MS * 4, what: 'the FCM message' });
     await new Promise((r) => setTimeout(r, COALESCE_MS * 1.5));
     const burst = fcm.delivered.slice(before);
     expect(fcm.rejected).toEqual([]);
@@ -169,10 +161,10 @@ describe.each(kinds)('live notifications on $name', ({ twoNodes, make }) => {
         expect(e.event).toBe('changed');
         if (BigInt(e.id ?? '0') >= version) break;
       }
-      await until(() => reader.tasks.get(uid) !== undefined, 15_000, 'the reader to pull the task');
+      await until(() => reader.tasks.get(uid) !== undefined, { ms: 15_000, what: 'the reader to pull the task' });
       // And the feed is live again for ordinary changes.
       const v2 = await pushTask(node1.baseUrl, tokenOf(writer), 'after-reconnect');
-      await until(async () => (await watch.nextEvent(15_000)).id === v2, 20_000, 'the next changed');
+      await until(async () => (await watch.nextEvent(15_000)).id === v2, { ms: 20_000, what: 'the next changed' });
     });
   }
 

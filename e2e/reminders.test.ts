@@ -1,5 +1,5 @@
 import type { SyncClient } from '@calsync/client';
-import { openEventStream, startStandInFcm, startStandInSmsGateway, type OpenedStream, type StandInFcm, type StandInSmsGateway } from '@calsync/testkit';
+import { openEventStream, startStandInFcm, startStandInSmsGateway, until, type OpenedStream, type StandInFcm, type StandInSmsGateway } from '@calsync/testkit';
 import type { PushResponseWire } from '@calsync/wire';
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,14 +31,6 @@ const LEASE_MS = 2000;
 const MAX_LATE_MS = 5000;
 /** Reminders beyond the four kinds, due in the same seconds. */
 const EXTRA = 24;
-
-async function until(check: () => boolean | Promise<boolean>, ms = 20_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** An event heard on a stream, with the time it arrived. */
 interface Heard {
@@ -86,7 +78,7 @@ describe.each(kinds)('reminders and conflict alerts on $name', ({ twoNodes, make
     expect(s.status).toBe(200);
     streams.push(s);
     const heard = listen(s);
-    await until(() => heard.some((h) => h.event === 'ready'), 10_000, 'ready');
+    await until(() => heard.some((h) => h.event === 'ready'), { ms: 10_000, what: 'ready' });
     return heard;
   };
   const push = async (base: string, c: SyncClient, body: Record<string, unknown[]>): Promise<PushResponseWire> => {
@@ -136,7 +128,7 @@ describe.each(kinds)('reminders and conflict alerts on $name', ({ twoNodes, make
     await Promise.all(nodes.map((n) => n.start()));
     writer = await client(nodes[0]!.baseUrl, 'writer', 'fcm-writer');
     reader = await client(nodes[nodes.length - 1]!.baseUrl, 'reader', 'fcm-reader');
-    await until(async () => (await leaderOf()) !== null, 15_000, 'a node to take the scheduler lease');
+    await until(async () => (await leaderOf()) !== null, { ms: 15_000, what: 'a node to take the scheduler lease' });
   }, 180_000);
 
   afterAll(async () => {
@@ -177,7 +169,7 @@ describe.each(kinds)('reminders and conflict alerts on $name', ({ twoNodes, make
         ...Array.from({ length: EXTRA }, (_, i) => ({ uid: `r-extra-${i}`, op: 'upsert', baseVersion: null, taskUid: 'note', remindAt: iso(base + 4_250 + i * 250) })),
       ],
     });
-    await until(() => reminders(heard).length >= 4 + EXTRA, 40_000, 'every reminder');
+    await until(() => reminders(heard).length >= 4 + EXTRA, { ms: 40_000, what: 'every reminder' });
     // Anything sent twice would arrive within a few poll intervals.
     await new Promise((r) => setTimeout(r, 2000));
     const all = reminders(heard);
@@ -194,7 +186,7 @@ describe.each(kinds)('reminders and conflict alerts on $name', ({ twoNodes, make
       lateness.push(late);
       expect(late).toBeLessThanOrEqual(MAX_LATE_MS);
     }
-    await until(() => fcm.delivered.filter((m) => m.data.type === 'reminder').length >= 2 * (4 + EXTRA), 10_000, 'the FCM reminders');
+    await until(() => fcm.delivered.filter((m) => m.data.type === 'reminder').length >= 2 * (4 + EXTRA), { ms: 10_000, what: 'the FCM reminders' });
     const visible = fcm.delivered.filter((m) => m.data.type === 'reminder');
     expect(visible).toHaveLength(2 * (4 + EXTRA));
     expect(new Set(visible.map((m) => `${m.token} ${m.data.reminderUid}`)).size).toBe(visible.length);
@@ -220,15 +212,15 @@ describe.each(kinds)('reminders and conflict alerts on $name', ({ twoNodes, make
       await new Promise((r) => setTimeout(r, due - Date.now() - 500));
       const killedAt = Date.now();
       expect((await leader.kill()).signal).toBe('SIGKILL');
-      await until(async () => (await leaderOf()) === survivor, 15_000, 'the survivor to take the lease');
+      await until(async () => (await leaderOf()) === survivor, { ms: 15_000, what: 'the survivor to take the lease' });
       const failoverMs = Date.now() - killedAt;
-      await until(() => reminders(heard).some((h) => h.data.reminderUid === 'r-kill'), 15_000, 'the reminder after the crash');
+      await until(() => reminders(heard).some((h) => h.data.reminderUid === 'r-kill'), { ms: 15_000, what: 'the reminder after the crash' });
       await new Promise((r) => setTimeout(r, 2000));
       const got = reminders(heard).filter((h) => h.data.reminderUid === 'r-kill');
       expect(got).toHaveLength(1);
       const late = got[0]!.at - due;
       console.info(`[reminders e2e] fail-over: the survivor held the lease ${failoverMs} ms after SIGKILL; the reminder arrived ${late} ms after its due time`);
-      await until(() => fcm.delivered.length - fcmBefore >= 2, 10_000, 'FCM after the crash');
+      await until(() => fcm.delivered.length - fcmBefore >= 2, { ms: 10_000, what: 'FCM after the crash' });
       await new Promise((r) => setTimeout(r, 1000));
       expect(fcm.delivered.slice(fcmBefore).filter((m) => m.data.reminderUid === 'r-kill').map((m) => m.token).sort()).toEqual(['fcm-reader', 'fcm-writer']);
     });
@@ -245,9 +237,9 @@ describe.each(kinds)('reminders and conflict alerts on $name', ({ twoNodes, make
     const clash = await push(node.baseUrl, writer, { tasks: [{ uid: 'contested', op: 'upsert', baseVersion: v1, title: 'writer' }] });
     expect(clash.conflicts).toHaveLength(1);
     const conflict = clash.conflicts[0] as { conflictId: number; entityType: string; entityUid: string };
-    await until(() => readerHeard.some((h) => h.event === 'conflict'), 10_000, 'the conflict alert');
+    await until(() => readerHeard.some((h) => h.event === 'conflict'), { ms: 10_000, what: 'the conflict alert' });
     expect(readerHeard.filter((h) => h.event === 'conflict').map((h) => h.data)).toEqual([{ conflictId: conflict.conflictId, entityType: conflict.entityType, entityUid: 'contested' }]);
-    await until(() => fcm.delivered.slice(fcmBefore).some((m) => m.data.type === 'conflict'), 10_000, 'the FCM conflict alert');
+    await until(() => fcm.delivered.slice(fcmBefore).some((m) => m.data.type === 'conflict'), { ms: 10_000, what: 'the FCM conflict alert' });
     expect(fcm.delivered.slice(fcmBefore).filter((m) => m.data.type === 'conflict').map((m) => m.token)).toEqual(['fcm-reader']);
     expect(writerHeard.filter((h) => h.event === 'conflict')).toEqual([]);
 

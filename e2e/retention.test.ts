@@ -1,4 +1,5 @@
 import { createSyncClient, MemoryStore, type SyncClient } from '@calsync/client';
+import { until } from '@calsync/testkit';
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from './lib/http.js';
@@ -61,11 +62,7 @@ describe.each(kinds)('a device offline past the tombstone horizon ($name)', ({ m
     await laptop.events.remove('ev-gone');
     await laptop.sync();
     // The maintenance job runs every second: wait until it removed the tombstone.
-    const deadline = Date.now() + 30_000;
-    while ((await metric('calsync_retention_rows_removed_total{kind="tombstones"}')) <= purgedBefore) {
-      if (Date.now() > deadline) throw new Error('the maintenance job removed no tombstone within 30 s');
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await until(async () => (await metric('calsync_retention_rows_removed_total{kind="tombstones"}')) > purgedBefore, { ms: 30_000, every: 250, what: 'the maintenance job to remove the tombstone' });
 
     const back = device('phone', phoneStore);
     await back.open();

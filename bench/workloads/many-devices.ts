@@ -3,7 +3,7 @@ import type { SyncClient } from '@calsync/client';
 import { pullAll } from '../lib/client.js';
 import { signedInDevice } from '../lib/sdk-device.js';
 import { newEvent, uid } from '../lib/ids.js';
-import { histogramDelta, scrapeMetrics, serverLoopDelay, type HistogramFigures } from '../lib/metrics.js';
+import { histogramBetween, histogramDelta, scrapeMetrics, serverLoopDelay, type HistogramFigures } from '../lib/metrics.js';
 import { loopDelayOf, readReminders, startReminderListener, type LoopDelay } from '../lib/reminder-listener.js';
 import { msSince, percentile } from '../lib/stats.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -22,12 +22,19 @@ export interface ManyDevicesFigures {
   /** p50/p99 of the same round trip with one device alone (no queueing behind the others). */
   soloP50Ms: number;
   soloP99Ms: number;
+  /** CPU a round trip of that solo loop, in ms: the server and PostgreSQL's backends (null on PGlite). */
+  soloCpuMsPerRoundTrip: { server: number; database: number | null };
   /**
    * CPU a round trip of the load, in ms: the server process, PostgreSQL's backends (null on PGlite,
    * which is the server's), and this load generator (the 100 SDK devices, with the reminder
    * streams it reads). All three share the machine's cores: their sum bounds the rate.
    */
   cpuMsPerRoundTrip: { server: number; database: number | null; loadGenerator: number };
+  /**
+   * Pushes a unit of work committed over the load (calsync_sync_push_group_size): a user's pushes
+   * that queue on its lock are planned and committed together, so a loaded server spends less a push.
+   */
+  pushesPerUnit: number;
   /**
    * Reminders that fell due during the load (one `remindAt` per user every few seconds), heard on a
    * stream of each user's other device read by a process of its own (as a device is): how many were
@@ -141,7 +148,13 @@ export async function runManyDevices(
 
   // The same loop with one device alone first: the service time without queueing behind others.
   const solo: number[] = [];
+  const soloCpuBefore = { server: opts.serverCpuSeconds(), database: await opts.databaseCpuSeconds?.() };
   await loop(devices[0]!, performance.now() + Math.min(3000, (opts.seconds * 1000) / 5), solo);
+  const perSoloRoundTrip = (cpuSeconds: number) => (cpuSeconds * 1000) / Math.max(1, solo.length);
+  const soloCpuMsPerRoundTrip = {
+    server: perSoloRoundTrip(opts.serverCpuSeconds() - soloCpuBefore.server),
+    database: soloCpuBefore.database === undefined ? null : perSoloRoundTrip((await opts.databaseCpuSeconds!()) - soloCpuBefore.database),
+  };
   for (const device of devices) await device.sync();
 
   const reminders = await armReminders(baseUrl, devices, opts.seconds);
@@ -168,6 +181,7 @@ export async function runManyDevices(
   const metricsAfter = await scrapeMetrics(baseUrl);
 
   const isConverged = await converged(baseUrl, devices);
+  const groups = histogramBetween(metricsBefore, metricsAtEnd, 'calsync_sync_push_group_size');
   return {
     users: devices.length / 2,
     devices: devices.length,
@@ -180,7 +194,9 @@ export async function runManyDevices(
     converged: isConverged,
     soloP50Ms: percentile(solo, 50),
     soloP99Ms: percentile(solo, 99),
+    soloCpuMsPerRoundTrip,
     cpuMsPerRoundTrip,
+    pushesPerUnit: groups.sum / groups.count,
     reminders: {
       ...heard.apart,
       inLoadGenerator: heard.inLoadGenerator,

@@ -1,3 +1,4 @@
+import { until } from '@calsync/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, MemoryStore } from './index.js';
 import { backoffDelay, MAX_BACKOFF_MS } from './engine/backoff.js';
@@ -18,14 +19,6 @@ function recording(inner: typeof fetch): { fetch: typeof fetch; paths: string[] 
     return inner(input, init);
   }) as typeof fetch;
   return { fetch: fetchFn, paths };
-}
-
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 describe('error paths', () => {

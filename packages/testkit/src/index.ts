@@ -13,3 +13,4 @@ export * from './notify/event-stream-reader.js';
 export * from './http/write-all-then-read.js';
 export * from './reminders/index.js';
 export * from './property-runs.js';
+export * from './until.js';

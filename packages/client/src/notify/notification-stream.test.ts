@@ -1,5 +1,5 @@
 import { build, type TestApp } from '@calsync/http-fastify/test-support';
-import { FakeTokenSigner, cryptoRandom, type CapturingSmsSender, type InMemorySyncStore } from '@calsync/testkit';
+import { FakeTokenSigner, cryptoRandom, until, type CapturingSmsSender, type InMemorySyncStore } from '@calsync/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSyncClient, MemoryStore, type SyncClient } from '../index.js';
 import { notificationStreamTrigger } from './notification-stream.js';
@@ -30,14 +30,6 @@ async function client(base: string, sms: CapturingSmsSender, phone: string, name
   await c.auth.sendOtp(phone);
   await c.auth.verifyOtp(phone, sms.lastCode(phone));
   return c;
-}
-
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('the SDK notification listener', () => {

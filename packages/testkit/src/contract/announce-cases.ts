@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_NOTIFICATION_SETTINGS, type ChangeFeed, type ConflictAlert, type DataChange, type UserAlert } from '@calsync/domain';
 import { insertRows, insertsOf, newRow, nextVersions, pause, sampleFields, type StoreHarness } from './fixtures.js';
-
-/** Waits until `done()` holds (the feed may deliver asynchronously), at most `ms`. */
-async function until(done: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for the change feed');
-    await pause(10);
-  }
-}
+import { until } from '../until.js';
 
 /** Subscribes to the feed and collects every change delivered. */
 function collect(feed: ChangeFeed): { changes: DataChange[]; stop: () => void } {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeFeed, DeliveryRecord, ReminderAlert, ReminderStore, SchedulerLease, SyncStore, UserAlert } from '@calsync/domain';
 import { insertRows, pause, sampleFields } from './fixtures.js';
+import { until } from '../until.js';
 
 /** What the reminder store contract needs: the stores under test, a second node's lease on the same database, and the sync store that fills it. */
 export interface ReminderHarness {
@@ -21,14 +22,6 @@ const at = (offsetMs: number): string => new Date(Date.parse(T0) + offsetMs).toI
 function delivery(userId: number, reminderUid: string, occurrenceStart: string, outcome: DeliveryRecord['outcome'] = 'sent'): DeliveryRecord {
   const alert: ReminderAlert = { kind: 'reminder', userId, reminderUid, eventUid: 'ev', occurrenceStart, title: 'Stand-up ☕', start: occurrenceStart, dueAt: T0 };
   return { userId, reminderUid, occurrenceStart, dueAt: T0, outcome, recordedAt: T0, alert: outcome === 'sent' ? alert : null };
-}
-
-async function until(done: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for the change feed');
-    await pause(10);
-  }
 }
 
 /**
