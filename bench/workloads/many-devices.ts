@@ -8,6 +8,9 @@ import { loopDelayOf, readReminders, startReminderListener, type LoopDelay } fro
 import { msSince, percentile } from '../lib/stats.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
+/** CPU seconds spread over `roundTrips` round trips, in ms each. */
+const msPerRoundTrip = (cpuSeconds: number, roundTrips: number): number => (cpuSeconds * 1000) / Math.max(1, roundTrips);
+
 /** Figures of the many-devices workload. */
 export interface ManyDevicesFigures {
   users: number;
@@ -150,10 +153,9 @@ export async function runManyDevices(
   const solo: number[] = [];
   const soloCpuBefore = { server: opts.serverCpuSeconds(), database: await opts.databaseCpuSeconds?.() };
   await loop(devices[0]!, performance.now() + Math.min(3000, (opts.seconds * 1000) / 5), solo);
-  const perSoloRoundTrip = (cpuSeconds: number) => (cpuSeconds * 1000) / Math.max(1, solo.length);
   const soloCpuMsPerRoundTrip = {
-    server: perSoloRoundTrip(opts.serverCpuSeconds() - soloCpuBefore.server),
-    database: soloCpuBefore.database === undefined ? null : perSoloRoundTrip((await opts.databaseCpuSeconds!()) - soloCpuBefore.database),
+    server: msPerRoundTrip(opts.serverCpuSeconds() - soloCpuBefore.server, solo.length),
+    database: soloCpuBefore.database === undefined ? null : msPerRoundTrip((await opts.databaseCpuSeconds!()) - soloCpuBefore.database, solo.length),
   };
   for (const device of devices) await device.sync();
 
@@ -169,11 +171,10 @@ export async function runManyDevices(
   await Promise.all(devices.map((device) => loop(device, deadline, latencies)));
   const seconds = msSince(t0) / 1000;
   const own = process.cpuUsage(cpuBefore.own);
-  const perRoundTrip = (cpuSeconds: number) => (cpuSeconds * 1000) / Math.max(1, latencies.length);
   const cpuMsPerRoundTrip = {
-    server: perRoundTrip(opts.serverCpuSeconds() - cpuBefore.server),
-    database: cpuBefore.database === undefined ? null : perRoundTrip((await opts.databaseCpuSeconds!()) - cpuBefore.database),
-    loadGenerator: perRoundTrip((own.user + own.system) / 1e6),
+    server: msPerRoundTrip(opts.serverCpuSeconds() - cpuBefore.server, latencies.length),
+    database: cpuBefore.database === undefined ? null : msPerRoundTrip((await opts.databaseCpuSeconds!()) - cpuBefore.database, latencies.length),
+    loadGenerator: msPerRoundTrip((own.user + own.system) / 1e6, latencies.length),
   };
   const metricsAtEnd = await scrapeMetrics(baseUrl);
   ownDelay.disable();

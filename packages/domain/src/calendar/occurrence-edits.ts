@@ -302,39 +302,38 @@ function remindersFor(state: SeriesState, from: string, to: string, newUid: () =
 }
 
 /**
+ * Whether the rule, from `t`'s start, has an occurrence in a spring-forward gap that is stored as
+ * the occurrence at `local`: its wall time does not exist (02:00), so it is stored at the instant
+ * `local` reads as (03:00, RFC 5545 3.3.5).
+ */
+function gapOccurrenceAt(t: SeriesTime, rule: string, local: number): boolean {
+  const at = instantOfLocal(local, t.zone);
+  return startsIn(t, rule, local - DAY_MS, local + 1).some((s) => s !== local && instantOfLocal(s, t.zone) === at);
+}
+
+/**
  * Where a series that goes on from the occurrence at `local` at the same wall-clock time starts
- * when that occurrence is in a spring-forward gap, else null. Such an occurrence is stored at the
- * shifted time (02:00 read as 03:00, RFC 5545 3.3.5), and a series that began there would take
- * that wall time for all its occurrences. So it begins at the last earlier occurrence of the rule
- * that exists at the rule's own time, with that one and any up to `local` cancelled (`cancelled`:
- * exdate entries, which COUNT counts): its first occurrence is still the one at `local`.
+ * when that occurrence is in a spring-forward gap, else null. A series that began at the stored
+ * (shifted) time would take that wall time for all its occurrences. So it begins at the last
+ * earlier occurrence of the rule that exists at the rule's own time, with that one and any up to
+ * `local` cancelled (`cancelled`: exdate entries, which COUNT counts): its first occurrence is
+ * still the one at `local`.
  */
 function gapAnchor(t: SeriesTime, rule: string, local: number): { start: number; cancelled: number[] } | null {
-  if (t.allDay || rule === '') return null;
-  const exists = (s: number) => localMsOf(instantOfLocal(s, t.zone), t.zone) === s;
-  const at = instantOfLocal(local, t.zone);
-  const inGap = startsIn(t, rule, local - DAY_MS, local + 1).some((s) => s !== local && !exists(s) && instantOfLocal(s, t.zone) === at);
-  if (!inGap) return null;
+  if (t.allDay || rule === '' || !gapOccurrenceAt(t, rule, local)) return null;
   const earlier = startsBefore(t, rule, local);
-  const from = earlier.findLastIndex(exists);
+  const from = earlier.findLastIndex((s) => localMsOf(instantOfLocal(s, t.zone), t.zone) === s);
   return from < 0 ? null : { start: earlier[from]!, cancelled: earlier.slice(from) };
 }
 
 /**
  * Whether a continuation that starts at local `start`, before the occurrence at `from` it was split
- * at, begins at a `gapAnchor`: its start is cancelled and its rule has the occurrence at `from`'s
- * instant, in the gap. It goes on at the series' own times (no shift), though its start is earlier.
+ * at, begins at a `gapAnchor`: its start is cancelled and its rule has the occurrence at `from` in
+ * the gap. It goes on at the series' own times (no shift), though its start is earlier.
  */
 function anchoredAt(t: SeriesTime, fields: FieldValues, start: number, from: number, exdate: readonly string[]): boolean {
   if (t.allDay || start >= from || typeof fields.rrule !== 'string' || !exdate.some((x) => localOf(t, x) === start)) return false;
-  const at = instantOfLocal(from, t.zone);
-  return startsIn({ ...t, startLocal: start }, fields.rrule, from - DAY_MS, from + 1).some((s) => instantOfLocal(s, t.zone) === at);
-}
-
-/** The new series' start and end when it begins at local `start` (`gapAnchor`), as long as `times` lasts. */
-function anchoredTimes(t: SeriesTime, start: number, times: FieldValues): FieldValues {
-  const startTime = textOf(t, start);
-  return { startTime, endTime: new Date(Date.parse(startTime) + Date.parse(String(times.endTime)) - Date.parse(String(times.startTime))).toISOString() };
+  return gapOccurrenceAt({ ...t, startLocal: start }, fields.rrule, from);
 }
 
 /**
@@ -426,6 +425,7 @@ export function planOccurrenceEdit(
     patch.rrule !== undefined ? patch.rrule : count === null ? shiftedUntil(t, rule, shift) : withEnd(rule, { count: Math.max(1, count - before) + (anchor?.cancelled.length ?? 0) });
   const uid = newUid();
   const later = moveLater(state, t, local, shift, uid, newUid, plain.calendarUid ?? sf.calendarUid ?? null);
+  const exdate = [...(anchor?.cancelled ?? []).map((s) => textOf(t, s)), ...later.exdate];
   const copied: Record<string, FieldValue> = {};
   for (const k of COPIED) copied[k] = sf[k] ?? null;
   const next: PlannedPut = {
@@ -434,9 +434,9 @@ export function planOccurrenceEdit(
     fields: {
       ...copied,
       ...plain,
-      ...(anchor === null ? times : anchoredTimes(t, anchor.start, times)),
+      ...(anchor === null ? times : seriesTimeFields(t, anchor.start, moved, times)),
       rrule: newRule,
-      exdate: newRule !== null && (anchor?.cancelled.length ?? 0) + later.exdate.length > 0 ? [...(anchor?.cancelled ?? []).map((s) => textOf(t, s)), ...later.exdate].join(',') : null,
+      exdate: newRule !== null && exdate.length > 0 ? exdate.join(',') : null,
       recurringEventUid: null,
       originalStartTime: null,
       splitFromUid: state.series.uid,
