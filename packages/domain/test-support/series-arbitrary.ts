@@ -164,8 +164,8 @@ export function seriesCaseArb(shapes: RuleShapes): fc.Arbitrary<SeriesCase> {
       // an instance does not exist and is ignored. Found by this property (seed 408695167), like the
       // shapes ruleBodyArb leaves out; the Python oracle covers it.
       if (shapes === 'ical' && /FREQ=YEARLY/.test(c.rule) && /BYMONTH=/.test(c.rule) && !/BYMONTHDAY|BYDAY|BYYEARDAY|BYWEEKNO/.test(c.rule) && new Date(c.startLocal).getUTCDate() > 28) return false;
-      // The chosen local time must exist on DTSTART's day (a stored start is an instant: a skipped
-      // wall-clock time cannot be the series' time of day).
+      // The chosen local time exists on DTSTART's day: a series stored from the instant of a skipped
+      // one is stored otherwise (gapStart), and gapSeriesCaseArb draws those.
       if (c.allDay) return true;
       return localMsOf(instantOfLocal(c.startLocal, c.zone), c.zone) === c.startLocal;
     });
@@ -194,4 +194,114 @@ export function caseEvent(c: SeriesCase, exdate: readonly string[]): FieldValues
     recurringEventUid: null,
     originalStartTime: null,
   };
+}
+
+/** Zones whose clocks spring forward in the years drawn: a whole hour at 02:00 or 03:00, at midnight (Santiago), 02:45 (Chatham), half an hour (Lord Howe). */
+export const GAP_ZONES = ['America/New_York', 'Europe/Berlin', 'Australia/Sydney', 'Pacific/Chatham', 'America/Santiago', 'Australia/Lord_Howe'] as const;
+
+const HOUR_MS = 3_600_000;
+const gapsByZoneYear = new Map<string, { from: number; to: number }[]>();
+
+/** The skipped wall times of `zone` in `year`: per spring-forward change, [first skipped, first existing) as local ms. */
+export function gapsOf(zone: string, year: number): { from: number; to: number }[] {
+  const key = `${zone}/${year}`;
+  let gaps = gapsByZoneYear.get(key);
+  if (gaps === undefined) {
+    gaps = [];
+    const offsetAt = (instant: number) => localMsOf(instant, zone) - instant;
+    let before = offsetAt(Date.UTC(year, 0, 1));
+    for (let t = Date.UTC(year, 0, 1) + HOUR_MS; t < Date.UTC(year + 1, 0, 1); t += HOUR_MS) {
+      const after = offsetAt(t);
+      if (after > before) {
+        // The change is in (t - 1 h, t]: find its minute.
+        let at = t - HOUR_MS;
+        while (offsetAt(at) === before) at += 60_000;
+        gaps.push({ from: at + before, to: at + after });
+      }
+      before = after;
+    }
+    gapsByZoneYear.set(key, gaps);
+  }
+  return gaps;
+}
+
+/** Day of the month, weekday (MO..SU), its position in the month from the start and the end, month, day of year of local ms. */
+function dayParts(local: number) {
+  const d = new Date(local);
+  const day = d.getUTCDate();
+  const daysInMonth = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+  return {
+    day,
+    fromEnd: day - daysInMonth - 1,
+    weekday: WEEKDAYS[(d.getUTCDay() + 6) % 7]!,
+    nth: Math.ceil(day / 7),
+    nthFromEnd: -Math.ceil((daysInMonth - day + 1) / 7),
+    month: d.getUTCMonth() + 1,
+  };
+}
+
+/**
+ * `body` made to include the day of `local`: its BYDAY, BYMONTHDAY and BYMONTH lists get that day's
+ * entry; BYSETPOS, BYYEARDAY and BYWEEKNO go (no entry added to them makes a day sure to be picked).
+ */
+function withDay(body: string, local: number): string {
+  const p = dayParts(local);
+  const ordinal = /FREQ=(MONTHLY|YEARLY)/.test(body);
+  return body
+    .split(';')
+    .filter((part) => !/^BY(SETPOS|YEARDAY|WEEKNO)=/.test(part))
+    .map((part) => {
+      const [name, list] = part.split('=') as [string, string];
+      const add = (entry: string) => `${name}=${[...new Set([...list.split(','), entry])].join(',')}`;
+      if (name === 'BYMONTH') return add(String(p.month));
+      if (name === 'BYMONTHDAY') return add(String(list.includes('-') ? p.fromEnd : p.day));
+      if (name === 'BYDAY') return add(ordinal && /\d/.test(list) ? `${list.includes('-') ? p.nthFromEnd : p.nth}${p.weekday}` : p.weekday);
+      return part;
+    })
+    .join(';');
+}
+
+/**
+ * A random timed series whose DTSTART is a wall time its day skips (02:30 on the night clocks go
+ * from 02:00 to 03:00), on its rule: the rule from a whole number of INTERVALs (a few years)
+ * earlier has that occurrence. COUNT, UNTIL or neither; a window from the day before it to up to
+ * a year after. No exdates.
+ */
+export function gapSeriesCaseArb(shapes: RuleShapes): fc.Arbitrary<SeriesCase> {
+  return fc
+    .record({
+      zone: fc.constantFrom(...GAP_ZONES),
+      year: fc.integer({ min: 2021, max: 2030 }),
+      pick: fc.nat(),
+      minute: fc.constantFrom(0, 15, 30, 45),
+      duration: fc.constantFrom(15, 30, 60, 90, 240),
+      body: ruleBodyArb(shapes),
+      end: fc.oneof(fc.constant(null), fc.integer({ min: 1, max: 25 }).map((count) => ({ count })), fc.integer({ min: 0, max: 900 }).map((days) => ({ days }))),
+      lengthDays: fc.integer({ min: 2, max: 366 }),
+    })
+    .map((r) => {
+      const gaps = gapsOf(r.zone, r.year);
+      if (gaps.length === 0) return null;
+      const gap = gaps[r.pick % gaps.length]!;
+      const startLocal = gap.from + ((r.minute * 60_000) % (gap.to - gap.from));
+      const body = withDay(r.body, startLocal);
+      if (!isValidRrule(body)) return null;
+      // On the rule: walked from years before at the same wall time (whole INTERVALs: the same phase), the rule has DTSTART's day.
+      const interval = Number(/INTERVAL=(\d+)/.exec(body)?.[1] ?? '1');
+      const freq = /FREQ=(\w+)/.exec(body)![1]!;
+      const seed = new Date(startLocal);
+      if (freq === 'DAILY') seed.setTime(startLocal - interval * 1000 * DAY_MS);
+      else if (freq === 'WEEKLY') seed.setTime(startLocal - interval * 150 * 7 * DAY_MS);
+      else seed.setUTCMonth(seed.getUTCMonth() - interval * (freq === 'MONTHLY' ? 36 : 36));
+      if (seed.getUTCDate() !== new Date(startLocal).getUTCDate()) return null;
+      const walked = expandRule({ rule: body, start: seed.getTime(), toLocal: (x) => x, from: startLocal, to: startLocal + 1, limit: 1 });
+      if (walked[0] !== startLocal) return null;
+      let rule = body;
+      if (r.end !== null && 'count' in r.end) rule += `;COUNT=${r.end.count}`;
+      if (r.end !== null && 'days' in r.end) rule += `;UNTIL=${icalLocal(instantOfLocal(startLocal, r.zone) + r.end.days * DAY_MS + r.duration * 60_000, false)}Z`;
+      const from = instantOfLocal(startLocal, r.zone) - DAY_MS;
+      const c: SeriesCase = { zone: r.zone, allDay: false, startLocal, duration: r.duration * 60_000, rule, exdateIndexes: [], from, to: from + r.lengthDays * DAY_MS };
+      return c;
+    })
+    .filter((c): c is SeriesCase => c !== null);
 }

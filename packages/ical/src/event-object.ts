@@ -1,10 +1,10 @@
 import ICAL from 'ical.js';
-import { withRfcUntil } from '@calsync/domain/calendar';
+import { countingGap, gapStart, instantOfLocal, withRfcUntil } from '@calsync/domain/calendar';
 import { asAllDayDate, isValidRrule, parseIsoInstant, type FieldValue, type FieldValues } from '@calsync/domain/records';
 import { clipText } from './clip.js';
 import { alarmComponent, isReminderAlarm, parseAlarms, type ParsedAlarm } from './alarms.js';
 import { componentFromExtras, extrasOf, setText, textOf } from './extras.js';
-import { readTime, timeOf, timeProperty, timesProperty } from './ical-time.js';
+import { readTime, timeOf, timeProperty, timesProperty, wallOf } from './ical-time.js';
 import type { ObjectRecord, SkippedPart } from './object-types.js';
 import { canonicalZone, ianaZoneOf } from './zones.js';
 
@@ -214,6 +214,30 @@ function eventFields(c: ICAL.Component, icalUid: string, floatingZone: string, s
 }
 
 /**
+ * A series whose DTSTART is a wall time its day skips (TZID, 02:30 on the night clocks go from
+ * 02:00 to 03:00) begins at the domain's `gapStart`, an earlier occurrence of its rule that exists,
+ * cancelled, so that the rest keep DTSTART's 02:30 as RFC 5545 reads it: stored at the instant the
+ * DTSTART reads as (03:30), the series would be read as a 03:30 one. Its start, end, COUNT and
+ * EXDATE, or nothing when the DTSTART exists (or the rule repeats within a day).
+ */
+function gapStartFields(master: ICAL.Component, series: FieldValues): FieldValues {
+  const start = timeOf(master, 'dtstart');
+  if (start === null || series.allDay === true || typeof series.timezone !== 'string' || typeof series.rrule !== 'string') return {};
+  const zone = series.timezone;
+  const gap = gapStart(series.rrule, wallOf(start.value), zone);
+  if (gap === null) return {};
+  const from = instantOfLocal(gap.start, zone);
+  const length = Date.parse(String(series.endTime)) - Date.parse(String(series.startTime));
+  const cancelled = gap.cancelled.map((local) => new Date(instantOfLocal(local, zone)).toISOString());
+  return {
+    startTime: new Date(from).toISOString(),
+    endTime: new Date(from + length).toISOString(),
+    rrule: countingGap(series.rrule, gap),
+    exdate: [...cancelled, ...(typeof series.exdate === 'string' ? series.exdate.split(',') : [])].join(','),
+  };
+}
+
+/**
  * The records an object of VEVENTs (one UID) holds: the event (the component without
  * RECURRENCE-ID) with its RRULE and EXDATEs, each override, each alarm. What a record cannot hold
  * is listed in `skipped`: a second RRULE, an RDATE (kept in the extras, not expanded), a
@@ -235,6 +259,7 @@ export function parseEventObject(vevents: readonly ICAL.Component[], floatingZon
     if (series.rrule === null || !isValidRrule(series.rrule)) return { skipped: [{ uid: icalUid, reason: `RRULE ${series.rrule ?? ''} cannot be expanded here` }] };
     root.rrule = series.rrule;
     root.exdate = series.exdate;
+    Object.assign(root, gapStartFields(master, root));
     if (master.hasProperty('rdate')) skipped.push({ uid: icalUid, reason: 'RDATE kept as sent but not expanded' });
   }
   const overrides: (ParsedEvent & { originalStart: string })[] = [];

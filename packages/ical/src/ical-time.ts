@@ -12,7 +12,7 @@ export interface ReadTime {
 }
 
 /** Local ms (floating) of an ICAL.Time's wall clock. */
-function wallOf(time: ICAL.Time): number {
+export function wallOf(time: ICAL.Time): number {
   return Date.UTC(time.year, time.month - 1, time.day, time.hour, time.minute, time.second);
 }
 

@@ -1,11 +1,15 @@
 import { propertyRuns } from '@calsync/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { caseEvent, seriesCaseArb, type SeriesCase } from '../../test-support/series-arbitrary.js';
+import { caseCalendar } from '../../test-support/ical-oracle.js';
+import { pythonStarts, pythonWithOracle } from '../../test-support/python-oracle.js';
+import { caseEvent, gapSeriesCaseArb, seriesCaseArb, type SeriesCase } from '../../test-support/series-arbitrary.js';
 import type { FieldValues } from '../records/types.js';
 import { settleFields } from '../records/record-state.js';
 import { expandOccurrences } from './expand-occurrences.js';
 import type { EventSource } from './occurrence.js';
+import { countingGap, gapStart } from './gap-start.js';
+import { instantOfLocal, localMsOf } from './zone.js';
 import { followMoves, followSplits, movesOfRewrite, planOccurrenceEdit, planOccurrenceRemoval, type OccurrencePlan } from './occurrence-edits.js';
 
 // 50 runs in the default suite (each expands a series twice over years); FC_RUNS multiplies them, as everywhere.
@@ -341,6 +345,61 @@ describe('edits made offline across an "all events" move', () => {
   });
 });
 
+describe('"all events" moved onto a wall time the first day skips', () => {
+  // A series at 01:30 (Sydney) from the night clocks go from 02:00 to 03:00, moved an hour later at
+  // one of its later occurrences: 02:30 every night, RFC 5545's DTSTART 02:30 on the first (read as
+  // 03:30 that night). Stored from the instant of the first, it would be a 03:30 series.
+  const python = pythonWithOracle();
+  const requireOracle = process.env.CI === 'true' || process.env.REQUIRE_PYTHON_ORACLE === '1';
+  const CASES = propertyRuns(60);
+  it.runIf(python !== null || requireOracle)(
+    `has the occurrences of its new DTSTART as written, and a cancellation made offline before it follows it (${CASES} cases, Python oracle)`,
+    () => {
+      if (python === null) throw new Error('no Python with icalendar and recurring_ical_events (apt-get install python3-icalendar python3-recurring-ical-events)');
+      const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
+      // The moved series is the case (DTSTART in the gap); the series before it began up to two hours earlier or later that day, at a time that exists.
+      const cases = fc
+        .sample(fc.tuple(gapSeriesCaseArb('python'), fc.integer({ min: 1, max: 8 }), fc.boolean(), fc.nat()), { numRuns: CASES * 3, seed })
+        .flatMap(([c, quarters, earlier, pick]) => {
+          const startLocal = c.startLocal + (earlier ? -1 : 1) * quarters * 15 * 60_000;
+          const sameDay = Math.floor(startLocal / DAY_MS) === Math.floor(c.startLocal / DAY_MS);
+          if (/UNTIL=/.test(c.rule) || !sameDay || localMsOf(instantOfLocal(startLocal, c.zone), c.zone) !== startLocal) return [];
+          return [{ c, before: { ...c, startLocal }, shift: c.startLocal - startLocal, pick }];
+        })
+        .slice(0, CASES);
+      const runs = cases.flatMap(({ c, before, shift, pick }) => {
+        const events = new Map<string, FieldValues>([['s', caseEvent(before, [])]]);
+        const shown = occurrences(events, c.from, c.to + 400 * DAY_MS);
+        // Moved at a later occurrence whose wall time, and the one it moves to, exist (a time read from an instant is one that does).
+        const wallOf = (o: { start: string }) => localMsOf(Date.parse(o.start), c.zone);
+        const movable = shown.slice(1).filter((o) => wallOf(o) !== null && localMsOf(instantOfLocal(wallOf(o) + shift, c.zone), c.zone) === wallOf(o) + shift);
+        if (movable.length < 2) return [];
+        const at = movable[pick % movable.length]!;
+        const to = (o: { start: string }, by = 0) => new Date(instantOfLocal(wallOf(o) + shift, c.zone) + by).toISOString();
+        const uids = ['m1', 'm2'];
+        const moved = apply(events, planOccurrenceEdit(stateOf(events, 's'), at.originalStart!, { startTime: to(at), endTime: to(at, c.duration) }, 'all', () => uids.shift()!));
+        // Another device cancelled an occurrence before it saw the move: its old key arrives after it.
+        const cancelled = movable[(pick + 1) % movable.length]!;
+        const stale = [...String(moved.get('s')!.exdate ?? '').split(',').filter(Boolean), cancelled.originalStart!].join(',');
+        const late = followedMoves(new Map([...moved, ['s', { ...moved.get('s')!, exdate: stale }]]));
+        return [{ c, moved, late, cancelledAt: to(cancelled) }];
+      });
+      const window = (c: SeriesCase) => ({ from: new Date(c.from).toISOString(), to: new Date(c.to).toISOString(), zone: c.zone });
+      const expected = pythonStarts(python, runs.flatMap(({ c, cancelledAt }) => [{ ics: caseCalendar(c, []), ...window(c) }, { ics: caseCalendar(c, [cancelledAt]), ...window(c) }]));
+      const disagreements: string[] = [];
+      runs.forEach(({ c, moved, late }, k) => {
+        for (const [what, events, want] of [['moved', moved, expected[2 * k]], ['with the late cancellation', late, expected[2 * k + 1]]] as const) {
+          const got = occurrences(events, c.from, c.to).map((o) => o.start);
+          if (JSON.stringify(got) !== JSON.stringify(want)) disagreements.push(`${c.rule} to ${new Date(c.startLocal).toISOString()} in ${c.zone} (${what}), stored ${String(events.get('s')!.startTime)} exdate ${String(events.get('s')!.exdate)} moves ${String(events.get('s')!.moves)}: ours ${got.slice(0, 4).join(' ')}, RFC 5545 ${(want ?? []).slice(0, 4).join(' ')}`);
+        }
+      });
+      expect(runs.length).toBeGreaterThan(CASES / 4);
+      expect(disagreements.slice(0, 3), `seed ${seed}: ${disagreements.length} disagreements in ${runs.length} runs`).toEqual([]);
+    },
+    Math.max(300_000, CASES * 2_000),
+  );
+});
+
 describe('edits into the repeated hour of a fall-back', () => {
   // Found by the split property (seed 1665981232): moved a day later, 01:45-02:00 EDT became
   // 05:45Z-06:00Z, i.e. 01:45 EDT to 01:00 EST. Read back from wall time, 01:00 is the first 01:00
@@ -502,5 +561,19 @@ describe('a series written again whole (a calendar app)', () => {
       movesOfRewrite(state, { ...next, allDay: true, startTime: '2026-12-09', endTime: '2026-12-10' }),
       movesOfRewrite({ ...state, series: { uid: 's', fields: { ...gym, rrule: null } } }, next),
     ]).toEqual([undefined, undefined, undefined, undefined, undefined]);
+  });
+
+  it('moved to a wall time its first day skips, is the move to that wall time, which a cancellation made before it follows', () => {
+    // 01:30 every night in Sydney from 5 October 2031, the night 02:00 becomes 03:00; written again at 02:30.
+    const night = { calendarUid: 'c', title: 'Night', startTime: '2031-10-04T15:30:00.000Z', endTime: '2031-10-04T15:45:00.000Z', timezone: 'Australia/Sydney', allDay: false, rrule: 'FREQ=DAILY;COUNT=5', exdate: null, moves: null, recurringEventUid: null, originalStartTime: null };
+    const gap = gapStart(night.rrule, Date.parse('2031-10-05T02:30:00Z'), night.timezone)!;
+    // What the import stores for DTSTART;TZID=Australia/Sydney:20311005T023000: from 02:30 the night before, cancelled.
+    const next = { ...night, startTime: '2031-10-03T16:30:00.000Z', endTime: '2031-10-03T16:45:00.000Z', rrule: countingGap(night.rrule, gap), exdate: '2031-10-03T16:30:00.000Z' };
+    expect(gap.start).toBe(Date.parse('2031-10-04T02:30:00Z'));
+    const moves = movesOfRewrite({ series: { uid: 's', fields: night }, overrides: [], calendarZone: null }, next);
+    expect(moves).toBe('2031-10-03T15:30:00.000Z/2031-10-03T16:30:00.000Z');
+    // 7 October at 01:30 (AEDT, 14:30Z) cancelled by a device that had not seen the rewrite: 02:30 that night.
+    const stale = { ...next, moves: moves ?? null, exdate: `${next.exdate},2031-10-06T14:30:00.000Z` };
+    expect(followMoves({ series: { uid: 's', fields: stale }, overrides: [], calendarZone: null }).seriesExdate).toBe('2031-10-03T16:30:00.000Z,2031-10-06T15:30:00.000Z');
   });
 });

@@ -4,7 +4,8 @@ import { listEntries } from '../records/field-validation.js';
 import type { FieldValue, FieldValues } from '../records/types.js';
 import type { EventSource } from './occurrence.js';
 import { expandRule, occursAt } from './rule-expansion.js';
-import { untilLocalOf, untilOf, untilText, utcUntil, type UntilValue } from './until.js';
+import { ruleCount, untilLocalOf, untilOf, untilText, utcUntil, withEnd, type UntilValue } from './until.js';
+import { countingGap, gapStart, gapStartOf, type GapStart } from './gap-start.js';
 import { instantOfLocal, localMsOf } from './zone.js';
 
 const DAY_MS = 86_400_000;
@@ -87,14 +88,6 @@ function textOf(t: SeriesTime, local: number): string {
   return t.allDay ? new Date(local).toISOString().slice(0, 10) : new Date(instantOfLocal(local, t.zone)).toISOString();
 }
 
-/** The rule with its COUNT and UNTIL replaced (null removes the part). */
-function withEnd(rule: string, end: { count?: number | null; until?: string | null }): string {
-  const parts = rule.split(';').filter((p) => !p.startsWith('COUNT=') && !p.startsWith('UNTIL='));
-  if (end.count != null) parts.push(`COUNT=${end.count}`);
-  if (end.until != null) parts.push(`UNTIL=${end.until}`);
-  return parts.join(';');
-}
-
 /** The rule's starts (local ms, ascending) in [from, to), at most `limit`. */
 function startsIn(t: SeriesTime, rule: string, from: number, to: number, limit = 1_000_000): number[] {
   return expandRule({ rule, start: t.startLocal, toLocal: (i) => localMsOf(i, t.zone), from, to, limit });
@@ -127,11 +120,6 @@ function shiftedUntil(t: SeriesTime, rule: string, shift: number): string {
   }
   const [next] = startsIn(t, withEnd(rule, {}), bound + 1, bound - shift + 1, 1);
   return next === undefined ? rule : withEnd(rule, { until: untilAt(t, value.form, next + shift - 1000) });
-}
-
-function ruleCount(rule: string): number | null {
-  const m = /(?:^|;)COUNT=(\d+)/.exec(rule);
-  return m ? Number(m[1]) : null;
 }
 
 /**
@@ -302,38 +290,31 @@ function remindersFor(state: SeriesState, from: string, to: string, newUid: () =
 }
 
 /**
- * Whether the rule, from `t`'s start, has an occurrence in a spring-forward gap that is stored as
- * the occurrence at `local`: its wall time does not exist (02:00), so it is stored at the instant
- * `local` reads as (03:00, RFC 5545 3.3.5).
+ * The wall time of the rule's occurrence (from `t`'s start) that is stored as the occurrence at
+ * `local` when that one is in a spring-forward gap: its wall time does not exist (02:00), so it is
+ * stored at the instant `local` reads as (03:00, RFC 5545 §3.3.5). Else `local` itself.
  */
-function gapOccurrenceAt(t: SeriesTime, rule: string, local: number): boolean {
+function nominalWall(t: SeriesTime, rule: string, local: number): number {
+  if (t.allDay || rule === '') return local;
   const at = instantOfLocal(local, t.zone);
-  return startsIn(t, rule, local - DAY_MS, local + 1).some((s) => s !== local && instantOfLocal(s, t.zone) === at);
+  return startsIn(t, rule, local - DAY_MS, local + 1).find((s) => s !== local && instantOfLocal(s, t.zone) === at) ?? local;
 }
 
-/**
- * Where a series that goes on from the occurrence at `local` at the same wall-clock time starts
- * when that occurrence is in a spring-forward gap, else null. A series that began at the stored
- * (shifted) time would take that wall time for all its occurrences. So it begins at the last
- * earlier occurrence of the rule that exists at the rule's own time, with that one and any up to
- * `local` cancelled (`cancelled`: exdate entries, which COUNT counts): its first occurrence is
- * still the one at `local`.
- */
-function gapAnchor(t: SeriesTime, rule: string, local: number): { start: number; cancelled: number[] } | null {
-  if (t.allDay || rule === '' || !gapOccurrenceAt(t, rule, local)) return null;
-  const earlier = startsBefore(t, rule, local);
-  const from = earlier.findLastIndex((s) => localMsOf(instantOfLocal(s, t.zone), t.zone) === s);
-  return from < 0 ? null : { start: earlier[from]!, cancelled: earlier.slice(from) };
+/** Where a series of `rule` that should begin at local `wall` begins (`gapStart`), or null when it begins there. */
+function gapStartFor(t: SeriesTime, rule: string, wall: number): GapStart | null {
+  return t.allDay || rule === '' ? null : gapStart(rule, wall, t.zone);
 }
 
 /**
  * Whether a continuation that starts at local `start`, before the occurrence at `from` it was split
- * at, begins at a `gapAnchor`: its start is cancelled and its rule has the occurrence at `from` in
- * the gap. It goes on at the series' own times (no shift), though its start is earlier.
+ * at, begins at that occurrence's `gapStart`: it goes on at the series' own times (no shift),
+ * though its start is earlier.
  */
 function anchoredAt(t: SeriesTime, fields: FieldValues, start: number, from: number, exdate: readonly string[]): boolean {
-  if (t.allDay || start >= from || typeof fields.rrule !== 'string' || !exdate.some((x) => localOf(t, x) === start)) return false;
-  return gapOccurrenceAt({ ...t, startLocal: start }, fields.rrule, from);
+  if (t.allDay || start >= from || typeof fields.rrule !== 'string') return false;
+  const cancelled = new Set(exdate.map((x) => localOf(t, x)));
+  const wall = gapStartOf(fields.rrule, start, t.zone, (s) => cancelled.has(s));
+  return wall !== null && instantOfLocal(wall, t.zone) === instantOfLocal(from, t.zone);
 }
 
 /**
@@ -382,13 +363,16 @@ export function planOccurrenceEdit(
   const isFirst = local <= t.startLocal;
   if (scope === 'all' || isFirst) {
     const newStart = t.startLocal + shift;
+    // Moved onto a wall time its first day skips (01:30 to 02:30 on the night 02:00 becomes 03:00), it begins earlier (`gapStart`).
+    const gap = shift !== 0 && patch.rrule === undefined ? gapStartFor(t, rule, newStart) : null;
     const seriesPatch: Record<string, FieldValue> = { ...plain };
     if (shift !== 0 || patch.endTime !== undefined) {
-      Object.assign(seriesPatch, seriesTimeFields(t, newStart, moved, times));
+      Object.assign(seriesPatch, seriesTimeFields(t, gap?.start ?? newStart, moved, times));
       if (shift !== 0) {
-        if (rule !== '') seriesPatch.rrule = patch.rrule !== undefined ? patch.rrule : shiftedUntil(t, rule, shift);
-        // Recorded, so what a device that has not seen the move edits offline follows it (`followMoves`).
-        seriesPatch.moves = withMove(t, sf.moves, newStart);
+        if (rule !== '') seriesPatch.rrule = patch.rrule !== undefined ? patch.rrule : countingGap(shiftedUntil(t, rule, shift), gap);
+        // Recorded, so what a device that has not seen the move edits offline follows it
+        // (`followMoves`): by as much as the wall times moved, also when the start is a gap's.
+        seriesPatch.moves = gap === null ? withMove(t, sf.moves, t.startLocal, newStart) : withMove(t, sf.moves, gap.start - shift, gap.start);
         // Each override the server re-keys by this move to its occurrence's new time stays the same
         // record (its uid, its reminders), so a device that has not seen the move still edits it;
         // the rest (a move onto occurrences the series had leaves one ambiguous) are made again.
@@ -406,7 +390,8 @@ export function planOccurrenceEdit(
         const later = moveLater(rest, t, Number.NEGATIVE_INFINITY, shift, state.series.uid, newUid, seriesPatch.calendarUid ?? sf.calendarUid ?? null);
         // Written only when there are entries to move: a cancellation another device made meanwhile
         // then stays, and follows the move on the server (`followMoves`).
-        if (later.exdate.length > 0) seriesPatch.exdate = later.exdate.join(',');
+        const exdate = [...(gap?.cancelled ?? []).map((c) => textOf(t, c)), ...later.exdate];
+        if (exdate.length > 0) seriesPatch.exdate = exdate.join(',');
         return { puts: [{ uid: state.series.uid, fields: seriesPatch, create: false }, ...later.puts], removes: later.removes, target: state.series.uid, reminders: later.reminders, derived };
       }
     }
@@ -419,10 +404,11 @@ export function planOccurrenceEdit(
   const count = ruleCount(rule);
   const before = count === null ? 0 : occurrencesBefore(t, rule, local);
   const oldRule = count === null ? withEnd(rule, { until: untilBefore(t, rule, local) }) : withEnd(rule, { count: before });
-  const anchor = shift === 0 && patch.rrule === undefined ? gapAnchor(t, rule, local) : null;
+  // Kept at its times, an occurrence in a gap goes on at the rule's wall time, not the one it is stored at.
+  const anchor = shift === 0 && patch.rrule === undefined ? gapStartFor(t, rule, nominalWall(t, rule, local)) : null;
   // A new repeat rule in the patch is the new series' own; else the old rule goes on.
   const newRule =
-    patch.rrule !== undefined ? patch.rrule : count === null ? shiftedUntil(t, rule, shift) : withEnd(rule, { count: Math.max(1, count - before) + (anchor?.cancelled.length ?? 0) });
+    patch.rrule !== undefined ? patch.rrule : count === null ? shiftedUntil(t, rule, shift) : countingGap(withEnd(rule, { count: Math.max(1, count - before) }), anchor);
   const uid = newUid();
   const later = moveLater(state, t, local, shift, uid, newUid, plain.calendarUid ?? sf.calendarUid ?? null);
   const exdate = [...(anchor?.cancelled ?? []).map((s) => textOf(t, s)), ...later.exdate];
@@ -529,9 +515,13 @@ export function followSplits(state: SeriesState, continuations: readonly EventSo
 /** Most moves a series keeps (the oldest go first): a device offline across more of them than this has its edits at keys that match no occurrence. */
 export const MAX_MOVES = 10;
 
-/** `moves` with one more move of the series' start, from where it is to `newStart` (local ms); the oldest go past MAX_MOVES. */
-function withMove(t: SeriesTime, moves: FieldValue | undefined, newStart: number): string {
-  return [...listEntries(moves), `${textOf(t, t.startLocal)}/${textOf(t, newStart)}`].slice(-MAX_MOVES).join(',');
+/**
+ * `moves` with one more move of the series' start, `from` → `to` (local ms; the oldest go past
+ * MAX_MOVES). A start moved into a gap is recorded as a move to its `gapStart` from as far before
+ * the start it had: both are wall times that exist, and the shift is the wall times'.
+ */
+function withMove(t: SeriesTime, moves: FieldValue | undefined, from: number, to: number): string {
+  return [...listEntries(moves), `${textOf(t, from)}/${textOf(t, to)}`].slice(-MAX_MOVES).join(',');
 }
 
 /**
@@ -549,7 +539,11 @@ export function movesOfRewrite(state: SeriesState, next: FieldValues): string | 
   if (withEnd(rule, {}) !== withEnd(next.rrule, {})) return undefined;
   const t = seriesTime(state);
   const to = localOf(t, next.startTime);
-  return to === null || to === t.startLocal ? undefined : withMove(t, f.moves, to);
+  if (to === null || to === t.startLocal) return undefined;
+  // A start written into a gap is stored at its `gapStart` (the import does it): the move is to the wall time meant.
+  const cancelled = new Set(exdateEntries(next).map((x) => localOf(t, x)));
+  const meant = t.allDay ? null : gapStartOf(next.rrule, to, t.zone, (s) => cancelled.has(s));
+  return meant === null ? withMove(t, f.moves, t.startLocal, to) : withMove(t, f.moves, t.startLocal - (meant - to), to);
 }
 
 /**

@@ -110,3 +110,17 @@ export function lastDayOfUntil(until: string, zone: string): string | null {
   // A date or a floating time names its day as written (its wall time read in UTC).
   return dateIn(value.wall, value.form === 'utc' ? zone : 'UTC');
 }
+
+/** The rule with its COUNT and UNTIL replaced (null removes the part; `{}` removes both: the rule without an end). */
+export function withEnd(rule: string, end: { count?: number | null; until?: string | null }): string {
+  const parts = rule.split(';').filter((p) => !p.startsWith('COUNT=') && !p.startsWith('UNTIL='));
+  if (end.count != null) parts.push(`COUNT=${end.count}`);
+  if (end.until != null) parts.push(`UNTIL=${end.until}`);
+  return parts.join(';');
+}
+
+/** A rule's COUNT, or null when it has none. */
+export function ruleCount(rule: string): number | null {
+  const m = /(?:^|;)COUNT=(\d+)/.exec(rule);
+  return m ? Number(m[1]) : null;
+}
