@@ -1,4 +1,5 @@
 import { createSyncClient, MemoryStore, type SyncClient } from '@calsync/client';
+import { pythonStarts, pythonWithOracle } from '@calsync/domain/test-support';
 import { icalShape, seriesFixture } from '@calsync/ical/test-support';
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
@@ -182,6 +183,29 @@ describe('Python caldav (python3-caldav) and tsdav against CalDAV on PGlite', ()
     const inWork = await client.fetchCalendarObjects({ calendar: workCalendar });
     expect(inWork.map((o) => o.data as string).filter((d) => d.includes('SUMMARY:From the SDK'))).toHaveLength(1);
     expect((await client.fetchCalendarObjects({ calendar: personal })).filter((o) => (o.data as string).includes('SUMMARY:From the SDK'))).toEqual([]);
+  });
+
+  it('tsdav: a daily 02:00 series from the night Sydney skips 02:00 stays at 02:00 on the nights after, in the SDK and in the text read back', async () => {
+    const python = pythonWithOracle();
+    if (python === null) throw new Error('no Python with icalendar and recurring_ical_events (apt-get install python3-icalendar python3-recurring-ical-events)');
+    const client = await createDAVClient({ serverUrl: account.base, credentials: { username: account.phone, password: account.password }, authMethod: 'Basic', defaultAccountType: 'caldav' });
+    const personal = (await client.fetchCalendars()).find((c) => c.displayName === 'Personal')!;
+    const sent = [
+      'BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//calsync e2e//EN', 'BEGIN:VEVENT', 'UID:ts-night@example.org', 'DTSTAMP:20310101T000000Z', 'SUMMARY:Night',
+      'DTSTART;TZID=Australia/Sydney:20311005T020000', 'DTEND;TZID=Australia/Sydney:20311005T021500', 'RRULE:FREQ=DAILY;COUNT=3', 'END:VEVENT', 'END:VCALENDAR', '',
+    ].join('\r\n');
+    expect((await client.createCalendarObject({ calendar: personal, filename: 'ts-night.ics', iCalString: sent })).status).toBe(201);
+    await account.sdk.sync();
+    // 5 October: 02:00 does not exist, so 03:00 AEDT (16:00Z); then 02:00 AEDT (15:00Z), as RFC 5545 reads the text.
+    const nights = ['2031-10-04T16:00:00.000Z', '2031-10-05T15:00:00.000Z', '2031-10-06T15:00:00.000Z'];
+    const window = { from: '2031-10-01T00:00:00Z', to: '2031-10-10T00:00:00Z' };
+    expect(account.sdk.occurrences({ ...window, tz: 'Australia/Sydney' }).occurrences.filter((o) => o.title === 'Night').map((o) => o.start)).toEqual(nights);
+    const [back] = await client.fetchCalendarObjects({ calendar: personal, objectUrls: [new URL('ts-night.ics', personal.url).href] });
+    const data = back!.data as string;
+    expect(data).toContain('DTSTART;TZID=Australia/Sydney:20311004T020000');
+    expect(pythonStarts(python, [sent, data].map((ics) => ({ ics, ...window, zone: 'Australia/Sydney' })))).toEqual([nights, nights]);
+    await account.sdk.events.remove(account.sdk.events.list().find((e) => e.title === 'Night')!.uid);
+    await account.sdk.sync();
   });
 });
 

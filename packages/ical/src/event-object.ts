@@ -1,5 +1,5 @@
 import ICAL from 'ical.js';
-import { countingGap, gapStart, instantOfLocal, withRfcUntil } from '@calsync/domain/calendar';
+import { gapSeriesFields, withRfcUntil } from '@calsync/domain/calendar';
 import { asAllDayDate, isValidRrule, parseIsoInstant, type FieldValue, type FieldValues } from '@calsync/domain/records';
 import { clipText } from './clip.js';
 import { alarmComponent, isReminderAlarm, parseAlarms, type ParsedAlarm } from './alarms.js';
@@ -223,18 +223,8 @@ function eventFields(c: ICAL.Component, icalUid: string, floatingZone: string, s
 function gapStartFields(master: ICAL.Component, series: FieldValues): FieldValues {
   const start = timeOf(master, 'dtstart');
   if (start === null || series.allDay === true || typeof series.timezone !== 'string' || typeof series.rrule !== 'string') return {};
-  const zone = series.timezone;
-  const gap = gapStart(series.rrule, wallOf(start.value), zone);
-  if (gap === null) return {};
-  const from = instantOfLocal(gap.start, zone);
   const length = Date.parse(String(series.endTime)) - Date.parse(String(series.startTime));
-  const cancelled = gap.cancelled.map((local) => new Date(instantOfLocal(local, zone)).toISOString());
-  return {
-    startTime: new Date(from).toISOString(),
-    endTime: new Date(from + length).toISOString(),
-    rrule: countingGap(series.rrule, gap),
-    exdate: [...cancelled, ...(typeof series.exdate === 'string' ? series.exdate.split(',') : [])].join(','),
-  };
+  return gapSeriesFields(series.rrule, wallOf(start.value), series.timezone, length, typeof series.exdate === 'string' ? series.exdate : null) ?? {};
 }
 
 /**

@@ -117,3 +117,22 @@ export function countingGap(rule: string, gap: GapStart | null): string {
   const count = ruleCount(rule);
   return gap === null || count === null ? rule : withEnd(rule, { count: count + gap.cancelled.length });
 }
+
+/**
+ * The start, end, rule and exdate of a timed series of `rrule` meant to begin at wall time `wall`
+ * in `zone` and last `length` ms, when `wall` is skipped and the series begins at its `gapStart`
+ * (the cancelled occurrences before `exdate`'s own entries); null when it begins at `wall`'s own
+ * instant. What an iCalendar import and a calendar app's "new event" form store.
+ */
+export function gapSeriesFields(rrule: string, wall: number, zone: string, length: number, exdate: string | null = null): { startTime: string; endTime: string; rrule: string; exdate: string } | null {
+  const gap = gapStart(rrule, wall, zone);
+  if (gap === null) return null;
+  const from = instantOfLocal(gap.start, zone);
+  const cancelled = gap.cancelled.map((local) => new Date(instantOfLocal(local, zone)).toISOString());
+  return {
+    startTime: new Date(from).toISOString(),
+    endTime: new Date(from + length).toISOString(),
+    rrule: countingGap(rrule, gap),
+    exdate: [...cancelled, ...(exdate === null || exdate === '' ? [] : exdate.split(','))].join(','),
+  };
+}
