@@ -398,6 +398,17 @@ describe('"all events" moved onto a wall time the first day skips', () => {
     },
     Math.max(300_000, CASES * 2_000),
   );
+
+  it('with a new rule in the same edit, begins at the gap start of that rule', () => {
+    // 01:30 every night in Sydney from 5 October 2031 (02:00 becomes 03:00), moved to 02:30 at 7 October and made three nights long.
+    const night: FieldValues = { calendarUid: 'c', title: 'Night', startTime: '2031-10-04T15:30:00.000Z', endTime: '2031-10-04T15:45:00.000Z', timezone: 'Australia/Sydney', allDay: false, rrule: 'FREQ=DAILY', exdate: null, recurringEventUid: null, originalStartTime: null };
+    const events = new Map<string, FieldValues>([['s', night]]);
+    const plan = planOccurrenceEdit(stateOf(events, 's'), '2031-10-06T14:30:00.000Z', { startTime: '2031-10-06T15:30:00.000Z', endTime: '2031-10-06T15:45:00.000Z', rrule: 'FREQ=DAILY;COUNT=3' }, 'all', newUid);
+    const next = apply(events, plan);
+    expect(next.get('s')).toMatchObject({ startTime: '2031-10-03T16:30:00.000Z', rrule: 'FREQ=DAILY;COUNT=4', exdate: '2031-10-03T16:30:00.000Z' });
+    // 5 October at 03:30 (the gap night), then 02:30 AEDT.
+    expect(occurrences(next, Date.parse('2031-10-01T00:00:00Z'), Date.parse('2031-10-12T00:00:00Z')).map((o) => o.start)).toEqual(['2031-10-04T16:30:00.000Z', '2031-10-05T15:30:00.000Z', '2031-10-06T15:30:00.000Z']);
+  });
 });
 
 describe('edits into the repeated hour of a fall-back', () => {

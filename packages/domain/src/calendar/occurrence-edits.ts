@@ -364,12 +364,14 @@ export function planOccurrenceEdit(
   if (scope === 'all' || isFirst) {
     const newStart = t.startLocal + shift;
     // Moved onto a wall time its first day skips (01:30 to 02:30 on the night 02:00 becomes 03:00), it begins earlier (`gapStart`).
-    const gap = shift !== 0 && patch.rrule === undefined ? gapStartFor(t, rule, newStart) : null;
+    const nextRule = patch.rrule !== undefined ? String(patch.rrule ?? '') : rule;
+    const gap = shift !== 0 ? gapStartFor(t, nextRule, newStart) : null;
     const seriesPatch: Record<string, FieldValue> = { ...plain };
     if (shift !== 0 || patch.endTime !== undefined) {
       Object.assign(seriesPatch, seriesTimeFields(t, gap?.start ?? newStart, moved, times));
       if (shift !== 0) {
-        if (rule !== '') seriesPatch.rrule = patch.rrule !== undefined ? patch.rrule : countingGap(shiftedUntil(t, rule, shift), gap);
+        if (patch.rrule !== undefined) seriesPatch.rrule = typeof patch.rrule === 'string' ? countingGap(patch.rrule, gap) : patch.rrule;
+        else if (rule !== '') seriesPatch.rrule = countingGap(shiftedUntil(t, rule, shift), gap);
         // Recorded, so what a device that has not seen the move edits offline follows it
         // (`followMoves`): by as much as the wall times moved, also when the start is a gap's.
         seriesPatch.moves = gap === null ? withMove(t, sf.moves, t.startLocal, newStart) : withMove(t, sf.moves, gap.start - shift, gap.start);
